@@ -1,0 +1,1 @@
+// TODO(foundation): implemented by the evaluator_control work item.

@@ -1,0 +1,1 @@
+// TODO(foundation): implemented by the evaluator_data_movement work item.

@@ -1,0 +1,225 @@
+#include "hlo/literal.h"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+namespace hlo {
+
+uint16_t FloatToBF16(float value) {
+  uint32_t bits = std::bit_cast<uint32_t>(value);
+  if (std::isnan(value)) return static_cast<uint16_t>((bits >> 16) | 0x0040);  // keep quiet NaN
+  uint32_t rounding_bias = 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>((bits + rounding_bias) >> 16);
+}
+
+float BF16ToFloat(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+
+uint16_t FloatToF16(float value) {
+  uint32_t f = std::bit_cast<uint32_t>(value);
+  uint32_t sign = (f >> 16) & 0x8000;
+  uint32_t abs = f & 0x7fffffff;
+  if (abs > 0x7f800000) return static_cast<uint16_t>(sign | 0x7e00);  // NaN
+  if (abs >= 0x47800000) {
+    // >= 65536 before rounding -> inf (values in [65520, 65536) round to inf below too).
+    return static_cast<uint16_t>(sign | 0x7c00);
+  }
+  if (abs < 0x38800000) {
+    // Subnormal half (or zero): value = m * 2^-24. Round |x| * 2^24 to nearest even.
+    float magnitude = std::bit_cast<float>(abs);
+    float scaled = magnitude * 16777216.0f;  // exact: power-of-two scaling
+    float rounded = std::nearbyint(scaled);  // default rounding mode: nearest even
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(rounded));
+  }
+  // Normal: rebias exponent (127 -> 15), keep 10 mantissa bits with round to nearest even.
+  uint32_t mantissa_odd = (abs >> 13) & 1;
+  abs += 0xfff + mantissa_odd;
+  abs -= (127 - 15) << 23;
+  uint32_t half = abs >> 13;
+  if (half >= 0x7c00) half = 0x7c00;  // rounded up into infinity
+  return static_cast<uint16_t>(sign | half);
+}
+
+float F16ToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1f;
+  uint32_t mantissa = h & 0x3ff;
+  if (exponent == 0) {
+    float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  if (exponent == 0x1f) {
+    return std::bit_cast<float>(sign | 0x7f800000 | (mantissa << 13));
+  }
+  return std::bit_cast<float>(sign | ((exponent + 127 - 15) << 23) | (mantissa << 13));
+}
+
+void CheckAllocationLimit(const Shape& shape, const SourceLocation& loc) {
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes) CheckAllocationLimit(element, loc);
+    return;
+  }
+  if (!shape.IsArray()) return;
+  const Limits& limits = GlobalLimits();
+  int64_t count = shape.ElementCount();
+  if (count < 0 || count > limits.max_elements_per_array) {
+    throw Error(loc, "array " + shape.ToString(false) + " has too many elements (limit " +
+                         std::to_string(limits.max_elements_per_array) + ")");
+  }
+  if (count * ByteSize(shape.type) > limits.max_bytes_per_allocation) {
+    throw Error(loc, "array " + shape.ToString(false) + " needs more than " +
+                         std::to_string(limits.max_bytes_per_allocation) +
+                         " bytes (the allocation limit)");
+  }
+}
+
+Literal::Literal(const Shape& shape) : shape_(shape) {
+  CheckAllocationLimit(shape);
+  if (shape.IsTuple()) {
+    elements_.reserve(shape.tuple_shapes.size());
+    for (const Shape& element : shape.tuple_shapes) elements_.emplace_back(element);
+  } else if (shape.IsArray()) {
+    data_.assign(static_cast<size_t>(shape.ElementCount() * ByteSize(shape.type)), 0);
+  }
+}
+
+Literal Literal::Tuple(std::vector<Literal> elements) {
+  Literal result;
+  std::vector<Shape> shapes;
+  shapes.reserve(elements.size());
+  for (const Literal& e : elements) shapes.push_back(e.shape());
+  result.shape_ = Shape::Tuple(std::move(shapes));
+  result.elements_ = std::move(elements);
+  return result;
+}
+
+namespace {
+template <typename T>
+T Load(const std::vector<uint8_t>& data, int64_t i) {
+  T v;
+  std::memcpy(&v, data.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+template <typename T>
+void Store(std::vector<uint8_t>& data, int64_t i, T v) {
+  std::memcpy(data.data() + i * sizeof(T), &v, sizeof(T));
+}
+
+// Float -> integer conversion as XLA does it: NaN -> 0, saturate at the type's bounds.
+template <typename T>
+T SaturatingCast(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
+}  // namespace
+
+double Literal::GetAsDouble(int64_t i) const {
+  switch (shape_.type) {
+    case PrimitiveType::kPred: return data_[i] ? 1.0 : 0.0;
+    case PrimitiveType::kS8: return Load<int8_t>(data_, i);
+    case PrimitiveType::kS16: return Load<int16_t>(data_, i);
+    case PrimitiveType::kS32: return Load<int32_t>(data_, i);
+    case PrimitiveType::kS64: return static_cast<double>(Load<int64_t>(data_, i));
+    case PrimitiveType::kU8: return Load<uint8_t>(data_, i);
+    case PrimitiveType::kU16: return Load<uint16_t>(data_, i);
+    case PrimitiveType::kU32: return Load<uint32_t>(data_, i);
+    case PrimitiveType::kU64: return static_cast<double>(Load<uint64_t>(data_, i));
+    case PrimitiveType::kF16: return F16ToFloat(Load<uint16_t>(data_, i));
+    case PrimitiveType::kBF16: return BF16ToFloat(Load<uint16_t>(data_, i));
+    case PrimitiveType::kF32: return Load<float>(data_, i);
+    case PrimitiveType::kF64: return Load<double>(data_, i);
+    case PrimitiveType::kTuple:
+    case PrimitiveType::kToken: break;
+  }
+  return 0.0;
+}
+
+void Literal::SetFromDouble(int64_t i, double v) {
+  switch (shape_.type) {
+    case PrimitiveType::kPred: data_[i] = v != 0.0; return;
+    case PrimitiveType::kS8: Store(data_, i, SaturatingCast<int8_t>(v)); return;
+    case PrimitiveType::kS16: Store(data_, i, SaturatingCast<int16_t>(v)); return;
+    case PrimitiveType::kS32: Store(data_, i, SaturatingCast<int32_t>(v)); return;
+    case PrimitiveType::kS64: Store(data_, i, SaturatingCast<int64_t>(v)); return;
+    case PrimitiveType::kU8: Store(data_, i, SaturatingCast<uint8_t>(v)); return;
+    case PrimitiveType::kU16: Store(data_, i, SaturatingCast<uint16_t>(v)); return;
+    case PrimitiveType::kU32: Store(data_, i, SaturatingCast<uint32_t>(v)); return;
+    case PrimitiveType::kU64: Store(data_, i, SaturatingCast<uint64_t>(v)); return;
+    // Round through f32 first (as XLA converts f64 -> f32 -> bf16); double rounding is what
+    // XLA's own convert does for f64 sources too.
+    case PrimitiveType::kF16: Store(data_, i, FloatToF16(static_cast<float>(v))); return;
+    case PrimitiveType::kBF16: Store(data_, i, FloatToBF16(static_cast<float>(v))); return;
+    case PrimitiveType::kF32: Store(data_, i, static_cast<float>(v)); return;
+    case PrimitiveType::kF64: Store(data_, i, v); return;
+    case PrimitiveType::kTuple:
+    case PrimitiveType::kToken: return;
+  }
+}
+
+int64_t Literal::GetAsInt64(int64_t i) const {
+  switch (shape_.type) {
+    case PrimitiveType::kS64: return Load<int64_t>(data_, i);
+    case PrimitiveType::kU64: return static_cast<int64_t>(Load<uint64_t>(data_, i));
+    default: {
+      double v = GetAsDouble(i);
+      return IsFloating(shape_.type) ? SaturatingCast<int64_t>(v) : static_cast<int64_t>(v);
+    }
+  }
+}
+
+void Literal::SetFromInt64(int64_t i, int64_t v) {
+  switch (shape_.type) {
+    case PrimitiveType::kPred: data_[i] = v != 0; return;
+    // Integer to integer conversion wraps (two's complement truncation), as in XLA.
+    case PrimitiveType::kS8: Store(data_, i, static_cast<int8_t>(v)); return;
+    case PrimitiveType::kS16: Store(data_, i, static_cast<int16_t>(v)); return;
+    case PrimitiveType::kS32: Store(data_, i, static_cast<int32_t>(v)); return;
+    case PrimitiveType::kS64: Store(data_, i, v); return;
+    case PrimitiveType::kU8: Store(data_, i, static_cast<uint8_t>(v)); return;
+    case PrimitiveType::kU16: Store(data_, i, static_cast<uint16_t>(v)); return;
+    case PrimitiveType::kU32: Store(data_, i, static_cast<uint32_t>(v)); return;
+    case PrimitiveType::kU64: Store(data_, i, static_cast<uint64_t>(v)); return;
+    default: SetFromDouble(i, static_cast<double>(v)); return;
+  }
+}
+
+bool Literal::BitwiseEqual(const Literal& other) const {
+  if (!shape_.Compatible(other.shape_)) return false;
+  if (IsTuple()) {
+    for (size_t i = 0; i < elements_.size(); ++i) {
+      if (!elements_[i].BitwiseEqual(other.elements_[i])) return false;
+    }
+    return true;
+  }
+  return data_ == other.data_;
+}
+
+std::string Literal::ToString(int64_t max_elements) const {
+  std::string out = shape_.ToString(false) + " {";
+  if (IsTuple()) {
+    for (size_t i = 0; i < elements_.size(); ++i) {
+      if (i) out += ", ";
+      out += elements_[i].ToString(max_elements);
+    }
+    return out + "}";
+  }
+  int64_t n = element_count();
+  for (int64_t i = 0; i < n && i < max_elements; ++i) {
+    if (i) out += ", ";
+    if (IsFloating(shape_.type)) {
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.9g", GetAsDouble(i));
+      out += buf;
+    } else if (shape_.type == PrimitiveType::kU64) {
+      out += std::to_string(static_cast<uint64_t>(GetAsInt64(i)));
+    } else {
+      out += std::to_string(GetAsInt64(i));
+    }
+  }
+  if (n > max_elements) out += ", ...";
+  return out + "}";
+}
+
+}  // namespace hlo

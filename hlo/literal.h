@@ -1,0 +1,74 @@
+// Literal: a concrete value of a Shape — the constants of a module and the values the interpreter
+// computes.
+//
+// Array data is stored densely in *logical row-major order* (last dimension fastest) whatever the
+// shape's layout says; layouts only matter to bitcast and to backends. bf16 and f16 elements are
+// stored as their 16-bit patterns; pred as one byte 0/1.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hlo/diagnostic.h"
+#include "hlo/shape.h"
+
+namespace hlo {
+
+// bf16 / f16 conversions. To-16-bit conversions round to nearest even; NaN stays NaN (quiet).
+uint16_t FloatToBF16(float value);
+float BF16ToFloat(uint16_t bits);
+uint16_t FloatToF16(float value);
+float F16ToFloat(uint16_t bits);
+
+class Literal {
+ public:
+  Literal() = default;
+  // Zero-initialized value of `shape`. Throws hlo::Error when the size exceeds GlobalLimits().
+  explicit Literal(const Shape& shape);
+  static Literal Tuple(std::vector<Literal> elements);
+
+  const Shape& shape() const { return shape_; }
+  Shape& mutable_shape() { return shape_; }
+  bool IsTuple() const { return shape_.IsTuple(); }
+  int64_t element_count() const { return shape_.IsArray() ? shape_.ElementCount() : 0; }
+
+  std::span<const uint8_t> bytes() const { return data_; }
+  std::span<uint8_t> mutable_bytes() { return data_; }
+  template <typename T>
+  std::span<const T> data() const {
+    return {reinterpret_cast<const T*>(data_.data()), data_.size() / sizeof(T)};
+  }
+  template <typename T>
+  std::span<T> mutable_data() {
+    return {reinterpret_cast<T*>(data_.data()), data_.size() / sizeof(T)};
+  }
+
+  const std::vector<Literal>& elements() const { return elements_; }
+  std::vector<Literal>& mutable_elements() { return elements_; }
+
+  // Element `i` (row-major linear index) converted to/from double. Exact for every type except
+  // 64-bit integers beyond 2^53 (use the typed data() for those).
+  double GetAsDouble(int64_t i) const;
+  void SetFromDouble(int64_t i, double value);  // rounds/wraps as a convert would
+  int64_t GetAsInt64(int64_t i) const;          // integers and pred; floats truncate
+  void SetFromInt64(int64_t i, int64_t value);
+
+  // Structural equality: same shape (ignoring layout) and bit-identical data.
+  bool BitwiseEqual(const Literal& other) const;
+
+  // Short human-readable form, e.g. "f32[2] {1, 2}" (at most `max_elements` values).
+  std::string ToString(int64_t max_elements = 16) const;
+
+ private:
+  Shape shape_;
+  std::vector<uint8_t> data_;
+  std::vector<Literal> elements_;  // tuple elements
+};
+
+// Checks `shape` (recursively) against GlobalLimits(); throws hlo::Error(loc, ...) if too large.
+void CheckAllocationLimit(const Shape& shape, const SourceLocation& loc = {});
+
+}  // namespace hlo

@@ -1,0 +1,1 @@
+// TODO(foundation): implemented by the proto_io work item.

@@ -1,0 +1,1 @@
+// TODO(foundation): implemented by the shape_inference work item.

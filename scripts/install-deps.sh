@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and tests need. Idempotent: when every package is
+# already present it only runs dpkg-query and returns in well under a second.
+#   scripts/install-deps.sh          build + test dependencies
+#   scripts/install-deps.sh --fuzz   also clang-19 and its libFuzzer runtime
+set -euo pipefail
+
+packages=(
+  cmake ninja-build ccache g++
+  libprotobuf-dev protobuf-compiler
+  libgtest-dev libgmock-dev libbenchmark-dev
+  zlib1g-dev llvm-19-tools
+)
+if [[ "${1:-}" == "--fuzz" ]]; then
+  packages+=(clang-19 libclang-rt-19-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,60 @@
+// The backend interface: everything a target must provide to run a module.
+//
+// A backend compiles a verified module into an Executable; an Executable runs it on inputs and
+// reports a profile and the artifacts it produced (PTX, assembly, accelerator programs).
+// Backends are registered explicitly by main() and by the test main (no static registration).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hlo/ir.h"
+#include "hlo/literal.h"
+
+namespace targets {
+
+struct Profile {
+  double wall_ms = 0.0;                   // last Run's wall time
+  std::map<std::string, double> counters;  // backend-specific (cycles, kernels, bytes, ...)
+};
+
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  // Runs the entry computation. Inputs are the entry parameters in order; the result is the
+  // root value (a tuple literal for tuple roots). Throws hlo::Error.
+  virtual hlo::Literal Run(std::span<const hlo::Literal> inputs) = 0;
+  virtual Profile profile() const { return {}; }
+  // Named artifacts (e.g. "kernel.ptx" -> text).
+  virtual std::map<std::string, std::string> artifacts() const { return {}; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;         // "interp", "cpu", "gpu", "systolic"
+  virtual std::string description() const = 0;  // one line for --help
+  // Compiles a copy of `module` (the caller's module is not modified). Throws hlo::Error.
+  virtual std::unique_ptr<Executable> Compile(const hlo::Module& module) = 0;
+};
+
+// The set of backends available to a program, filled explicitly by its main().
+class BackendRegistry {
+ public:
+  void Add(std::unique_ptr<Backend> backend) { backends_.push_back(std::move(backend)); }
+  Backend* Find(const std::string& name) const {
+    for (const auto& b : backends_) {
+      if (b->name() == name) return b.get();
+    }
+    return nullptr;
+  }
+  const std::vector<std::unique_ptr<Backend>>& backends() const { return backends_; }
+
+ private:
+  std::vector<std::unique_ptr<Backend>> backends_;
+};
+
+}  // namespace targets

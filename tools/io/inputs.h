@@ -1,0 +1,32 @@
+// Inputs for running a module: random from a seed, or from .npz/.npy files; and flattening of
+// results into `out0`, `out1`, ….
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hlo/ir.h"
+#include "hlo/literal.h"
+#include "tools/io/npz.h"
+
+namespace io {
+
+// Random arguments for the entry computation, deterministic in `seed`:
+//   floats: standard normal; signed integers: in [0, 16) (or [0, 2) for values used as
+//   predicates of select after convert); pred: fair coin;
+//   integers that feed gather/dynamic-slice/dynamic-update-slice/scatter indices directly (or
+//   through convert/reshape/broadcast/concatenate) are drawn in range for the dimension they
+//   index, where the module makes that inferable.
+std::vector<hlo::Literal> MakeRandomInputs(const hlo::Module& module, uint64_t seed);
+
+// Arguments from an .npz (entries arg0, arg0.0, …) or a single .npy (one parameter).
+std::vector<hlo::Literal> LoadInputs(const hlo::Module& module, const std::string& path);
+
+// Parses the --inputs spec: "random:SEED" or a file path.
+std::vector<hlo::Literal> ResolveInputs(const hlo::Module& module, const std::string& spec);
+
+// Flattens a result (tuple or array) into out0, out1, … (depth-first).
+std::vector<NpyArray> FlattenOutputs(const hlo::Literal& result, const std::string& prefix = "out");
+
+}  // namespace io
