@@ -1,0 +1,1 @@
+// Placeholder: tests land with their work item.
