@@ -6,13 +6,17 @@
 // through EvalContext::Call.
 #pragma once
 
+#include <memory>
 #include <span>
+#include <unordered_map>
 
 #include "hlo/evaluator.h"
 #include "hlo/ir.h"
 #include "hlo/literal.h"
 
 namespace hlo::eval {
+
+struct ComputationPlan;  // evaluator.cc: per-computation operand slots and value lifetimes
 
 // State shared while evaluating a module.
 class EvalContext {
@@ -24,6 +28,8 @@ class EvalContext {
 
  private:
   const EvaluatorOptions& options_;
+  // Built once per computation and reused on every call (while bodies run many times).
+  std::unordered_map<const Computation*, std::shared_ptr<const ComputationPlan>> plans_;
 };
 
 using Operands = std::span<const Literal* const>;

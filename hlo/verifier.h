@@ -1,6 +1,7 @@
 // The verifier: structural checks plus shape inference for every opcode in the table.
 //
-// Guarantees, when Verify returns: every computation has a root; names are unique per module;
+// Guarantees, when Verify returns: every computation has a root; computation names are unique
+// per module and instruction names per computation (the scope XLA's text format gives them);
 // every operand is defined in the same computation before its use (no cycles); operand counts
 // match the opcode's arity; called computations exist, are not the entry, form no cycle, and
 // have the signature their caller requires; each instruction's shape equals the inferred shape

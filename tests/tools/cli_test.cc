@@ -1,1 +1,288 @@
-// Placeholder: tests land with their work item.
+// End-to-end tests of the `retarget` binary (build/bin/retarget), run as a user would through the
+// shell on temporary files: help, exit statuses, error format with caret, print round trips,
+// run/compare results computed by hand, the timing line, and refusals to overwrite files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "tests/test_support.h"
+#include "tools/io/npz.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("retarget_cli_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  void Write(const std::string& name, const std::string& text) const {
+    std::ofstream(Path(name), std::ios::binary) << text;
+  }
+
+  // Runs `retarget ARGS` in the temporary folder; ARGS is shell text.
+  Result Retarget(const std::string& args) const {
+    std::string command = "cd '" + dir_.string() + "' && '" + testing_support::BinDir() +
+                          "/retarget' " + args + " >stdout.txt 2>stderr.txt";
+    int status = std::system(command.c_str());
+    Result result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = testing_support::ReadFile(Path("stdout.txt"));
+    result.err = testing_support::ReadFile(Path("stderr.txt"));
+    return result;
+  }
+
+  fs::path dir_;
+};
+
+std::string Example() { return std::string(RETARGET_TEST_DATA_DIR) + "/../../examples/mlp.hlo"; }
+
+// out0 = p0 + p1, out1 = p0 * p1 on f32[3]; results are easy to state by hand.
+constexpr char kAddMul[] =
+    "HloModule add_mul\n"
+    "\n"
+    "ENTRY main {\n"
+    "  p0 = f32[3]{0} parameter(0)\n"
+    "  p1 = f32[3]{0} parameter(1)\n"
+    "  sum = f32[3]{0} add(p0, p1)\n"
+    "  product = f32[3]{0} multiply(p0, p1)\n"
+    "  ROOT t = (f32[3]{0}, f32[3]{0}) tuple(sum, product)\n"
+    "}\n";
+
+hlo::Literal F32(std::vector<float> values) {
+  hlo::Literal literal(
+      hlo::Shape::Array(hlo::PrimitiveType::kF32, {static_cast<int64_t>(values.size())}));
+  for (size_t i = 0; i < values.size(); ++i) literal.mutable_data<float>()[i] = values[i];
+  return literal;
+}
+
+TEST_F(CliTest, ToolHelpAndNoArguments) {
+  Result help = Retarget("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.rfind("usage: retarget <command>", 0), 0u);
+  for (const char* command :
+       {"verify", "print", "run", "compare", "compile", "report", "sim", "sweep", "scalesim"}) {
+    EXPECT_NE(help.out.find(std::string("  ") + command + " "), std::string::npos) << command;
+  }
+  Result none = Retarget("");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("usage: retarget <command>"), std::string::npos);
+}
+
+TEST_F(CliTest, EveryCommandHasHelp) {
+  for (const char* command :
+       {"verify", "print", "run", "compare", "compile", "report", "sim", "sweep", "scalesim"}) {
+    Result r = Retarget(std::string(command) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << command;
+    EXPECT_EQ(r.out.rfind(std::string("usage: retarget ") + command, 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("-h, --help"), std::string::npos) << command;
+  }
+  EXPECT_NE(Retarget("run --help").out.find("usage: retarget run FILE --target T [--inputs SPEC]"),
+            std::string::npos);
+}
+
+TEST_F(CliTest, UsageErrorsExitWithTwo) {
+  Result unknown_command = Retarget("frobnicate x");
+  EXPECT_EQ(unknown_command.exit_code, 2);
+  EXPECT_EQ(unknown_command.err,
+            "retarget: error: unknown command 'frobnicate'\n"
+            "Try 'retarget --help' for the list of commands.\n");
+  Result unknown_flag = Retarget("verify x.hlo --frob");
+  EXPECT_EQ(unknown_flag.exit_code, 2);
+  EXPECT_EQ(unknown_flag.err.rfind(
+                "retarget verify: error: unknown option '--frob'\nusage: retarget verify", 0),
+            0u);
+  EXPECT_EQ(Retarget("verify").exit_code, 2);
+  EXPECT_EQ(Retarget("compare a.npz").exit_code, 2);
+  EXPECT_EQ(Retarget("run '" + Example() + "'").exit_code, 2);  // --target is required
+  Result repeat = Retarget("run '" + Example() + "' --target interp --repeat 0");
+  EXPECT_EQ(repeat.exit_code, 2);
+  EXPECT_NE(repeat.err.find("--repeat needs an integer from 1"), std::string::npos);
+  EXPECT_EQ(Retarget("run '" + Example() + "' --target interp --rtol -1").exit_code, 2);
+  EXPECT_EQ(Retarget("run '" + Example() + "' --target interp --inputs").exit_code, 2);
+  EXPECT_EQ(Retarget("run '" + Example() + "' --target tpu9").exit_code, 2);
+  EXPECT_EQ(Retarget("print '" + Example() + "' --format json").exit_code, 2);
+}
+
+TEST_F(CliTest, UnavailableCommandsAndTargetsExitWithOne) {
+  for (const char* command :
+       {"compile m.hlo --target cpu", "report m.hlo", "sim p.bin --set a=1 --set b=2",
+        "sweep m.hlo", "scalesim --config c.cfg --topology t.csv -o d"}) {
+    Result r = Retarget(command);
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_NE(r.err.find("is not available yet"), std::string::npos) << r.err;
+  }
+  for (const char* target : {"cpu", "gpu", "systolic"}) {
+    Result r = Retarget("run '" + Example() + "' --target " + target);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "retarget: error: target '" + std::string(target) +
+                         "' is not available yet in this build (available: interp)\n");
+  }
+}
+
+TEST_F(CliTest, VerifySucceedsOnCorpusAndExample) {
+  Result corpus =
+      Retarget("verify '" + testing_support::CorpusPath("layer_norm_1x4096x768_bf16.hlo") + "'");
+  EXPECT_EQ(corpus.exit_code, 0) << corpus.err;
+  EXPECT_NE(corpus.out.find(": OK (module jit_layer_norm, 3 computations"), std::string::npos)
+      << corpus.out;
+  Result example = Retarget("verify '" + Example() + "'");
+  EXPECT_EQ(example.exit_code, 0) << example.err;
+}
+
+TEST_F(CliTest, VerifyErrorHasFileLineColumnAndCaret) {
+  Write("bad.hlo",
+        "HloModule m\n\nENTRY main {\n  p = f32[2] parameter(0)\n  ROOT a = f32[2] add(p, q)\n}\n");
+  Result r = Retarget("verify bad.hlo");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  // The location is the undefined operand `q`: line 5, column 26.
+  EXPECT_EQ(r.err,
+            "bad.hlo:5:26: error: use of undefined instruction 'q'\n"
+            "  ROOT a = f32[2] add(p, q)\n"
+            "                         ^\n");
+
+  Result missing = Retarget("verify does_not_exist.hlo");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err.rfind("does_not_exist.hlo: error: ", 0), 0u) << missing.err;
+}
+
+TEST_F(CliTest, PrintRoundTripsTextAndProto) {
+  Result first = Retarget("print '" + Example() + "' -o a.hlo");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(Retarget("print a.hlo -o b.hlo").exit_code, 0);
+  std::string a = testing_support::ReadFile(Path("a.hlo"));
+  EXPECT_EQ(a,
+            testing_support::ReadFile(Path("b.hlo")));  // print -> parse -> print is a fixed point
+  EXPECT_EQ(a.rfind("HloModule jit_mlp", 0), 0u);
+  Result stdout_text = Retarget("print a.hlo");
+  EXPECT_EQ(stdout_text.out, a);
+
+  Result proto = Retarget("print a.hlo --format proto -o m.pb");
+  ASSERT_EQ(proto.exit_code, 0) << proto.err;
+  EXPECT_EQ(Retarget("verify m.pb").exit_code, 0);
+  Result from_proto = Retarget("run m.pb --target interp --output p.npz");
+  ASSERT_EQ(from_proto.exit_code, 0) << from_proto.err;
+  ASSERT_EQ(Retarget("run a.hlo --target interp --output t.npz").exit_code, 0);
+  EXPECT_EQ(Retarget("compare t.npz p.npz --rtol 0 --atol 0").exit_code, 0);  // bit-identical
+}
+
+TEST_F(CliTest, PrintRefusesToOverwrite) {
+  Write("m.hlo", kAddMul);
+  Write("existing.hlo", "keep me");
+  Result refused = Retarget("print m.hlo -o existing.hlo");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("existing.hlo: already exists (use --force to overwrite)"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(testing_support::ReadFile(Path("existing.hlo")), "keep me");
+  EXPECT_EQ(Retarget("print m.hlo -o existing.hlo --force").exit_code, 0);
+  EXPECT_EQ(testing_support::ReadFile(Path("existing.hlo")).rfind("HloModule add_mul", 0), 0u);
+
+  Result over_input = Retarget("print m.hlo --force -o ./m.hlo");
+  EXPECT_EQ(over_input.exit_code, 1);
+  EXPECT_NE(over_input.err.find("refusing to write over the input file"), std::string::npos);
+  EXPECT_EQ(testing_support::ReadFile(Path("m.hlo")), kAddMul);
+}
+
+TEST_F(CliTest, RunWritesOutputsThatCompareMatchesAndMismatches) {
+  Write("m.hlo", kAddMul);
+  io::WriteNpz(Path("in.npz"), {{"arg0", F32({1, 2, 3})}, {"arg1", F32({0.5f, 0.25f, -1})}});
+  Result run = Retarget("run m.hlo --target interp --inputs in.npz --output out.npz");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("out0 = f32[3] {1.5, 2.25, 2}"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("out1 = f32[3] {0.5, 0.5, -3}"), std::string::npos) << run.out;
+
+  // Expected values by hand: sums and products of the inputs above.
+  io::WriteNpz(Path("expected.npz"),
+               {{"out0", F32({1.5f, 2.25f, 2})}, {"out1", F32({0.5f, 0.5f, -3})}});
+  Result matched = Retarget("compare expected.npz out.npz");
+  EXPECT_EQ(matched.exit_code, 0);
+  EXPECT_EQ(matched.out, "MATCHED (2 arrays, 6 elements)\n");
+
+  io::WriteNpz(Path("wrong.npz"),
+               {{"out0", F32({1.5f, 2.5f, 2})}, {"out1", F32({0.5f, 0.5f, -3})}});
+  Result mismatch = Retarget("compare wrong.npz out.npz");
+  EXPECT_EQ(mismatch.exit_code, 1);
+  EXPECT_EQ(mismatch.out.rfind("MISMATCH out0[1]: expected 2.5, got 2.25", 0), 0u) << mismatch.out;
+  // A loose enough tolerance accepts it: 0.25 <= 0.3 + 0 * 2.5.
+  EXPECT_EQ(Retarget("compare wrong.npz out.npz --atol 0.3 --rtol 0").exit_code, 0);
+
+  Result bad_file = Retarget("compare expected.npz m.hlo");
+  EXPECT_EQ(bad_file.exit_code, 1);
+  EXPECT_NE(bad_file.err.find("m.hlo: not an .npz file"), std::string::npos) << bad_file.err;
+}
+
+TEST_F(CliTest, RunCompareInterpRepeatAndStats) {
+  Result r = Retarget(
+      "run '" + Example() +
+      "' --target interp --inputs random:3 --compare interp --repeat 3 --stats-json s.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("MATCHED (2 arrays, 160 elements)"), std::string::npos) << r.out;
+  std::smatch match;
+  EXPECT_TRUE(std::regex_search(
+      r.out, match,
+      std::regex("\ntime: median [0-9]+\\.[0-9]{3} ms, min [0-9]+\\.[0-9]{3} ms over 3 runs\n")))
+      << r.out;
+  std::string stats = testing_support::ReadFile(Path("s.json"));
+  EXPECT_NE(stats.find("\"runs\": 3"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("\"matched\": true"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("\"median_ms\": "), std::string::npos) << stats;
+  // Same seed, same outputs; another seed differs.
+  ASSERT_EQ(Retarget("run '" + Example() + "' --target interp --inputs random:3 --output a.npz")
+                .exit_code,
+            0);
+  ASSERT_EQ(Retarget("run '" + Example() + "' --target interp --inputs random:3 --output b.npz")
+                .exit_code,
+            0);
+  ASSERT_EQ(Retarget("run '" + Example() + "' --target interp --inputs random:4 --output c.npz")
+                .exit_code,
+            0);
+  EXPECT_EQ(testing_support::ReadFile(Path("a.npz")), testing_support::ReadFile(Path("b.npz")));
+  EXPECT_EQ(Retarget("compare a.npz c.npz").exit_code, 1);
+}
+
+TEST_F(CliTest, RunRejectsBadInputsAndNeverOverwritesThem) {
+  Write("m.hlo", kAddMul);
+  io::WriteNpz(Path("short.npz"), {{"arg0", F32({1, 2, 3})}});
+  Result missing = Retarget("run m.hlo --target interp --inputs short.npz");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err,
+            "retarget: error: short.npz: missing entry 'arg1' for a parameter of shape f32[3]\n");
+  Write("junk.npz", "PK\x03\x04 junk");
+  EXPECT_EQ(Retarget("run m.hlo --target interp --inputs junk.npz").exit_code, 1);
+  Result seed = Retarget("run m.hlo --target interp --inputs random:abc");
+  EXPECT_EQ(seed.exit_code, 1);
+  EXPECT_NE(seed.err.find("the seed must be a non-negative integer"), std::string::npos);
+
+  io::WriteNpz(Path("in.npz"), {{"arg0", F32({1, 2, 3})}, {"arg1", F32({1, 1, 1})}});
+  std::string before = testing_support::ReadFile(Path("in.npz"));
+  Result over = Retarget("run m.hlo --target interp --inputs in.npz --output in.npz");
+  EXPECT_EQ(over.exit_code, 1);
+  EXPECT_NE(over.err.find("refusing to write over the input file"), std::string::npos);
+  EXPECT_EQ(testing_support::ReadFile(Path("in.npz")), before);
+  EXPECT_EQ(Retarget("run m.hlo --target interp --output m.hlo").exit_code, 1);
+  EXPECT_EQ(testing_support::ReadFile(Path("m.hlo")), kAddMul);
+}
+
+}  // namespace

@@ -1,1 +1,182 @@
-// TODO(foundation)
+// Result comparison (compare.h). Floats: |actual - expected| <= atol + rtol * |expected|, NaN
+// matches NaN of either sign, an infinity matches only the same infinity. Integers and pred must
+// be equal. Every mismatching element is counted; the reported worst element is the one whose
+// error is largest relative to its allowance, in the first mismatching array.
+//
+// Default tolerances (DefaultTolerance), chosen from each type's precision with room for a
+// different summation order on another backend:
+//   f64  rtol 1e-9  atol 1e-12     f32  rtol 1e-5  atol 1e-6
+//   f16  rtol 1e-3  atol 1e-3      bf16 rtol 1e-2  atol 1e-2      integers, pred: exact
+#include "tools/io/compare.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+
+namespace io {
+namespace {
+
+std::string FormatNumber(double value) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.9g", value);
+  return buf;
+}
+
+std::string FormatIndex(const std::vector<int64_t>& index) {
+  std::string out = "[";
+  for (size_t i = 0; i < index.size(); ++i) out += (i ? "," : "") + std::to_string(index[i]);
+  return out + "]";
+}
+
+std::vector<int64_t> Unflatten(int64_t linear, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> index(dims.size());
+  for (size_t k = dims.size(); k-- > 0;) {
+    index[k] = dims[k] ? linear % dims[k] : 0;
+    linear = dims[k] ? linear / dims[k] : 0;
+  }
+  return index;
+}
+
+// How far out of tolerance one element is: 0 when within, otherwise error / allowance
+// (infinite for NaN/inf disagreements and for any difference when the allowance is zero).
+double FloatBadness(double expected, double actual, const Tolerance& tol) {
+  if (std::isnan(expected) || std::isnan(actual)) {
+    return std::isnan(expected) && std::isnan(actual) ? 0 : std::numeric_limits<double>::infinity();
+  }
+  if (std::isinf(expected) || std::isinf(actual)) {
+    return expected == actual ? 0 : std::numeric_limits<double>::infinity();
+  }
+  double error = std::fabs(actual - expected);
+  double allowance = tol.atol + tol.rtol * std::fabs(expected);
+  if (error <= allowance) return 0;
+  return allowance > 0 ? error / allowance : std::numeric_limits<double>::infinity();
+}
+
+// Exact comparison for integers and pred; badness is the absolute difference.
+double IntegerBadness(const hlo::Literal& e, const hlo::Literal& a, int64_t i) {
+  if (e.shape().type == hlo::PrimitiveType::kU64) {
+    uint64_t x = static_cast<uint64_t>(e.GetAsInt64(i)), y = static_cast<uint64_t>(a.GetAsInt64(i));
+    return x == y ? 0 : static_cast<double>(x > y ? x - y : y - x);
+  }
+  int64_t x = e.GetAsInt64(i), y = a.GetAsInt64(i);
+  return x == y ? 0 : std::fabs(static_cast<double>(x) - static_cast<double>(y));
+}
+
+struct ArrayOutcome {
+  int64_t mismatches = 0;
+  int64_t worst = -1;  // linear index of the worst element
+  double worst_badness = 0;
+  Tolerance tolerance;
+};
+
+ArrayOutcome CompareOne(const hlo::Literal& expected, const hlo::Literal& actual,
+                        const Tolerance& tolerance) {
+  ArrayOutcome outcome{0, -1, 0, tolerance};
+  bool floating = hlo::IsFloating(expected.shape().type);
+  for (int64_t i = 0; i < expected.element_count(); ++i) {
+    double badness = floating
+                         ? FloatBadness(expected.GetAsDouble(i), actual.GetAsDouble(i), tolerance)
+                         : IntegerBadness(expected, actual, i);
+    if (badness == 0) continue;
+    ++outcome.mismatches;
+    if (outcome.worst < 0 || badness > outcome.worst_badness) {
+      outcome.worst = i;
+      outcome.worst_badness = badness;
+    }
+  }
+  return outcome;
+}
+
+}  // namespace
+
+Tolerance DefaultTolerance(hlo::PrimitiveType type) {
+  using hlo::PrimitiveType;
+  switch (type) {
+    case PrimitiveType::kF64: return {1e-9, 1e-12};
+    case PrimitiveType::kF32: return {1e-5, 1e-6};
+    case PrimitiveType::kF16: return {1e-3, 1e-3};
+    case PrimitiveType::kBF16: return {1e-2, 1e-2};
+    case PrimitiveType::kPred:
+    case PrimitiveType::kS8:
+    case PrimitiveType::kS16:
+    case PrimitiveType::kS32:
+    case PrimitiveType::kS64:
+    case PrimitiveType::kU8:
+    case PrimitiveType::kU16:
+    case PrimitiveType::kU32:
+    case PrimitiveType::kU64:
+    case PrimitiveType::kTuple:
+    case PrimitiveType::kToken: return {0, 0};
+  }
+  return {0, 0};
+}
+
+CompareResult CompareArrays(const std::vector<NpyArray>& expected,
+                            const std::vector<NpyArray>& actual, const Tolerance* tolerance) {
+  CompareResult result;
+  std::map<std::string, const NpyArray*> by_name;
+  for (const NpyArray& a : actual) by_name[a.name] = &a;
+  std::vector<std::string> problems;  // structural mismatches, reported in order
+  int64_t total_elements = 0, total_mismatches = 0;
+  bool have_worst = false;
+  std::string worst_text;
+
+  for (const NpyArray& e : expected) {
+    auto it = by_name.find(e.name);
+    if (it == by_name.end()) {
+      problems.push_back(e.name + " is missing");
+      continue;
+    }
+    const hlo::Literal& a = it->second->literal;
+    by_name.erase(it);
+    const hlo::Shape& es = e.literal.shape();
+    if (!es.IsArray() || !a.shape().IsArray() || es.type != a.shape().type ||
+        es.dims != a.shape().dims) {
+      problems.push_back(e.name + ": expected " + es.ToString(false) + ", got " +
+                         a.shape().ToString(false));
+      continue;
+    }
+    total_elements += e.literal.element_count();
+    Tolerance tol = tolerance ? *tolerance : DefaultTolerance(es.type);
+    ArrayOutcome outcome = CompareOne(e.literal, a, tol);
+    if (outcome.mismatches == 0) continue;
+    total_mismatches += outcome.mismatches;
+    if (have_worst) continue;
+    have_worst = true;
+    result.worst_array = e.name;
+    result.worst_index = Unflatten(outcome.worst, es.dims);
+    result.worst_expected = e.literal.GetAsDouble(outcome.worst);
+    result.worst_actual = a.GetAsDouble(outcome.worst);
+    worst_text = e.name + FormatIndex(result.worst_index) + ": expected " +
+                 FormatNumber(result.worst_expected) + ", got " + FormatNumber(result.worst_actual);
+    if (hlo::IsFloating(es.type)) {
+      worst_text +=
+          " (|diff| " + FormatNumber(std::fabs(result.worst_actual - result.worst_expected)) +
+          ", allowed " + FormatNumber(tol.atol + tol.rtol * std::fabs(result.worst_expected)) +
+          " = atol " + FormatNumber(tol.atol) + " + rtol " + FormatNumber(tol.rtol) +
+          " * |expected|)";
+    }
+  }
+  for (const auto& [name, array] : by_name) problems.push_back(name + " is unexpected");
+
+  result.matched = problems.empty() && total_mismatches == 0;
+  if (result.matched) {
+    result.summary = "MATCHED (" + std::to_string(expected.size()) + " arrays, " +
+                     std::to_string(total_elements) + " elements)";
+    return result;
+  }
+  result.summary = "MISMATCH";
+  if (have_worst) {
+    result.summary += " " + worst_text + "; " + std::to_string(total_mismatches) + " of " +
+                      std::to_string(total_elements) + " elements differ";
+  }
+  bool first = !have_worst;
+  for (const std::string& problem : problems) {
+    result.summary += (first ? " " : "; ") + problem;
+    first = false;
+  }
+  return result;
+}
+
+}  // namespace io

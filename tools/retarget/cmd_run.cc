@@ -1,1 +1,197 @@
-// TODO(foundation)
+// `retarget run FILE --target T [...]`: load, compile for T, run (N times with --repeat), print a
+// summary of the outputs and the timing line, optionally write outputs (.npz), compare with the
+// reference interpreter (MATCHED / MISMATCH, exit 1 on mismatch) and write JSON statistics.
+// Output files never replace FILE or the --inputs file.
+#include <chrono>
+#include <iostream>
+
+#include "hlo/evaluator.h"
+#include "hlo/module_io.h"
+#include "tools/io/compare.h"
+#include "tools/io/inputs.h"
+#include "tools/retarget/cli.h"
+#include "tools/retarget/run_support.h"
+
+namespace cli {
+namespace {
+
+constexpr int64_t kMaxRepeat = 1000000;
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+struct RunOptions {
+  std::string file;
+  std::string target;
+  std::string inputs = "random:0";
+  std::optional<std::string> output, stats_json;
+  bool compare = false;
+  std::optional<io::Tolerance> tolerance;  // nullopt: the per-type defaults
+  int64_t repeat = 1;
+};
+
+RunOptions ReadOptions(const ParsedArgs& args) {
+  RunOptions options;
+  options.file = args.positional[0];
+  std::optional<std::string> target = args.Get("--target");
+  if (!target) throw UsageError("--target is required (interp, cpu, gpu or systolic)");
+  options.target = *target;
+  options.inputs = args.Get("--inputs").value_or(options.inputs);
+  options.output = args.Get("--output");
+  options.stats_json = args.Get("--stats-json");
+  if (std::optional<std::string> against = args.Get("--compare")) {
+    if (*against != "interp") {
+      throw UsageError("--compare supports only 'interp' (the reference), got '" + *against + "'");
+    }
+    options.compare = true;
+  }
+  if (args.Has("--rtol") || args.Has("--atol")) {
+    io::Tolerance tolerance;  // an omitted one keeps the f32 default of compare.h
+    if (auto rtol = args.Get("--rtol")) tolerance.rtol = ParseNonNegativeDouble("--rtol", *rtol);
+    if (auto atol = args.Get("--atol")) tolerance.atol = ParseNonNegativeDouble("--atol", *atol);
+    options.tolerance = tolerance;
+  }
+  if (auto repeat = args.Get("--repeat"))
+    options.repeat = ParsePositiveInt("--repeat", *repeat, kMaxRepeat);
+  return options;
+}
+
+// One line per output (a few values each); models with hundreds of outputs are cut short.
+void PrintOutputs(const std::vector<io::NpyArray>& outputs) {
+  constexpr size_t kMaxListed = 16;
+  for (size_t i = 0; i < outputs.size() && i < kMaxListed; ++i) {
+    std::cout << outputs[i].name << " = " << outputs[i].literal.ToString(8) << "\n";
+  }
+  if (outputs.size() > kMaxListed) {
+    std::cout << "... " << outputs.size() - kMaxListed
+              << " more outputs (--output FILE.npz writes all)\n";
+  }
+}
+
+std::string OutputsJson(const std::vector<io::NpyArray>& outputs) {
+  std::string list = "[";
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    JsonObject entry;
+    entry.Add("name", outputs[i].name).Add("shape", outputs[i].literal.shape().ToString(false));
+    list += (i ? ", " : "") + entry.ToString();
+  }
+  return list + "]";
+}
+
+}  // namespace
+
+CommandSpec RunSpec() {
+  CommandSpec spec;
+  spec.name = "run";
+  spec.arguments = "FILE";
+  spec.summary = "execute a module on a target; optionally compare with the interpreter";
+  spec.details =
+      "Inputs are the entry parameters: random:SEED draws them deterministically (floats standard\n"
+      "normal, integers in [0,16) or in range for the dimension they index, pred a coin), or\n"
+      "FILE.npz holds arg0, arg1, ... (tuple parameters arg0.0, arg0.1, ...). Outputs are named\n"
+      "out0, out1, ... (the flattened result). --compare interp also runs the reference\n"
+      "interpreter and prints MATCHED or MISMATCH with the worst element; a mismatch exits with "
+      "1.\n"
+      "Tolerance: |actual - expected| <= atol + rtol * |expected|; defaults per element type\n"
+      "(f32 rtol 1e-5 atol 1e-6, f16 1e-3/1e-3, bf16 1e-2/1e-2, f64 1e-9/1e-12, integers exact);\n"
+      "giving --rtol or --atol applies to every array, the omitted one keeping the f32 default.\n"
+      "\nexamples:\n"
+      "  retarget run examples/mlp.hlo --target interp --inputs random:0 --output out/mlp.npz\n"
+      "  retarget run examples/mlp.hlo --target interp --compare interp --repeat 10\n";
+  spec.min_positional = 1;
+  spec.max_positional = 1;
+  spec.flags = {
+      {"--target", "T", "interp (cpu, gpu, systolic: not available yet)", "", /*required=*/true},
+      {"--inputs", "SPEC", "random:SEED (default random:0) or FILE.npz / FILE.npy", ""},
+      {"--output", "FILE.npz", "write the outputs (out0, out1, ...)", ""},
+      {"--compare", "interp", "also run the reference interpreter and compare", ""},
+      {"--rtol", "R", "relative tolerance for --compare", ""},
+      {"--atol", "A", "absolute tolerance for --compare", ""},
+      {"--repeat", "N", "run N times and report median and min time", ""},
+      {"--stats-json", "OUT", "write timings, outputs and the comparison as JSON", ""},
+  };
+  return spec;
+}
+
+int RunRun(const ParsedArgs& args, const Context& context) {
+  RunOptions options = ReadOptions(args);
+  targets::Backend& backend = FindBackend(context, options.target);
+  std::vector<std::string> protected_inputs = {options.file};
+  if (options.inputs.rfind("random:", 0) != 0) protected_inputs.push_back(options.inputs);
+  if (options.output) RefuseToOverwriteInputs(*options.output, protected_inputs);
+  if (options.stats_json) RefuseToOverwriteInputs(*options.stats_json, protected_inputs);
+
+  hlo::LoadedModule loaded = hlo::LoadModule(options.file);
+  const hlo::Module& module = *loaded.module;
+  std::vector<hlo::Literal> inputs = io::ResolveInputs(module, options.inputs);
+
+  auto compile_start = std::chrono::steady_clock::now();
+  std::unique_ptr<targets::Executable> executable;
+  {
+    Heartbeat heartbeat("compiling for " + backend.name());
+    executable = backend.Compile(module);
+  }
+  double compile_ms = MillisecondsSince(compile_start);
+
+  std::vector<double> times_ms;
+  hlo::Literal result;
+  {
+    Heartbeat heartbeat("running on " + backend.name() + " (" + std::to_string(options.repeat) +
+                        (options.repeat == 1 ? " run)" : " runs)"));
+    for (int64_t run = 0; run < options.repeat; ++run) {
+      auto start = std::chrono::steady_clock::now();
+      result = executable->Run(inputs);
+      times_ms.push_back(MillisecondsSince(start));
+    }
+  }
+  std::vector<io::NpyArray> outputs = io::FlattenOutputs(result);
+  Timing timing = Summarize(times_ms);
+
+  std::cout << "module: " << module.name() << " (" << module.instruction_count()
+            << " instructions), target: " << backend.name() << ", inputs: " << options.inputs
+            << "\n";
+  PrintOutputs(outputs);
+  std::cout << FormatTiming(timing, times_ms.size()) << std::endl;
+
+  if (options.output) {
+    io::WriteNpz(*options.output, outputs);
+    std::cout << "wrote " << *options.output << " (" << outputs.size() << " arrays)\n";
+  }
+
+  std::optional<io::CompareResult> comparison;
+  if (options.compare) {
+    // Evaluated directly rather than through the interp backend so that a long reference run
+    // can report its progress (the Executable interface has no progress hook).
+    hlo::EvaluatorOptions evaluator_options;
+    evaluator_options.progress = EvaluatorProgress("interp reference");
+    hlo::Literal reference = hlo::Evaluate(module, inputs, evaluator_options);
+    comparison = io::CompareArrays(io::FlattenOutputs(reference), outputs,
+                                   options.tolerance ? &*options.tolerance : nullptr);
+    std::cout << comparison->summary << std::endl;
+  }
+
+  if (options.stats_json) {
+    JsonObject stats;
+    stats.Add("file", options.file).Add("module", module.name()).Add("target", backend.name());
+    stats.Add("inputs", options.inputs).Add("compile_ms", compile_ms);
+    stats.Add("runs", static_cast<double>(times_ms.size())).Add("times_ms", times_ms);
+    stats.Add("median_ms", timing.median_ms).Add("min_ms", timing.min_ms);
+    stats.AddRaw("outputs", OutputsJson(outputs));
+    JsonObject counters;
+    for (const auto& [name, value] : executable->profile().counters) counters.Add(name, value);
+    stats.AddRaw("counters", counters.ToString());
+    if (comparison) {
+      JsonObject compare;
+      compare.Add("against", "interp")
+          .Add("matched", comparison->matched)
+          .Add("summary", comparison->summary);
+      stats.AddRaw("compare", compare.ToString());
+    }
+    WriteOutputFile(*options.stats_json, stats.ToString() + "\n", /*force=*/true, protected_inputs);
+  }
+  return comparison && !comparison->matched ? kExitFailure : kExitOk;
+}
+
+}  // namespace cli

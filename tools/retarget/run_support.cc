@@ -1,0 +1,111 @@
+// Progress, timing and JSON helpers of `retarget run` (run_support.h).
+#include "tools/retarget/run_support.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+namespace cli {
+
+Heartbeat::Heartbeat(std::string what, std::chrono::seconds interval)
+    : what_(std::move(what)), interval_(interval) {
+  thread_ = std::thread([this] {
+    auto start = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!done_changed_.wait_for(lock, interval_, [this] { return done_; })) {
+      auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
+          std::chrono::steady_clock::now() - start);
+      std::cerr << "retarget: " << what_ << ": still running (" << seconds.count() << " s)\n";
+    }
+  });
+}
+
+Heartbeat::~Heartbeat() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+  }
+  done_changed_.notify_all();
+  thread_.join();
+}
+
+std::function<void(int64_t, int64_t)> EvaluatorProgress(std::string what) {
+  auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  return [what = std::move(what), start, last](int64_t done, int64_t total) mutable {
+    constexpr auto kEvery = std::chrono::seconds(2);
+    auto now = std::chrono::steady_clock::now();
+    if (now - start < kEvery || now - last < kEvery) return;
+    last = now;
+    auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - start).count();
+    std::cerr << "retarget: " << what << ": " << done << "/" << total << " instructions ("
+              << seconds << " s)\n";
+  };
+}
+
+Timing Summarize(std::vector<double> times_ms) {
+  if (times_ms.empty()) return {};
+  std::sort(times_ms.begin(), times_ms.end());
+  size_t n = times_ms.size();
+  double median = n % 2 ? times_ms[n / 2] : (times_ms[n / 2 - 1] + times_ms[n / 2]) / 2;
+  return {median, times_ms.front()};
+}
+
+std::string FormatTiming(const Timing& timing, size_t runs) {
+  char buf[128];
+  std::snprintf(buf, sizeof(buf), "time: median %.3f ms, min %.3f ms over %zu runs",
+                timing.median_ms, timing.min_ms, runs);
+  return buf;
+}
+
+std::string JsonString(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string JsonNumber(double value) {
+  if (!std::isfinite(value)) return "null";
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.9g", value);
+  return buf;
+}
+
+JsonObject& JsonObject::AddRaw(const std::string& key, const std::string& json) {
+  if (!body_.empty()) body_ += ", ";
+  body_ += JsonString(key) + ": " + json;
+  return *this;
+}
+JsonObject& JsonObject::Add(const std::string& key, const std::string& value) {
+  return AddRaw(key, JsonString(value));
+}
+JsonObject& JsonObject::Add(const std::string& key, double value) {
+  return AddRaw(key, JsonNumber(value));
+}
+JsonObject& JsonObject::Add(const std::string& key, bool value) {
+  return AddRaw(key, value ? "true" : "false");
+}
+JsonObject& JsonObject::Add(const std::string& key, const std::vector<double>& values) {
+  std::string list = "[";
+  for (size_t i = 0; i < values.size(); ++i) list += (i ? ", " : "") + JsonNumber(values[i]);
+  return AddRaw(key, list + "]");
+}
+
+}  // namespace cli
