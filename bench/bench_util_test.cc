@@ -15,8 +15,10 @@ using hlo::Shape;
 
 // Adds `parameter(number)` of `shape` to `computation`.
 hlo::Instruction* AddParameter(hlo::Computation& computation, int64_t number, Shape shape) {
-  auto inst = std::make_unique<hlo::Instruction>("p" + std::to_string(number),
-                                                 Opcode::kParameter, std::move(shape));
+  // Built with += rather than "p" + to_string(): GCC 12 warns falsely (-Wrestrict) on the latter.
+  std::string name = "p";
+  name += std::to_string(number);
+  auto inst = std::make_unique<hlo::Instruction>(name, Opcode::kParameter, std::move(shape));
   inst->set_attrs(hlo::ParameterAttrs{number});
   return computation.AddInstruction(std::move(inst));
 }

@@ -45,7 +45,12 @@ std::shared_ptr<const ComputationPlan> BuildPlan(const Computation& computation)
   if (computation.root() == nullptr) {
     throw Error(computation.location(), "computation '" + computation.name() + "' has no root");
   }
-  plan->root_slot = slot_of.at(computation.root());
+  auto root = slot_of.find(computation.root());
+  if (root == slot_of.end()) {
+    throw Error(computation.location(),
+                "the root of '" + computation.name() + "' is not one of its instructions");
+  }
+  plan->root_slot = root->second;
   std::vector<int32_t> last_user(n, -1);
   plan->operand_slots.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -284,32 +289,33 @@ Literal EvalContext::Call(const Computation& computation,
   std::vector<Literal*> takeable;
   for (size_t i = 0; i < n; ++i) {
     const Instruction& inst = *plan->instructions[i];
-    if (inst.opcode() == Opcode::kParameter) {
-      frame.value[i] = &BindParameter(inst, arguments);
-    } else if (inst.opcode() == Opcode::kConstant) {
-      frame.value[i] = &inst.attr<ConstantAttrs>().literal;
-    } else if (const Literal* element = BorrowedTupleElement(inst, plan->operand_slots[i], frame)) {
-      frame.value[i] = element;  // an element of a borrowed tuple outlives this call too
-    } else {
-      const auto& slots = plan->operand_slots[i];
-      operand_values.clear();
-      takeable.clear();
-      for (size_t k = 0; k < slots.size(); ++k) {
-        operand_values.push_back(frame.value[slots[k]]);
-        bool take = plan->operand_dies[i][k] && frame.is_owned[slots[k]];
-        takeable.push_back(take ? &frame.owned[slots[k]] : nullptr);
-      }
-      try {
+    try {
+      if (inst.opcode() == Opcode::kParameter) {
+        frame.value[i] = &BindParameter(inst, arguments);
+      } else if (inst.opcode() == Opcode::kConstant) {
+        frame.value[i] = &inst.attr<ConstantAttrs>().literal;
+      } else if (const Literal* element =
+                     BorrowedTupleElement(inst, plan->operand_slots[i], frame)) {
+        frame.value[i] = element;  // an element of a borrowed tuple outlives this call too
+      } else {
+        const auto& slots = plan->operand_slots[i];
+        operand_values.clear();
+        takeable.clear();
+        for (size_t k = 0; k < slots.size(); ++k) {
+          operand_values.push_back(frame.value[slots[k]]);
+          bool take = plan->operand_dies[i][k] && frame.is_owned[slots[k]];
+          takeable.push_back(take ? &frame.owned[slots[k]] : nullptr);
+        }
         frame.owned[i] = EvaluateInstruction(inst, {operand_values, takeable}, *this);
-      } catch (const Error& e) {
-        RethrowAt(inst, e.message(), &e.location());
-      } catch (const std::bad_alloc&) {
-        RethrowAt(inst, "out of memory", nullptr);
-      } catch (const std::exception& e) {
-        RethrowAt(inst, e.what(), nullptr);
+        frame.value[i] = &frame.owned[i];
+        frame.is_owned[i] = 1;
       }
-      frame.value[i] = &frame.owned[i];
-      frame.is_owned[i] = 1;
+    } catch (const Error& e) {
+      RethrowAt(inst, e.message(), &e.location());
+    } catch (const std::bad_alloc&) {
+      RethrowAt(inst, "out of memory", nullptr);
+    } catch (const std::exception& e) {  // e.g. bad_variant_access: attributes of another op
+      RethrowAt(inst, e.what(), nullptr);
     }
     for (int32_t dead : plan->release_after[i]) {
       frame.owned[dead] = Literal();

@@ -176,7 +176,8 @@ Literal BatchNormGrad(const Instruction& inst, Operands operands) {
   for (int64_t c = 0; c < f.features; ++c) grad_scale[c] = sum_dy_xc[c] / std::sqrt(var[c] + eps);
   // Per feature: grad_x = factor * (dy - mean_dy - (x - mean) * slope).
   const std::vector<double> factor = NormalizationFactors(scale, var, eps);
-  std::vector<double> mean_dy(static_cast<size_t>(f.features)), slope(static_cast<size_t>(f.features));
+  std::vector<double> mean_dy(static_cast<size_t>(f.features)),
+      slope(static_cast<size_t>(f.features));
   for (int64_t c = 0; c < f.features; ++c) {
     mean_dy[c] = sum_dy[c] / n;
     slope[c] = sum_dy_xc[c] / ((var[c] + eps) * n);
@@ -194,10 +195,14 @@ Literal BatchNormGrad(const Instruction& inst, Operands operands) {
 
 Literal EvaluateBatchNorm(const Instruction& inst, Operands operands) {
   switch (inst.opcode()) {
-    case Opcode::kBatchNormInference: return BatchNormInference(inst, operands);
-    case Opcode::kBatchNormTraining: return BatchNormTraining(inst, operands);
-    case Opcode::kBatchNormGrad: return BatchNormGrad(inst, operands);
-    default: break;
+    case Opcode::kBatchNormInference:
+      return BatchNormInference(inst, operands);
+    case Opcode::kBatchNormTraining:
+      return BatchNormTraining(inst, operands);
+    case Opcode::kBatchNormGrad:
+      return BatchNormGrad(inst, operands);
+    default:
+      break;
   }
   Fail(inst, "is not a batch-norm op");
 }

@@ -24,7 +24,9 @@ Literal EvaluateBatchNorm(const Instruction& inst, Operands operands);
 namespace {
 
 struct DotGeometry {
-  std::vector<int64_t> lhs_perm, rhs_perm;  // lhs -> [batch, free, contracting]; rhs -> [batch, contracting, free]
+  // Operand dimensions in packing order: lhs [batch, free, contracting],
+  // rhs [batch, contracting, free].
+  std::vector<int64_t> lhs_perm, rhs_perm;
   int64_t batch = 1, m = 1, n = 1, k = 1;
   std::vector<int64_t> result_dims;
 };
@@ -148,13 +150,14 @@ void RunDot(const Instruction& inst, const Literal& lhs, const Literal& rhs, con
   const bool rhs_is_nk = !IsIdentity(g.rhs_perm) && IsIdentity(rhs_nk);
   const AccOperand<Acc> a = ToAcc<Acc>(lhs, lhs_is_km ? lhs_km : g.lhs_perm, inst);
   const AccOperand<Acc> b = ToAcc<Acc>(rhs, rhs_is_nk ? rhs_nk : g.rhs_perm, inst);
-  const MatrixView<Acc> a_view = lhs_is_km ? MatrixView<Acc>{a.data, 1, g.m}
-                                           : MatrixView<Acc>{a.data, g.k, 1};
-  const MatrixView<Acc> b_view = rhs_is_nk ? MatrixView<Acc>{b.data, 1, g.k}
-                                           : MatrixView<Acc>{b.data, g.n, 1};
+  const MatrixView<Acc> a_view =
+      lhs_is_km ? MatrixView<Acc>{a.data, 1, g.m} : MatrixView<Acc>{a.data, g.k, 1};
+  const MatrixView<Acc> b_view =
+      rhs_is_nk ? MatrixView<Acc>{b.data, 1, g.k} : MatrixView<Acc>{b.data, g.n, 1};
   // The result is [batch][M][N] row-major: write it in place when it stores Acc itself.
-  const bool in_place = (std::is_same_v<Acc, float> && result.shape().type == PrimitiveType::kF32) ||
-                        (std::is_same_v<Acc, double> && result.shape().type == PrimitiveType::kF64);
+  const bool in_place =
+      (std::is_same_v<Acc, float> && result.shape().type == PrimitiveType::kF32) ||
+      (std::is_same_v<Acc, double> && result.shape().type == PrimitiveType::kF64);
   std::vector<Acc> buffer;
   Acc* c = nullptr;
   if (in_place) {
@@ -180,11 +183,17 @@ Literal EvaluateDot(const Instruction& inst, Operands operands) {
   Require(operands.size() == 2, inst, "expects two operands");
   const DotGeometry g = CheckDot(inst, operands[0]->shape(), operands[1]->shape());
   Literal result = NewResult(inst);
-  switch (ChooseAccumulator(inst.shape().type, operands[0]->shape().type,
-                            operands[1]->shape().type)) {
-    case AccumulatorKind::kF32: RunDot<float>(inst, *operands[0], *operands[1], g, result); break;
-    case AccumulatorKind::kF64: RunDot<double>(inst, *operands[0], *operands[1], g, result); break;
-    case AccumulatorKind::kInt: RunDot<uint64_t>(inst, *operands[0], *operands[1], g, result); break;
+  switch (
+      ChooseAccumulator(inst.shape().type, operands[0]->shape().type, operands[1]->shape().type)) {
+    case AccumulatorKind::kF32:
+      RunDot<float>(inst, *operands[0], *operands[1], g, result);
+      break;
+    case AccumulatorKind::kF64:
+      RunDot<double>(inst, *operands[0], *operands[1], g, result);
+      break;
+    case AccumulatorKind::kInt:
+      RunDot<uint64_t>(inst, *operands[0], *operands[1], g, result);
+      break;
   }
   return result;
 }
@@ -196,12 +205,16 @@ namespace hlo::eval {
 
 Literal EvaluateContraction(const Instruction& inst, Operands operands) {
   switch (inst.opcode()) {
-    case Opcode::kDot: return rc::EvaluateDot(inst, operands);
-    case Opcode::kConvolution: return rc::EvaluateConvolution(inst, operands);
+    case Opcode::kDot:
+      return rc::EvaluateDot(inst, operands);
+    case Opcode::kConvolution:
+      return rc::EvaluateConvolution(inst, operands);
     case Opcode::kBatchNormInference:
     case Opcode::kBatchNormTraining:
-    case Opcode::kBatchNormGrad: return rc::EvaluateBatchNorm(inst, operands);
-    default: break;
+    case Opcode::kBatchNormGrad:
+      return rc::EvaluateBatchNorm(inst, operands);
+    default:
+      break;
   }
   rc::Fail(inst, "is not an op of the contraction family");
 }

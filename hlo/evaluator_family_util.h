@@ -4,7 +4,8 @@
 //
 // Guarantees: element access is by row-major linear index on the typed storage of a Literal;
 // arithmetic follows ir.h (bf16/f16 computed in f32 and rounded when stored, integers wrap,
-// maximum/minimum propagate NaN). Nothing here allocates beyond the literals it is given.
+// maximum/minimum propagate NaN). Buffers allocated here are at most the size of the literals
+// they are built from.
 // Not part of hlo/'s public API.
 #pragma once
 
@@ -81,21 +82,35 @@ struct Arith<PredTag> {
 template <typename Fn>
 decltype(auto) VisitArrayType(PrimitiveType type, const Instruction& inst, Fn&& fn) {
   switch (type) {
-    case PrimitiveType::kPred: return fn(PredTag{});
-    case PrimitiveType::kS8: return fn(int8_t{});
-    case PrimitiveType::kS16: return fn(int16_t{});
-    case PrimitiveType::kS32: return fn(int32_t{});
-    case PrimitiveType::kS64: return fn(int64_t{});
-    case PrimitiveType::kU8: return fn(uint8_t{});
-    case PrimitiveType::kU16: return fn(uint16_t{});
-    case PrimitiveType::kU32: return fn(uint32_t{});
-    case PrimitiveType::kU64: return fn(uint64_t{});
-    case PrimitiveType::kF16: return fn(F16Tag{});
-    case PrimitiveType::kBF16: return fn(BF16Tag{});
-    case PrimitiveType::kF32: return fn(float{});
-    case PrimitiveType::kF64: return fn(double{});
+    case PrimitiveType::kPred:
+      return fn(PredTag{});
+    case PrimitiveType::kS8:
+      return fn(int8_t{});
+    case PrimitiveType::kS16:
+      return fn(int16_t{});
+    case PrimitiveType::kS32:
+      return fn(int32_t{});
+    case PrimitiveType::kS64:
+      return fn(int64_t{});
+    case PrimitiveType::kU8:
+      return fn(uint8_t{});
+    case PrimitiveType::kU16:
+      return fn(uint16_t{});
+    case PrimitiveType::kU32:
+      return fn(uint32_t{});
+    case PrimitiveType::kU64:
+      return fn(uint64_t{});
+    case PrimitiveType::kF16:
+      return fn(F16Tag{});
+    case PrimitiveType::kBF16:
+      return fn(BF16Tag{});
+    case PrimitiveType::kF32:
+      return fn(float{});
+    case PrimitiveType::kF64:
+      return fn(double{});
     case PrimitiveType::kTuple:
-    case PrimitiveType::kToken: break;
+    case PrimitiveType::kToken:
+      break;
   }
   Fail(inst, "expected an array element type, got " + std::string(PrimitiveTypeName(type)));
 }
@@ -118,26 +133,36 @@ template <typename C>
 C Combine(BinaryKind kind, C a, C b) {
   if constexpr (std::is_floating_point_v<C>) {
     switch (kind) {
-      case BinaryKind::kAdd: return a + b;
-      case BinaryKind::kMultiply: return a * b;
-      case BinaryKind::kMaximum: return (std::isnan(a) || std::isnan(b)) ? a + b : (a > b ? a : b);
-      case BinaryKind::kMinimum: return (std::isnan(a) || std::isnan(b)) ? a + b : (a < b ? a : b);
+      case BinaryKind::kAdd:
+        return a + b;
+      case BinaryKind::kMultiply:
+        return a * b;
+      case BinaryKind::kMaximum:
+        return (std::isnan(a) || std::isnan(b)) ? a + b : (a > b ? a : b);
+      case BinaryKind::kMinimum:
+        return (std::isnan(a) || std::isnan(b)) ? a + b : (a < b ? a : b);
       case BinaryKind::kAnd:
-      case BinaryKind::kOr: break;  // never recognized for floats
+      case BinaryKind::kOr:
+        break;  // never recognized for floats
     }
     return a;
   } else {
     using U = std::make_unsigned_t<C>;
     switch (kind) {
-      case BinaryKind::kAdd: return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
+      case BinaryKind::kAdd:
+        return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
       case BinaryKind::kMultiply:
         // Promote through uint64 so narrow types do not promote to signed int and overflow.
         return static_cast<C>(static_cast<uint64_t>(static_cast<U>(a)) *
                               static_cast<uint64_t>(static_cast<U>(b)));
-      case BinaryKind::kMaximum: return a > b ? a : b;
-      case BinaryKind::kMinimum: return a < b ? a : b;
-      case BinaryKind::kAnd: return static_cast<C>(a & b);
-      case BinaryKind::kOr: return static_cast<C>(a | b);
+      case BinaryKind::kMaximum:
+        return a > b ? a : b;
+      case BinaryKind::kMinimum:
+        return a < b ? a : b;
+      case BinaryKind::kAnd:
+        return static_cast<C>(a & b);
+      case BinaryKind::kOr:
+        return static_cast<C>(a | b);
     }
     return a;
   }
@@ -151,10 +176,12 @@ typename Arith<Tag>::Compute CombineAs(BinaryKind kind, typename Arith<Tag>::Com
     switch (kind) {
       case BinaryKind::kAdd:
       case BinaryKind::kOr:
-      case BinaryKind::kMaximum: return static_cast<uint8_t>(a | b);
+      case BinaryKind::kMaximum:
+        return static_cast<uint8_t>(a | b);
       case BinaryKind::kMultiply:
       case BinaryKind::kAnd:
-      case BinaryKind::kMinimum: return static_cast<uint8_t>(a & b);
+      case BinaryKind::kMinimum:
+        return static_cast<uint8_t>(a & b);
     }
     return a;
   } else {
@@ -177,8 +204,10 @@ inline int64_t CheckedMulAdd(int64_t a, int64_t b, int64_t c, const Instruction&
 inline int64_t WindowOutputSize(const WindowDim& w, int64_t input_size, const Instruction& inst) {
   Require(w.size >= 0 && w.stride >= 1 && w.base_dilation >= 1 && w.window_dilation >= 1, inst,
           "window strides and dilations must be positive and sizes non-negative");
-  const int64_t dilated = input_size == 0 ? 0 : CheckedMulAdd(input_size - 1, w.base_dilation, 1, inst);
-  const int64_t padded = CheckedMulAdd(1, CheckedMulAdd(1, dilated, w.pad_lo, inst), w.pad_hi, inst);
+  const int64_t dilated =
+      input_size == 0 ? 0 : CheckedMulAdd(input_size - 1, w.base_dilation, 1, inst);
+  const int64_t padded =
+      CheckedMulAdd(1, CheckedMulAdd(1, dilated, w.pad_lo, inst), w.pad_hi, inst);
   const int64_t extent = w.size == 0 ? 0 : CheckedMulAdd(w.size - 1, w.window_dilation, 1, inst);
   const int64_t windows = padded < extent ? 0 : (padded - extent) / w.stride + 1;
   // Every position touched below is o * stride + k * window_dilation - pad_lo: make sure the
@@ -214,6 +243,17 @@ void ForEachWindowTap(const WindowDim& w, int64_t start, int64_t input_size, Fn&
   }
 }
 
+// True when `value` is a pred scalar; its value in `*out`. (Per-call checks of comparator
+// results, kept cheap.)
+inline bool ReadPredScalar(const Literal& value, bool* out) {
+  if (!value.shape().IsArray() || value.shape().type != PrimitiveType::kPred ||
+      value.element_count() != 1) {
+    return false;
+  }
+  *out = value.bytes()[0] != 0;
+  return true;
+}
+
 // Scalar literal holding element `index` of the array `array` (bytes copied, no conversion).
 inline Literal ScalarAt(const Literal& array, int64_t index) {
   Literal scalar(Shape::Scalar(array.shape().type));
@@ -225,11 +265,12 @@ inline Literal ScalarAt(const Literal& array, int64_t index) {
 // Copies the scalar `scalar` into element `index` of `array`; the types must match.
 inline void StoreScalar(Literal& array, int64_t index, const Literal& scalar,
                         const Instruction& inst) {
-  Require(scalar.shape().IsArray() && scalar.shape().type == array.shape().type &&
-              scalar.element_count() == 1,
-          inst, "called computation returned " + scalar.shape().ToString(false) +
-                    ", expected a " + std::string(PrimitiveTypeName(array.shape().type)) +
-                    " scalar");
+  // Checked per element: build the message only on failure.
+  if (!scalar.shape().IsArray() || scalar.shape().type != array.shape().type ||
+      scalar.element_count() != 1) {
+    Fail(inst, "called computation returned " + scalar.shape().ToString(false) + ", expected a " +
+                   std::string(PrimitiveTypeName(array.shape().type)) + " scalar");
+  }
   const int64_t size = ByteSize(array.shape().type);
   std::memcpy(array.mutable_bytes().data() + index * size, scalar.bytes().data(),
               static_cast<size_t>(size));
@@ -240,7 +281,6 @@ std::vector<Literal> SplitResult(Literal result, int64_t n, const Instruction& i
 
 // The array shapes of an instruction's result: itself, or the elements of a tuple result.
 std::vector<Shape> ResultArrayShapes(const Instruction& inst);
-
 
 // Visits the index space `dims` in row-major order with a second set of strides: calls
 // fn(packed_linear, strided_offset) where strided_offset = sum(index[d] * strides[d]).

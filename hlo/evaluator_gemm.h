@@ -89,8 +89,10 @@ void GemmContiguousK(MatrixView<Acc> a, MatrixView<Acc> b, Acc* c, int64_t c_row
       Acc acc[kBlock][kBlock] = {};
       const Acc* ar[kBlock];
       const Acc* bc[kBlock];
-      for (int64_t r = 0; r < kBlock; ++r) ar[r] = a.data + (i0 + std::min(r, rows - 1)) * a.row_stride;
-      for (int64_t q = 0; q < kBlock; ++q) bc[q] = b.data + (j0 + std::min(q, cols - 1)) * b.col_stride;
+      for (int64_t r = 0; r < kBlock; ++r)
+        ar[r] = a.data + (i0 + std::min(r, rows - 1)) * a.row_stride;
+      for (int64_t q = 0; q < kBlock; ++q)
+        bc[q] = b.data + (j0 + std::min(q, cols - 1)) * b.col_stride;
       // Edge blocks repeat the last row/column and discard the duplicates when storing.
       for (int64_t p = 0; p < k; ++p) {
         for (int64_t r = 0; r < kBlock; ++r) {
@@ -112,21 +114,22 @@ void GemmContiguousK(MatrixView<Acc> a, MatrixView<Acc> b, Acc* c, int64_t c_row
 // C (m x n, strides c_row_stride / c_col_stride) = A (m x k) * B (k x n). Every C element is
 // written. Falls back to repacking B contiguously when no operand has a contiguous dimension.
 template <typename Acc>
-void Gemm(MatrixView<Acc> a, MatrixView<Acc> b, Acc* c, int64_t c_row_stride,
-          int64_t c_col_stride, int64_t m, int64_t n, int64_t k) {
+void Gemm(MatrixView<Acc> a, MatrixView<Acc> b, Acc* c, int64_t c_row_stride, int64_t c_col_stride,
+          int64_t m, int64_t n, int64_t k) {
   if (m == 0 || n == 0) return;
   if (b.col_stride == 1 || n == 1) {
     gemm_detail::GemmContiguousN(a, b, c, c_row_stride, c_col_stride, m, n, k);
   } else if (a.row_stride == 1 || m == 1) {
     // C^T (n x m) = B^T (n x k) * A^T (k x m), and A^T is contiguous along m.
-    gemm_detail::GemmContiguousN(b.Transposed(), a.Transposed(), c, c_col_stride, c_row_stride,
-                                 n, m, k);
+    gemm_detail::GemmContiguousN(b.Transposed(), a.Transposed(), c, c_col_stride, c_row_stride, n,
+                                 m, k);
   } else if (a.col_stride == 1 && b.row_stride == 1) {
     gemm_detail::GemmContiguousK(a, b, c, c_row_stride, c_col_stride, m, n, k);
   } else {
     std::vector<Acc> packed(static_cast<size_t>(k * n));
     for (int64_t p = 0; p < k; ++p) {
-      for (int64_t j = 0; j < n; ++j) packed[p * n + j] = b.data[p * b.row_stride + j * b.col_stride];
+      for (int64_t j = 0; j < n; ++j)
+        packed[p * n + j] = b.data[p * b.row_stride + j * b.col_stride];
     }
     gemm_detail::GemmContiguousN(a, MatrixView<Acc>{packed.data(), n, 1}, c, c_row_stride,
                                  c_col_stride, m, n, k);

@@ -20,8 +20,7 @@ namespace hlo::eval::rc {
 // Defined in the sibling family files (declared here, not in the shared header, because only
 // this dispatcher calls them).
 Literal EvaluateReduceWindow(const Instruction& inst, Operands operands, EvalContext& context);
-Literal EvaluateSelectAndScatter(const Instruction& inst, Operands operands,
-                                 EvalContext& context);
+Literal EvaluateSelectAndScatter(const Instruction& inst, Operands operands, EvalContext& context);
 Literal EvaluateScatter(const Instruction& inst, Operands operands, EvalContext& context);
 Literal EvaluateSort(const Instruction& inst, Operands operands, EvalContext& context);
 Literal EvaluateTopK(const Instruction& inst, Operands operands);
@@ -60,13 +59,20 @@ std::optional<BinaryKind> RecognizeBinaryBody(const Computation& computation, Pr
   if (root == nullptr || root->shape().type != type) return std::nullopt;
   const bool bitwise_ok = IsInteger(type) || type == PrimitiveType::kPred;
   switch (root->opcode()) {
-    case Opcode::kAdd: return BinaryKind::kAdd;
-    case Opcode::kMultiply: return BinaryKind::kMultiply;
-    case Opcode::kMaximum: return BinaryKind::kMaximum;
-    case Opcode::kMinimum: return BinaryKind::kMinimum;
-    case Opcode::kAnd: return bitwise_ok ? std::optional(BinaryKind::kAnd) : std::nullopt;
-    case Opcode::kOr: return bitwise_ok ? std::optional(BinaryKind::kOr) : std::nullopt;
-    default: return std::nullopt;  // any other body: call the computation per element
+    case Opcode::kAdd:
+      return BinaryKind::kAdd;
+    case Opcode::kMultiply:
+      return BinaryKind::kMultiply;
+    case Opcode::kMaximum:
+      return BinaryKind::kMaximum;
+    case Opcode::kMinimum:
+      return BinaryKind::kMinimum;
+    case Opcode::kAnd:
+      return bitwise_ok ? std::optional(BinaryKind::kAnd) : std::nullopt;
+    case Opcode::kOr:
+      return bitwise_ok ? std::optional(BinaryKind::kOr) : std::nullopt;
+    default:
+      return std::nullopt;  // any other body: call the computation per element
   }
 }
 
@@ -81,12 +87,21 @@ std::optional<CompareAttrs> RecognizeCompareBody(const Computation& computation,
   if (IsParameter(root->operand(0), 1)) {
     // compare(p1, p0) with direction D is compare(p0, p1) with the mirrored direction.
     switch (attrs.direction) {
-      case ComparisonDirection::kLt: attrs.direction = ComparisonDirection::kGt; break;
-      case ComparisonDirection::kGt: attrs.direction = ComparisonDirection::kLt; break;
-      case ComparisonDirection::kLe: attrs.direction = ComparisonDirection::kGe; break;
-      case ComparisonDirection::kGe: attrs.direction = ComparisonDirection::kLe; break;
+      case ComparisonDirection::kLt:
+        attrs.direction = ComparisonDirection::kGt;
+        break;
+      case ComparisonDirection::kGt:
+        attrs.direction = ComparisonDirection::kLt;
+        break;
+      case ComparisonDirection::kLe:
+        attrs.direction = ComparisonDirection::kGe;
+        break;
+      case ComparisonDirection::kGe:
+        attrs.direction = ComparisonDirection::kLe;
+        break;
       case ComparisonDirection::kEq:
-      case ComparisonDirection::kNe: break;
+      case ComparisonDirection::kNe:
+        break;
     }
   }
   return attrs;
@@ -98,9 +113,10 @@ std::vector<Literal> SplitResult(Literal result, int64_t n, const Instruction& i
     parts.push_back(std::move(result));
     return parts;
   }
-  Require(result.IsTuple() && static_cast<int64_t>(result.elements().size()) == n, inst,
-          "called computation returned " + result.shape().ToString(false) + ", expected a " +
-              std::to_string(n) + "-tuple of scalars");
+  if (!result.IsTuple() || static_cast<int64_t>(result.elements().size()) != n) {
+    Fail(inst, "called computation returned " + result.shape().ToString(false) + ", expected a " +
+                   std::to_string(n) + "-tuple of scalars");
+  }
   for (Literal& element : result.mutable_elements()) parts.push_back(std::move(element));
   return parts;
 }
@@ -114,8 +130,8 @@ namespace {
 
 struct ReduceGeometry {
   std::vector<int64_t> input_dims;
-  std::vector<bool> reduced;          // per input dimension
-  std::vector<int64_t> output_dims;   // kept dimensions in order
+  std::vector<bool> reduced;         // per input dimension
+  std::vector<int64_t> output_dims;  // kept dimensions in order
 };
 
 ReduceGeometry CheckReduce(const Instruction& inst, Operands operands, int64_t n) {
@@ -141,9 +157,9 @@ ReduceGeometry CheckReduce(const Instruction& inst, Operands operands, int64_t n
     Require(input.IsArray() && input.dims == g.input_dims, inst,
             "all inputs must have the dimensions of input 0");
     Require(init.IsArray() && init.rank() == 0, inst, "init values must be scalars");
-    Require(results[i].IsArray() && results[i].dims == g.output_dims &&
-                results[i].type == init.type,
-            inst, "result " + results[i].ToString(false) + " does not match the reduction");
+    Require(
+        results[i].IsArray() && results[i].dims == g.output_dims && results[i].type == init.type,
+        inst, "result " + results[i].ToString(false) + " does not match the reduction");
   }
   return g;
 }
@@ -152,8 +168,7 @@ ReduceGeometry CheckReduce(const Instruction& inst, Operands operands, int64_t n
 // combining into per-output accumulators. For a fixed output position the reduced elements
 // arrive in row-major order of the reduced dimensions, i.e. the documented sequential order.
 template <typename Tag, BinaryKind kKind>
-void FastReduce(const Literal& input, const Literal& init, const ReduceGeometry& g,
-                Literal& out) {
+void FastReduce(const Literal& input, const Literal& init, const ReduceGeometry& g, Literal& out) {
   using A = Arith<Tag>;
   using C = typename A::Compute;
   using S = typename A::Storage;
@@ -202,12 +217,18 @@ template <typename Tag>
 void FastReduceDispatch(BinaryKind kind, const Literal& input, const Literal& init,
                         const ReduceGeometry& g, Literal& out) {
   switch (kind) {
-    case BinaryKind::kAdd: return FastReduce<Tag, BinaryKind::kAdd>(input, init, g, out);
-    case BinaryKind::kMultiply: return FastReduce<Tag, BinaryKind::kMultiply>(input, init, g, out);
-    case BinaryKind::kMaximum: return FastReduce<Tag, BinaryKind::kMaximum>(input, init, g, out);
-    case BinaryKind::kMinimum: return FastReduce<Tag, BinaryKind::kMinimum>(input, init, g, out);
-    case BinaryKind::kAnd: return FastReduce<Tag, BinaryKind::kAnd>(input, init, g, out);
-    case BinaryKind::kOr: return FastReduce<Tag, BinaryKind::kOr>(input, init, g, out);
+    case BinaryKind::kAdd:
+      return FastReduce<Tag, BinaryKind::kAdd>(input, init, g, out);
+    case BinaryKind::kMultiply:
+      return FastReduce<Tag, BinaryKind::kMultiply>(input, init, g, out);
+    case BinaryKind::kMaximum:
+      return FastReduce<Tag, BinaryKind::kMaximum>(input, init, g, out);
+    case BinaryKind::kMinimum:
+      return FastReduce<Tag, BinaryKind::kMinimum>(input, init, g, out);
+    case BinaryKind::kAnd:
+      return FastReduce<Tag, BinaryKind::kAnd>(input, init, g, out);
+    case BinaryKind::kOr:
+      return FastReduce<Tag, BinaryKind::kOr>(input, init, g, out);
   }
 }
 
@@ -247,7 +268,8 @@ Literal EvaluateReduce(const Instruction& inst, Operands operands, EvalContext& 
   Require(!operands.empty() && operands.size() % 2 == 0, inst,
           "expects N inputs followed by N init values");
   const int64_t n = static_cast<int64_t>(operands.size()) / 2;
-  for (const Literal* op : operands) Require(op->shape().IsArray(), inst, "operands must be arrays");
+  for (const Literal* op : operands)
+    Require(op->shape().IsArray(), inst, "operands must be arrays");
   const ReduceGeometry g = CheckReduce(inst, operands, n);
   Literal result = NewResult(inst);
   std::vector<Literal*> outs;
@@ -318,14 +340,22 @@ namespace hlo::eval {
 
 Literal EvaluateReduction(const Instruction& inst, Operands operands, EvalContext& context) {
   switch (inst.opcode()) {
-    case Opcode::kReduce: return rc::EvaluateReduce(inst, operands, context);
-    case Opcode::kReduceWindow: return rc::EvaluateReduceWindow(inst, operands, context);
-    case Opcode::kScatter: return rc::EvaluateScatter(inst, operands, context);
-    case Opcode::kSelectAndScatter: return rc::EvaluateSelectAndScatter(inst, operands, context);
-    case Opcode::kSort: return rc::EvaluateSort(inst, operands, context);
-    case Opcode::kTopK: return rc::EvaluateTopK(inst, operands);
-    case Opcode::kMap: return rc::EvaluateMap(inst, operands, context);
-    default: break;
+    case Opcode::kReduce:
+      return rc::EvaluateReduce(inst, operands, context);
+    case Opcode::kReduceWindow:
+      return rc::EvaluateReduceWindow(inst, operands, context);
+    case Opcode::kScatter:
+      return rc::EvaluateScatter(inst, operands, context);
+    case Opcode::kSelectAndScatter:
+      return rc::EvaluateSelectAndScatter(inst, operands, context);
+    case Opcode::kSort:
+      return rc::EvaluateSort(inst, operands, context);
+    case Opcode::kTopK:
+      return rc::EvaluateTopK(inst, operands);
+    case Opcode::kMap:
+      return rc::EvaluateMap(inst, operands, context);
+    default:
+      break;
   }
   rc::Fail(inst, "is not an op of the reduction family");
 }

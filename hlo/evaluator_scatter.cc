@@ -24,7 +24,7 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) {
 struct ScatterGeometry {
   std::vector<int64_t> operand_dims, update_dims, indices_dims;
   int64_t index_vector_dim = 0;
-  bool implicit_index_vector = false;     // index_vector_dim == indices rank
+  bool implicit_index_vector = false;        // index_vector_dim == indices rank
   std::vector<int64_t> update_scatter_dims;  // update dims that select a scatter index
   std::vector<int64_t> indices_batch_dims;   // indices dims matching update_scatter_dims
   std::vector<int64_t> window_operand_dim;   // per update_window_dims entry: its operand dim
@@ -48,8 +48,7 @@ ScatterGeometry CheckScatter(const Instruction& inst, const Shape& operand, cons
           "index_vector_dim out of range");
   g.implicit_index_vector = g.index_vector_dim == indices_rank;
   Require(IsInteger(indices.type), inst, "scatter indices must be integers");
-  const int64_t index_vector_size =
-      g.implicit_index_vector ? 1 : indices.dims[g.index_vector_dim];
+  const int64_t index_vector_size = g.implicit_index_vector ? 1 : indices.dims[g.index_vector_dim];
   Require(static_cast<int64_t>(dn.scatter_dims_to_operand_dims.size()) == index_vector_size, inst,
           "scatter_dims_to_operand_dims must have one entry per index vector element");
   for (int64_t d : dn.scatter_dims_to_operand_dims) {
@@ -75,9 +74,9 @@ ScatterGeometry CheckScatter(const Instruction& inst, const Shape& operand, cons
           "input_batching_dims and scatter_indices_batching_dims differ in length");
   for (size_t i = 0; i < dn.input_batching_dims.size(); ++i) {
     const int64_t od = dn.input_batching_dims[i], id = dn.scatter_indices_batching_dims[i];
-    Require(od >= 0 && od < operand_rank && id >= 0 && id < indices_rank &&
-                id != g.index_vector_dim,
-            inst, "batching dimension out of range");
+    Require(
+        od >= 0 && od < operand_rank && id >= 0 && id < indices_rank && id != g.index_vector_dim,
+        inst, "batching dimension out of range");
     g.batching.emplace_back(od, id);
   }
   g.window_size.assign(static_cast<size_t>(operand_rank), 1);
@@ -109,7 +108,8 @@ Literal EvaluateScatter(const Instruction& inst, Operands operands, EvalContext&
   const int64_t n = static_cast<int64_t>(operands.size() - 1) / 2;
   const Literal& indices = *operands[n];
   std::vector<Shape> results = ResultArrayShapes(inst);
-  Require(static_cast<int64_t>(results.size()) == n, inst, "result must have one array per operand");
+  Require(static_cast<int64_t>(results.size()) == n, inst,
+          "result must have one array per operand");
   for (int64_t i = 0; i < n; ++i) {
     const Shape& op = operands[i]->shape();
     const Shape& up = operands[n + 1 + i]->shape();
@@ -144,9 +144,8 @@ Literal EvaluateScatter(const Instruction& inst, Operands operands, EvalContext&
     const Instruction* root = body.root();
     if (combine) {
       update_kind = UpdateKind::kCombine;
-    } else if (body.parameter_count() == 2 && root != nullptr &&
-               root == body.parameter(1) && root->shape().IsArray() &&
-               root->shape().type == type) {
+    } else if (body.parameter_count() == 2 && root != nullptr && root == body.parameter(1) &&
+               root->shape().IsArray() && root->shape().type == type) {
       update_kind = UpdateKind::kAssign;
     }
   }
@@ -156,7 +155,8 @@ Literal EvaluateScatter(const Instruction& inst, Operands operands, EvalContext&
   const std::vector<int64_t> indices_strides = RowMajorStrides(g.indices_dims);
   const int64_t index_vector_stride =
       g.implicit_index_vector ? 0 : indices_strides[g.index_vector_dim];
-  const std::vector<int64_t>& update_window_dims = inst.attr<ScatterAttrs>().dnums.update_window_dims;
+  const std::vector<int64_t>& update_window_dims =
+      inst.attr<ScatterAttrs>().dnums.update_window_dims;
   std::vector<int64_t> start(static_cast<size_t>(operand_rank));
   std::vector<int64_t> indices_index(g.indices_dims.size(), 0);
   int64_t update_linear = 0;
@@ -168,7 +168,8 @@ Literal EvaluateScatter(const Instruction& inst, Operands operands, EvalContext&
     }
     int64_t indices_base = 0;
     for (size_t k = 0; k < g.indices_batch_dims.size(); ++k) {
-      indices_base += indices_index[g.indices_batch_dims[k]] * indices_strides[g.indices_batch_dims[k]];
+      indices_base +=
+          indices_index[g.indices_batch_dims[k]] * indices_strides[g.indices_batch_dims[k]];
     }
     std::fill(start.begin(), start.end(), 0);
     for (size_t k = 0; k < g.start_operand_dim.size(); ++k) {
@@ -208,7 +209,8 @@ Literal EvaluateScatter(const Instruction& inst, Operands operands, EvalContext&
         std::vector<Literal> scalars;
         std::vector<const Literal*> args;
         for (int64_t i = 0; i < n; ++i) scalars.push_back(ScalarAt(*outs[i], target));
-        for (int64_t i = 0; i < n; ++i) scalars.push_back(ScalarAt(*operands[n + 1 + i], this_update));
+        for (int64_t i = 0; i < n; ++i)
+          scalars.push_back(ScalarAt(*operands[n + 1 + i], this_update));
         for (const Literal& s : scalars) args.push_back(&s);
         std::vector<Literal> values = SplitResult(context.Call(body, args), n, inst);
         for (int64_t i = 0; i < n; ++i) StoreScalar(*outs[i], target, values[i], inst);

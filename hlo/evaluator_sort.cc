@@ -108,7 +108,8 @@ Literal EvaluateSort(const Instruction& inst, Operands operands, EvalContext& co
   Require(shape0.IsArray() && dimension >= 0 && dimension < std::max<int64_t>(shape0.rank(), 1),
           inst, "sort dimension out of range");
   std::vector<Shape> results = ResultArrayShapes(inst);
-  Require(static_cast<int64_t>(results.size()) == n, inst, "result must have one array per operand");
+  Require(static_cast<int64_t>(results.size()) == n, inst,
+          "result must have one array per operand");
   for (int64_t i = 0; i < n; ++i) {
     Require(operands[i]->shape().IsArray() && operands[i]->shape().dims == shape0.dims, inst,
             "operands must share dimensions");
@@ -163,11 +164,11 @@ Literal EvaluateSort(const Instruction& inst, Operands operands, EvalContext& co
         }
         std::vector<const Literal*> args;
         for (const Literal& s : scalars) args.push_back(&s);
-        Literal less = context.Call(comparator, args);
-        Require(less.shape().IsArray() && less.shape().type == PrimitiveType::kPred &&
-                    less.element_count() == 1,
-                inst, "the comparator must return a pred scalar");
-        return less.bytes()[0] != 0;
+        bool less = false;
+        if (!ReadPredScalar(context.Call(comparator, args), &less)) {
+          Fail(inst, "the comparator must return a pred scalar");
+        }
+        return less;
       });
     }
     for (int64_t i = 0; i < n; ++i) {
@@ -175,7 +176,8 @@ Literal EvaluateSort(const Instruction& inst, Operands operands, EvalContext& co
       const uint8_t* src = operands[i]->bytes().data();
       uint8_t* dst = outs[i]->mutable_bytes().data();
       for (int64_t j = 0; j < length; ++j) {
-        std::copy_n(src + (base + order[j] * stride) * size, size, dst + (base + j * stride) * size);
+        std::copy_n(src + (base + order[j] * stride) * size, size,
+                    dst + (base + j * stride) * size);
       }
     }
   });

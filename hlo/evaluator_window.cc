@@ -87,9 +87,9 @@ Literal EvaluateReduceWindow(const Instruction& inst, Operands operands, EvalCon
   std::vector<Shape> results = ResultArrayShapes(inst);
   Require(static_cast<int64_t>(results.size()) == n, inst, "result must have one array per input");
   for (int64_t i = 0; i < n; ++i) {
-    Require(operands[i]->shape().IsArray() &&
-                operands[i]->shape().dims == operands[0]->shape().dims,
-            inst, "all inputs must have the dimensions of input 0");
+    Require(
+        operands[i]->shape().IsArray() && operands[i]->shape().dims == operands[0]->shape().dims,
+        inst, "all inputs must have the dimensions of input 0");
     Require(operands[n + i]->shape().IsArray() && operands[n + i]->shape().rank() == 0, inst,
             "init values must be scalars");
     Require(results[i].IsArray() && results[i].dims == results[0].dims &&
@@ -151,20 +151,25 @@ namespace {
 template <typename C>
 bool CompareValues(ComparisonDirection direction, C a, C b) {
   switch (direction) {
-    case ComparisonDirection::kEq: return a == b;
-    case ComparisonDirection::kNe: return a != b;
-    case ComparisonDirection::kGe: return a >= b;
-    case ComparisonDirection::kGt: return a > b;
-    case ComparisonDirection::kLe: return a <= b;
-    case ComparisonDirection::kLt: return a < b;
+    case ComparisonDirection::kEq:
+      return a == b;
+    case ComparisonDirection::kNe:
+      return a != b;
+    case ComparisonDirection::kGe:
+      return a >= b;
+    case ComparisonDirection::kGt:
+      return a > b;
+    case ComparisonDirection::kLe:
+      return a <= b;
+    case ComparisonDirection::kLt:
+      return a < b;
   }
   return false;
 }
 
 }  // namespace
 
-Literal EvaluateSelectAndScatter(const Instruction& inst, Operands operands,
-                                 EvalContext& context) {
+Literal EvaluateSelectAndScatter(const Instruction& inst, Operands operands, EvalContext& context) {
   Require(operands.size() == 3, inst, "expects operand, source and init_value");
   Require(inst.called_computations().size() == 2, inst, "expects select and scatter computations");
   const Literal& operand = *operands[0];
@@ -188,10 +193,10 @@ Literal EvaluateSelectAndScatter(const Instruction& inst, Operands operands,
   const Computation& scatter = *inst.called_computations()[1];
   const PrimitiveType type = operand.shape().type;
   std::optional<CompareAttrs> cmp = RecognizeCompareBody(select, type);
-  const bool fast_select = cmp && (cmp->type == ComparisonType::kDefault ||
-                                   cmp->type == ComparisonType::kFloat ||
-                                   (cmp->type == ComparisonType::kSigned && IsSignedInteger(type)) ||
-                                   (cmp->type == ComparisonType::kUnsigned && !IsSignedInteger(type)));
+  const bool fast_select =
+      cmp && (cmp->type == ComparisonType::kDefault || cmp->type == ComparisonType::kFloat ||
+              (cmp->type == ComparisonType::kSigned && IsSignedInteger(type)) ||
+              (cmp->type == ComparisonType::kUnsigned && IsUnsignedInteger(type)));
   std::optional<BinaryKind> combine;
   if (type == result.shape().type) combine = RecognizeBinaryBody(scatter, type);
 
@@ -204,7 +209,7 @@ Literal EvaluateSelectAndScatter(const Instruction& inst, Operands operands,
         selected = candidate;
         return;
       }
-      bool keep;
+      bool keep = false;
       if (fast_select) {
         keep = VisitArrayType(type, inst, [&](auto tag) {
           using A = Arith<decltype(tag)>;
@@ -215,11 +220,9 @@ Literal EvaluateSelectAndScatter(const Instruction& inst, Operands operands,
       } else {
         Literal a = ScalarAt(operand, selected), b = ScalarAt(operand, candidate);
         const Literal* args[] = {&a, &b};
-        Literal keep_value = context.Call(select, args);
-        Require(keep_value.shape().IsArray() && keep_value.shape().type == PrimitiveType::kPred &&
-                    keep_value.element_count() == 1,
-                inst, "select must return a pred scalar");
-        keep = keep_value.bytes()[0] != 0;
+        if (!ReadPredScalar(context.Call(select, args), &keep)) {
+          Fail(inst, "select must return a pred scalar");
+        }
       }
       if (!keep) selected = candidate;
     });

@@ -152,6 +152,16 @@ Computation* Module::AddComputation(std::unique_ptr<Computation> computation) {
   return raw;
 }
 
+Computation* Module::AddComputationBefore(std::unique_ptr<Computation> computation,
+                                          const Computation* before) {
+  Computation* raw = computation.get();
+  raw->parent_ = this;
+  auto it = std::find_if(computations_.begin(), computations_.end(),
+                         [&](const auto& p) { return p.get() == before; });
+  computations_.insert(it, std::move(computation));
+  return raw;
+}
+
 void Module::RemoveComputation(Computation* computation) {
   if (entry_ == computation) entry_ = nullptr;
   auto it = std::find_if(computations_.begin(), computations_.end(),

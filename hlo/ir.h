@@ -199,6 +199,10 @@ class Module {
   const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
   Computation* AddComputation(std::unique_ptr<Computation> computation);
   void RemoveComputation(Computation* computation);  // must not be called by anyone
+  // Like AddComputation, but places the new computation just before `before` (appends when
+  // `before` is not in the module), so callees can stay defined before their callers.
+  Computation* AddComputationBefore(std::unique_ptr<Computation> computation,
+                                    const Computation* before);
   Computation* FindComputation(std::string_view name) const;
   Computation* entry() const { return entry_; }
   void set_entry(Computation* entry);

@@ -9,9 +9,9 @@
 // them).
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <limits>
 #include <map>
 #include <memory>
@@ -34,7 +34,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 Literal Make(PrimitiveType type, std::vector<int64_t> dims, const std::vector<double>& values) {
   Literal literal(Shape::Array(type, std::move(dims)));
   EXPECT_EQ(static_cast<int64_t>(values.size()), literal.element_count());
-  for (size_t i = 0; i < values.size(); ++i) literal.SetFromDouble(static_cast<int64_t>(i), values[i]);
+  for (size_t i = 0; i < values.size(); ++i)
+    literal.SetFromDouble(static_cast<int64_t>(i), values[i]);
   return literal;
 }
 
@@ -49,6 +50,14 @@ std::vector<double> Values(const Literal& literal) {
   std::vector<double> out;
   for (int64_t i = 0; i < literal.element_count(); ++i) out.push_back(literal.GetAsDouble(i));
   return out;
+}
+
+// CPU time of this thread in seconds: the evaluator is single-threaded, and CPU time stays
+// meaningful when the machine is shared (wall time then mostly measures the other processes).
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 Literal EvalHlo(const std::string& text, std::vector<Literal> args) {
@@ -86,7 +95,8 @@ ENTRY e {
 TEST(Dot, BatchDimsAndTransposedContractingDims) {
   // lhs [b=2, k=3, m=2], rhs [b=2, n=4, k=3]: result [b, m, n] = sum_k lhs[b,k,m] * rhs[b,n,k].
   const std::vector<double> lhs = Pattern(12, 1), rhs = Pattern(24, 2);
-  Literal out = EvalHlo(R"(
+  Literal out = EvalHlo(
+      R"(
 HloModule m
 ENTRY e {
   a = f32[2,3,2] parameter(0)
@@ -94,8 +104,7 @@ ENTRY e {
   ROOT d = f32[2,2,4] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={2}
 }
 )",
-                        {Make(PrimitiveType::kF32, {2, 3, 2}, lhs),
-                         Make(PrimitiveType::kF32, {2, 4, 3}, rhs)});
+      {Make(PrimitiveType::kF32, {2, 3, 2}, lhs), Make(PrimitiveType::kF32, {2, 4, 3}, rhs)});
   std::vector<double> expected;
   for (int b = 0; b < 2; ++b)
     for (int m = 0; m < 2; ++m)
@@ -111,7 +120,8 @@ TEST(Dot, TwoContractingDimsInSwappedOrder) {
   // lhs [2,3,4] contracts dims {0,2} with rhs [4,5,2] dims {2,0}: lhs dim 0 pairs with rhs
   // dim 2 (size 2), lhs dim 2 with rhs dim 0 (size 4). Result [3 (lhs free), 5 (rhs free)].
   const std::vector<double> lhs = Pattern(24, 3), rhs = Pattern(40, 4);
-  Literal out = EvalHlo(R"(
+  Literal out = EvalHlo(
+      R"(
 HloModule m
 ENTRY e {
   a = f32[2,3,4] parameter(0)
@@ -119,8 +129,7 @@ ENTRY e {
   ROOT d = f32[3,5] dot(a, b), lhs_contracting_dims={0,2}, rhs_contracting_dims={2,0}
 }
 )",
-                        {Make(PrimitiveType::kF32, {2, 3, 4}, lhs),
-                         Make(PrimitiveType::kF32, {4, 5, 2}, rhs)});
+      {Make(PrimitiveType::kF32, {2, 3, 4}, lhs), Make(PrimitiveType::kF32, {4, 5, 2}, rhs)});
   std::vector<double> expected;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 5; ++j) {
@@ -155,13 +164,15 @@ TEST(Dot, EveryOperandOrderAndEdgeSizes) {
           std::string("HloModule m\nENTRY e {\n  a = f32[") + (lhs_transposed ? "5,6" : "6,5") +
           "] parameter(0)\n  b = f32[" + (rhs_transposed ? "7,5" : "5,7") +
           "] parameter(1)\n  ROOT d = f32[6,7] dot(a, b), lhs_contracting_dims={" +
-          (lhs_transposed ? "0" : "1") + "}, rhs_contracting_dims={" + (rhs_transposed ? "1" : "0") +
-          "}\n}\n";
+          (lhs_transposed ? "0" : "1") + "}, rhs_contracting_dims={" +
+          (rhs_transposed ? "1" : "0") + "}\n}\n";
       SCOPED_TRACE(text);
-      Literal out = EvalHlo(text, {Make(PrimitiveType::kF32, lhs_transposed ? std::vector<int64_t>{k, m}
-                                                                             : std::vector<int64_t>{m, k}, a),
-                                   Make(PrimitiveType::kF32, rhs_transposed ? std::vector<int64_t>{n, k}
-                                                                             : std::vector<int64_t>{k, n}, b)});
+      Literal out = EvalHlo(
+          text,
+          {Make(PrimitiveType::kF32,
+                lhs_transposed ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, a),
+           Make(PrimitiveType::kF32,
+                rhs_transposed ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, b)});
       EXPECT_EQ(Values(out), expected);
     }
   }
@@ -170,7 +181,8 @@ TEST(Dot, EveryOperandOrderAndEdgeSizes) {
 TEST(Dot, MatrixVectorAndF64) {
   // [[1,2],[3,4],[5,6]] . [10, 100] = [210, 430, 650] both ways round. The f64 dot accumulates
   // in f64: doubles near 1e16 are 2 apart, so 1e16 + 2 - 1e16 = 2 (an f32 accumulator gives 0).
-  Literal out = EvalHlo(R"(
+  Literal out = EvalHlo(
+      R"(
 HloModule m
 ENTRY e {
   a = f32[3,2] parameter(0)
@@ -183,10 +195,9 @@ ENTRY e {
   ROOT t = (f32[3], f32[3], f64[]) tuple(mv, vm, d)
 }
 )",
-                        {Make(PrimitiveType::kF32, {3, 2}, {1, 2, 3, 4, 5, 6}),
-                         Make(PrimitiveType::kF32, {2}, {10, 100}),
-                         Make(PrimitiveType::kF64, {3}, {1e16, 2, -1e16}),
-                         Make(PrimitiveType::kF64, {3}, {1, 1, 1})});
+      {Make(PrimitiveType::kF32, {3, 2}, {1, 2, 3, 4, 5, 6}),
+       Make(PrimitiveType::kF32, {2}, {10, 100}), Make(PrimitiveType::kF64, {3}, {1e16, 2, -1e16}),
+       Make(PrimitiveType::kF64, {3}, {1, 1, 1})});
   EXPECT_EQ(Values(out.elements()[0]), (std::vector<double>{210, 430, 650}));
   EXPECT_EQ(Values(out.elements()[1]), (std::vector<double>{210, 430, 650}));
   EXPECT_EQ(out.elements()[2].GetAsDouble(0), 2);
@@ -224,7 +235,8 @@ ENTRY e {
 }
 
 TEST(Dot, InfTimesZeroIsNaNAndEmptyContractionIsZero) {
-  Literal out = EvalHlo(R"(
+  Literal out =
+      EvalHlo(R"(
 HloModule m
 ENTRY e {
   a = f32[2] parameter(0)
@@ -236,17 +248,16 @@ ENTRY e {
   ROOT t = (f32[], f32[2,3]) tuple(x, y)
 }
 )",
-                        {Make(PrimitiveType::kF32, {2}, {kInf, 1}),
-                         Make(PrimitiveType::kF32, {2}, {0, 1}),
-                         Make(PrimitiveType::kF32, {2, 0}, {}),
-                         Make(PrimitiveType::kF32, {0, 3}, {})});
+              {Make(PrimitiveType::kF32, {2}, {kInf, 1}), Make(PrimitiveType::kF32, {2}, {0, 1}),
+               Make(PrimitiveType::kF32, {2, 0}, {}), Make(PrimitiveType::kF32, {0, 3}, {})});
   EXPECT_TRUE(std::isnan(out.elements()[0].GetAsDouble(0)));
   EXPECT_EQ(Values(out.elements()[1]), (std::vector<double>(6, 0.0)));
 }
 
 TEST(Dot, F32Gemm512Throughput) {
   const int64_t n = 512;
-  Literal a(Shape::Array(PrimitiveType::kF32, {n, n})), b(Shape::Array(PrimitiveType::kF32, {n, n}));
+  Literal a(Shape::Array(PrimitiveType::kF32, {n, n})),
+      b(Shape::Array(PrimitiveType::kF32, {n, n}));
   auto ad = a.mutable_data<float>();
   auto bd = b.mutable_data<float>();
   for (int64_t i = 0; i < n * n; ++i) {
@@ -267,11 +278,12 @@ ENTRY e {
   double best = 1e30;
   Literal out;
   for (int rep = 0; rep < 3; ++rep) {
-    auto start = std::chrono::steady_clock::now();
+    const double start = ThreadCpuSeconds();
     out = hlo::Evaluate(*module, args);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(best, ThreadCpuSeconds() - start);
   }
-  std::printf("dot f32 512x512x512: %.3f s, %.2f GFLOP/s\n", best, 2.0 * n * n * n / best / 1e9);
+  std::printf("dot f32 512x512x512: %.3f s CPU, %.2f GFLOP/s\n", best,
+              2.0 * n * n * n / best / 1e9);
   // Spot-check a few elements against the direct sum (integers: exact).
   auto od = out.data<float>();
   for (int64_t i : {int64_t{0}, int64_t{77}, n - 1}) {
@@ -332,10 +344,11 @@ std::vector<double> ReferenceConvolution(const ConvCase& c, const std::vector<do
   const bool two_d = c.in_spatial.size() == 2;
   auto sp = [&](const std::vector<int64_t>& v, size_t s) { return s < v.size() ? v[s] : 1; };
   std::map<char, int64_t> in_size{{'b', c.batch}, {'f', c.in_features}, {'0', c.in_spatial[0]}};
-  std::map<char, int64_t> k_size{{'i', c.in_features / c.feature_groups},
-                                 {'o', c.out_features}, {'0', c.kernel_spatial[0]}};
+  std::map<char, int64_t> k_size{
+      {'i', c.in_features / c.feature_groups}, {'o', c.out_features}, {'0', c.kernel_spatial[0]}};
   const std::vector<int64_t> os = OutSpatial(c);
-  std::map<char, int64_t> o_size{{'b', c.batch / c.batch_groups}, {'f', c.out_features}, {'0', os[0]}};
+  std::map<char, int64_t> o_size{
+      {'b', c.batch / c.batch_groups}, {'f', c.out_features}, {'0', os[0]}};
   if (two_d) {
     in_size['1'] = c.in_spatial[1];
     k_size['1'] = c.kernel_spatial[1];
@@ -366,7 +379,8 @@ std::vector<double> ReferenceConvolution(const ConvCase& c, const std::vector<do
           const int64_t ry = c.reversal[0] ? c.kernel_spatial[0] - 1 - y : y;
           const int64_t rx = two_d && c.reversal[1] ? c.kernel_spatial[1] - 1 - x : x;
           std::map<char, int64_t> at{{'i', i}, {'o', o}, {'0', ry}, {'1', rx}};
-          dilated[((o * cin_g + i) * d0 + y * c.rhs_dilate[0]) * d1 + (two_d ? x * c.rhs_dilate[1] : 0)] =
+          dilated[((o * cin_g + i) * d0 + y * c.rhs_dilate[0]) * d1 +
+                  (two_d ? x * c.rhs_dilate[1] : 0)] =
               kernel[PhysicalIndex(c.kernel_labels, k_size, at)];
         }
   out_dims = PhysicalDims(c.output_labels, o_size);
@@ -418,8 +432,8 @@ std::string WindowText(const ConvCase& c) {
 void CheckConvolution(const ConvCase& c) {
   const bool two_d = c.in_spatial.size() == 2;
   std::map<char, int64_t> in_size{{'b', c.batch}, {'f', c.in_features}, {'0', c.in_spatial[0]}};
-  std::map<char, int64_t> k_size{{'i', c.in_features / c.feature_groups},
-                                 {'o', c.out_features}, {'0', c.kernel_spatial[0]}};
+  std::map<char, int64_t> k_size{
+      {'i', c.in_features / c.feature_groups}, {'o', c.out_features}, {'0', c.kernel_spatial[0]}};
   if (two_d) {
     in_size['1'] = c.in_spatial[1];
     k_size['1'] = c.kernel_spatial[1];
@@ -432,54 +446,184 @@ void CheckConvolution(const ConvCase& c) {
   const std::vector<double> input = Pattern(in_count, 5), kernel = Pattern(k_count, 6);
   std::vector<int64_t> out_dims;
   const std::vector<double> expected = ReferenceConvolution(c, input, kernel, out_dims);
-  const std::string text = "HloModule m\nENTRY e {\n  x = f32[" + DimsText(in_dims) +
-                           "] parameter(0)\n  k = f32[" + DimsText(k_dims) +
-                           "] parameter(1)\n  ROOT c = f32[" + DimsText(out_dims) +
-                           "] convolution(x, k), window={" + WindowText(c) + "}, dim_labels=" +
-                           c.input_labels + "_" + c.kernel_labels + "->" + c.output_labels +
-                           ", feature_group_count=" + std::to_string(c.feature_groups) +
-                           ", batch_group_count=" + std::to_string(c.batch_groups) + "\n}\n";
+  const std::string text =
+      "HloModule m\nENTRY e {\n  x = f32[" + DimsText(in_dims) + "] parameter(0)\n  k = f32[" +
+      DimsText(k_dims) + "] parameter(1)\n  ROOT c = f32[" + DimsText(out_dims) +
+      "] convolution(x, k), window={" + WindowText(c) + "}, dim_labels=" + c.input_labels + "_" +
+      c.kernel_labels + "->" + c.output_labels +
+      ", feature_group_count=" + std::to_string(c.feature_groups) +
+      ", batch_group_count=" + std::to_string(c.batch_groups) + "\n}\n";
   SCOPED_TRACE(text);
-  Literal out = EvalHlo(text, {Make(PrimitiveType::kF32, in_dims, input),
-                               Make(PrimitiveType::kF32, k_dims, kernel)});
+  Literal out = EvalHlo(
+      text, {Make(PrimitiveType::kF32, in_dims, input), Make(PrimitiveType::kF32, k_dims, kernel)});
   EXPECT_EQ(Values(out), expected);
 }
 
 TEST(Convolution, NhwcStridePadding) {
-  CheckConvolution({"b01f", "01io", "b01f", 2, 3, 4, {5, 4}, {3, 2},
-                    {2, 1}, {1, 0}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+  CheckConvolution({"b01f",
+                    "01io",
+                    "b01f",
+                    2,
+                    3,
+                    4,
+                    {5, 4},
+                    {3, 2},
+                    {2, 1},
+                    {1, 0},
+                    {1, 1},
+                    {1, 1},
+                    {1, 1},
+                    {0, 0}});
 }
 
 TEST(Convolution, NchwDilationsAndReversal) {
-  CheckConvolution({"bf01", "oi01", "bf01", 1, 2, 3, {4, 5}, {2, 3},
-                    {1, 2}, {1, 2}, {0, 2}, {2, 1}, {1, 2}, {1, 0}});
+  CheckConvolution({"bf01",
+                    "oi01",
+                    "bf01",
+                    1,
+                    2,
+                    3,
+                    {4, 5},
+                    {2, 3},
+                    {1, 2},
+                    {1, 2},
+                    {0, 2},
+                    {2, 1},
+                    {1, 2},
+                    {1, 0}});
 }
 
 TEST(Convolution, NegativePaddingAndPermutedLabels) {
-  CheckConvolution({"0bf1", "o01i", "f01b", 2, 2, 3, {6, 5}, {3, 2},
-                    {1, 2}, {-1, 1}, {0, -1}, {1, 1}, {1, 1}, {0, 1}});
+  CheckConvolution({"0bf1",
+                    "o01i",
+                    "f01b",
+                    2,
+                    2,
+                    3,
+                    {6, 5},
+                    {3, 2},
+                    {1, 2},
+                    {-1, 1},
+                    {0, -1},
+                    {1, 1},
+                    {1, 1},
+                    {0, 1}});
 }
 
 TEST(Convolution, FeatureGroupsAndDepthwise) {
-  CheckConvolution({"b01f", "01io", "b01f", 1, 6, 6, {4, 4}, {3, 3},
-                    {1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, /*feature_groups=*/3});
-  CheckConvolution({"b01f", "01io", "b01f", 2, 4, 8, {5, 5}, {3, 3},
-                    {2, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, /*feature_groups=*/4});
+  CheckConvolution({"b01f",
+                    "01io",
+                    "b01f",
+                    1,
+                    6,
+                    6,
+                    {4, 4},
+                    {3, 3},
+                    {1, 1},
+                    {1, 1},
+                    {1, 1},
+                    {1, 1},
+                    {1, 1},
+                    {0, 0},
+                    /*feature_groups=*/3});
+  CheckConvolution({"b01f",
+                    "01io",
+                    "b01f",
+                    2,
+                    4,
+                    8,
+                    {5, 5},
+                    {3, 3},
+                    {2, 2},
+                    {1, 1},
+                    {1, 1},
+                    {1, 1},
+                    {1, 1},
+                    {0, 0},
+                    /*feature_groups=*/4});
   // One output feature per group: depthwise (C = O = groups) and C/G = 2 inputs per output.
-  CheckConvolution({"bf01", "oi01", "bf01", 2, 5, 5, {4, 5}, {3, 3},
-                    {1, 2}, {1, 1}, {1, 0}, {1, 1}, {1, 1}, {0, 1}, /*feature_groups=*/5});
-  CheckConvolution({"b01f", "01io", "b01f", 1, 6, 3, {4, 4}, {2, 3},
-                    {1, 1}, {0, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 0}, /*feature_groups=*/3});
+  CheckConvolution({"bf01",
+                    "oi01",
+                    "bf01",
+                    2,
+                    5,
+                    5,
+                    {4, 5},
+                    {3, 3},
+                    {1, 2},
+                    {1, 1},
+                    {1, 0},
+                    {1, 1},
+                    {1, 1},
+                    {0, 1},
+                    /*feature_groups=*/5});
+  CheckConvolution({"b01f",
+                    "01io",
+                    "b01f",
+                    1,
+                    6,
+                    3,
+                    {4, 4},
+                    {2, 3},
+                    {1, 1},
+                    {0, 1},
+                    {1, 1},
+                    {1, 1},
+                    {1, 1},
+                    {1, 0},
+                    /*feature_groups=*/3});
 }
 
 TEST(Convolution, BatchGroupCount) {
-  CheckConvolution({"b01f", "01io", "b01f", 4, 3, 4, {3, 3}, {2, 2},
-                    {1, 1}, {0, 0}, {0, 0}, {1, 1}, {1, 1}, {0, 0}, 1, /*batch_groups=*/2});
-  CheckConvolution({"fb01", "io01", "fb01", 3, 2, 6, {4, 3}, {2, 1},
-                    {1, 1}, {1, 0}, {0, 0}, {1, 1}, {2, 1}, {0, 0}, 1, /*batch_groups=*/3});
+  CheckConvolution({"b01f",
+                    "01io",
+                    "b01f",
+                    4,
+                    3,
+                    4,
+                    {3, 3},
+                    {2, 2},
+                    {1, 1},
+                    {0, 0},
+                    {0, 0},
+                    {1, 1},
+                    {1, 1},
+                    {0, 0},
+                    1,
+                    /*batch_groups=*/2});
+  CheckConvolution({"fb01",
+                    "io01",
+                    "fb01",
+                    3,
+                    2,
+                    6,
+                    {4, 3},
+                    {2, 1},
+                    {1, 1},
+                    {1, 0},
+                    {0, 0},
+                    {1, 1},
+                    {2, 1},
+                    {0, 0},
+                    1,
+                    /*batch_groups=*/3});
   // One output feature per batch group, as in depthwise weight gradients (fb01_io01->01bf).
-  CheckConvolution({"fb01", "io01", "01bf", 3, 4, 3, {5, 4}, {4, 3},
-                    {1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, 1, /*batch_groups=*/3});
+  CheckConvolution({"fb01",
+                    "io01",
+                    "01bf",
+                    3,
+                    4,
+                    3,
+                    {5, 4},
+                    {4, 3},
+                    {1, 1},
+                    {1, 1},
+                    {1, 1},
+                    {1, 1},
+                    {1, 1},
+                    {0, 0},
+                    1,
+                    /*batch_groups=*/3});
 }
 
 TEST(Convolution, OneSpatialDim) {
@@ -493,8 +637,10 @@ TEST(Convolution, Conv3x3Throughput) {
   Literal k(Shape::Array(PrimitiveType::kF32, {3, 3, c, c}));
   auto xd = x.mutable_data<float>();
   auto kd = k.mutable_data<float>();
-  for (size_t i = 0; i < xd.size(); ++i) xd[i] = static_cast<float>(static_cast<int64_t>(i * 7 % 5) - 2);
-  for (size_t i = 0; i < kd.size(); ++i) kd[i] = static_cast<float>(static_cast<int64_t>(i * 3 % 7) - 3);
+  for (size_t i = 0; i < xd.size(); ++i)
+    xd[i] = static_cast<float>(static_cast<int64_t>(i * 7 % 5) - 2);
+  for (size_t i = 0; i < kd.size(); ++i)
+    kd[i] = static_cast<float>(static_cast<int64_t>(i * 3 % 7) - 3);
   auto module = testing_support::ParseAndVerify(R"(
 HloModule m
 ENTRY e {
@@ -509,12 +655,13 @@ ENTRY e {
   double best = 1e30;
   Literal out;
   for (int rep = 0; rep < 3; ++rep) {
-    auto start = std::chrono::steady_clock::now();
+    const double start = ThreadCpuSeconds();
     out = hlo::Evaluate(*module, args);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(best, ThreadCpuSeconds() - start);
   }
   const double flops = 2.0 * hw * hw * c * c * 9;
-  std::printf("convolution 3x3 1x56x56x64->64: %.3f s, %.2f GFLOP/s\n", best, flops / best / 1e9);
+  std::printf("convolution 3x3 1x56x56x64->64: %.3f s CPU, %.2f GFLOP/s\n", best,
+              flops / best / 1e9);
   // Spot-check a corner and an interior output against the direct sum (integers: exact).
   auto od = out.data<float>();
   for (auto [oy, ox, oc] : {std::tuple<int64_t, int64_t, int64_t>{0, 0, 0}, {17, 30, 41}}) {
@@ -524,7 +671,8 @@ ENTRY e {
         const int64_t iy = oy + ky - 1, ix = ox + kx - 1;
         if (iy < 0 || iy >= hw || ix < 0 || ix >= hw) continue;
         for (int64_t ci = 0; ci < c; ++ci) {
-          sum += double(xd[(iy * hw + ix) * c + ci]) * double(kd[((ky * 3 + kx) * c + ci) * c + oc]);
+          sum +=
+              double(xd[(iy * hw + ix) * c + ci]) * double(kd[((ky * 3 + kx) * c + ci) * c + oc]);
         }
       }
     EXPECT_EQ(od[(oy * hw + ox) * c + oc], sum);
@@ -532,7 +680,8 @@ ENTRY e {
 }
 
 TEST(ContractionErrors, ConvolutionOutputShapeMismatchNamesTheDimension) {
-  hlo::Instruction conv("c", hlo::Opcode::kConvolution, Shape::Array(PrimitiveType::kF32, {1, 1, 4}));
+  hlo::Instruction conv("c", hlo::Opcode::kConvolution,
+                        Shape::Array(PrimitiveType::kF32, {1, 1, 4}));
   hlo::ConvolutionAttrs attrs;
   attrs.window.dims = {hlo::WindowDim{}};
   attrs.window.dims[0].size = 2;
@@ -588,7 +737,8 @@ TEST(ContractionErrors, DotContractingSizeMismatch) {
 TEST(BatchNorm, InferenceWithEpsilon) {
   // Feature dim 1. y = (x - mean) * scale / sqrt(var + eps) + offset with var + eps = 4 and 1:
   // [[(1-2)*2/2+1, (2-3)*1/1+0], [(3-2)*2/2+1, (4-3)*1/1+0]] = [[0,-1],[2,1]].
-  Literal out = EvalHlo(R"(
+  Literal out = EvalHlo(
+      R"(
 HloModule m
 ENTRY e {
   x = f32[2,2] parameter(0)
@@ -599,10 +749,9 @@ ENTRY e {
   ROOT y = f32[2,2] batch-norm-inference(x, scale, offset, mean, var), epsilon=0.25, feature_index=1
 }
 )",
-                        {Make(PrimitiveType::kF32, {2, 2}, {1, 2, 3, 4}),
-                         Make(PrimitiveType::kF32, {2}, {2, 1}), Make(PrimitiveType::kF32, {2}, {1, 0}),
-                         Make(PrimitiveType::kF32, {2}, {2, 3}),
-                         Make(PrimitiveType::kF32, {2}, {3.75, 0.75})});
+      {Make(PrimitiveType::kF32, {2, 2}, {1, 2, 3, 4}), Make(PrimitiveType::kF32, {2}, {2, 1}),
+       Make(PrimitiveType::kF32, {2}, {1, 0}), Make(PrimitiveType::kF32, {2}, {2, 3}),
+       Make(PrimitiveType::kF32, {2}, {3.75, 0.75})});
   EXPECT_EQ(Values(out), (std::vector<double>{0, -1, 2, 1}));
 }
 
@@ -610,7 +759,8 @@ TEST(BatchNorm, TrainingReturnsBiasedMoments) {
   // Feature dim 0 of [2,3]: feature 0 = {1,2,3} (mean 2, biased var 2/3), feature 1 = {4,4,4}
   // (mean 4, var 0). With scale [3,1], offset [0,5], eps 1:
   // feature 0 -> (x-2)*3/sqrt(5/3); feature 1 -> 0 * 1/sqrt(1) + 5 = 5.
-  Literal out = EvalHlo(R"(
+  Literal out =
+      EvalHlo(R"(
 HloModule m
 ENTRY e {
   x = f32[2,3] parameter(0)
@@ -619,8 +769,8 @@ ENTRY e {
   ROOT t = (f32[2,3], f32[2], f32[2]) batch-norm-training(x, scale, offset), epsilon=1, feature_index=0
 }
 )",
-                        {Make(PrimitiveType::kF32, {2, 3}, {1, 2, 3, 4, 4, 4}),
-                         Make(PrimitiveType::kF32, {2}, {3, 1}), Make(PrimitiveType::kF32, {2}, {0, 5})});
+              {Make(PrimitiveType::kF32, {2, 3}, {1, 2, 3, 4, 4, 4}),
+               Make(PrimitiveType::kF32, {2}, {3, 1}), Make(PrimitiveType::kF32, {2}, {0, 5})});
   const std::vector<double> y = Values(out.elements()[0]);
   const double k = 3.0 / std::sqrt(5.0 / 3.0);
   EXPECT_FLOAT_EQ(y[0], -k);
@@ -636,7 +786,8 @@ TEST(BatchNorm, GradFormulas) {
   // One feature, x = [1,2,6], mean 2, var 1, eps 0, scale 2, dy = [1,0,2]:
   //   grad_offset = 1+0+2 = 3; sum(dy*(x-mean)) = -1 + 0 + 8 = 7; grad_scale = 7 / 1 = 7;
   //   grad_x = 2 * (dy - 3/3 - (x-2) * 7/3) = [14/3, -2, -50/3].
-  Literal out = EvalHlo(R"(
+  Literal out =
+      EvalHlo(R"(
 HloModule m
 ENTRY e {
   x = f32[3,1] parameter(0)
@@ -647,9 +798,9 @@ ENTRY e {
   ROOT t = (f32[3,1], f32[1], f32[1]) batch-norm-grad(x, scale, mean, var, dy), epsilon=0, feature_index=1
 }
 )",
-                        {Make(PrimitiveType::kF32, {3, 1}, {1, 2, 6}), Make(PrimitiveType::kF32, {1}, {2}),
-                         Make(PrimitiveType::kF32, {1}, {2}), Make(PrimitiveType::kF32, {1}, {1}),
-                         Make(PrimitiveType::kF32, {3, 1}, {1, 0, 2})});
+              {Make(PrimitiveType::kF32, {3, 1}, {1, 2, 6}), Make(PrimitiveType::kF32, {1}, {2}),
+               Make(PrimitiveType::kF32, {1}, {2}), Make(PrimitiveType::kF32, {1}, {1}),
+               Make(PrimitiveType::kF32, {3, 1}, {1, 0, 2})});
   const std::vector<double> gx = Values(out.elements()[0]);
   EXPECT_FLOAT_EQ(gx[0], 14.0 / 3.0);
   EXPECT_FLOAT_EQ(gx[1], -2.0);

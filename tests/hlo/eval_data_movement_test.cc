@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iostream>
 #include <string>
 #include <vector>
 
+#include "hlo/parser.h"
 #include "tests/hlo/eval_test_util.h"
 
 namespace {
@@ -292,6 +294,44 @@ TEST(EvalDataMovement, EmptyShapes) {
                   {Make(F32, {3, 2}, {1, 2, 3, 4, 5, 6}), MakeInt(S32, {0}, {})})
                 .element_count(),
             0);
+}
+
+// Modules that skipped the verifier must still give an hlo::Error naming the instruction, never
+// an out-of-bounds access (each case below is rejected by the evaluator's own checks).
+TEST(EvalDataMovement, MalformedAttributesAreErrorsWithoutTheVerifier) {
+  struct Case {
+    const char* root;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"ROOT s = f32[5] slice(p), slice={[0:5]}", "out of bounds"},
+      {"ROOT b = f32[2,4] broadcast(p), dimensions={1}", "does not map"},
+      {"ROOT t = f32[3] transpose(p), dimensions={1}", "permutation"},
+      {"ROOT d = f32[4] pad(p, p), padding=0_1", "scalar"},
+      {"ROOT g = f32[3] gather(p, p), offset_dims={}, collapsed_slice_dims={0}, "
+       "start_index_map={0}, index_vector_dim=1, slice_sizes={1}",
+       "integer"},
+  };
+  int evaluated = 0;
+  for (const Case& c : cases) {
+    std::string text = std::string("HloModule m\nENTRY e {\n  p = f32[3] parameter(0)\n  ") + c.root + "\n}\n";
+    std::unique_ptr<hlo::Module> module;
+    try {
+      module = hlo::ParseHloText(text, "bad.hlo");
+    } catch (const hlo::Error&) {
+      continue;  // the parser already refuses it: fine too
+    }
+    ++evaluated;
+    try {
+      hlo::Evaluate(*module, std::vector<Literal>{Make(F32, {3}, {1, 2, 3})});
+      ADD_FAILURE() << "expected an error for " << c.root;
+    } catch (const hlo::Error& e) {
+      EXPECT_NE(e.message().find(c.expected), std::string::npos) << c.root << ": " << e.message();
+      EXPECT_EQ(e.location().line, 4u) << c.root;
+    }
+  }
+  std::cout << "[          ] " << evaluated << " of " << std::size(cases)
+            << " malformed modules reached the evaluator\n";
 }
 
 }  // namespace

@@ -74,7 +74,9 @@ ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args)
     }
     const FlagSpec* flag = FindFlag(spec, name);
     if (flag == nullptr) throw UsageError("unknown option '" + name + "'");
-    if (parsed.Has(flag->name)) throw UsageError("option " + flag->name + " given twice");
+    if (parsed.Has(flag->name) && !flag->repeatable) {
+      throw UsageError("option " + flag->name + " given twice");
+    }
     if (flag->value_name.empty()) {
       if (inline_value) throw UsageError("option " + flag->name + " takes no value");
       parsed.values[flag->name] = "";
@@ -86,6 +88,7 @@ ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args)
       inline_value = args[++i];
     }
     parsed.values[flag->name] = *inline_value;
+    if (flag->repeatable) parsed.all[flag->name].push_back(*inline_value);
   }
   if (parsed.help) return parsed;  // --help wins over missing arguments
   int count = static_cast<int>(parsed.positional.size());

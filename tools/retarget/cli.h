@@ -33,6 +33,7 @@ struct FlagSpec {
   std::string help;
   std::string alias;      // "-o" for "--output"; may be empty
   bool required = false;  // shown without brackets in the synopsis; the command checks it
+  bool repeatable = false;  // may be given several times; every value is in ParsedArgs::all
 };
 
 struct CommandSpec {
@@ -49,6 +50,7 @@ struct CommandSpec {
 struct ParsedArgs {
   std::vector<std::string> positional;
   std::map<std::string, std::string> values;  // flag name -> value ("" for boolean flags)
+  std::map<std::string, std::vector<std::string>> all;  // repeatable flags: every value in order
   bool help = false;
 
   bool Has(const std::string& flag) const { return values.count(flag) != 0; }
@@ -90,12 +92,16 @@ int RunVerify(const ParsedArgs& args, const Context& context);
 int RunPrint(const ParsedArgs& args, const Context& context);
 int RunRun(const ParsedArgs& args, const Context& context);
 int RunCompare(const ParsedArgs& args, const Context& context);
+int RunCompile(const ParsedArgs& args, const Context& context);  // cmd_compile.cc
+int RunOpt(const ParsedArgs& args, const Context& context);      // cmd_opt.cc
 
 CommandSpec VerifySpec();
 CommandSpec PrintSpec();
 CommandSpec RunSpec();
 CommandSpec CompareSpec();
-// compile, report, sim, sweep, scalesim: documented, answered with "not available yet".
+CommandSpec CompileSpec();
+CommandSpec OptSpec();
+// report, sim, sweep, scalesim: documented, answered with "not available yet".
 std::vector<CommandSpec> UnavailableSpecs();
 
 // The targets of DESIGN.md, whether or not this build registers them.

@@ -23,12 +23,6 @@ CommandSpec Unavailable(std::string name, std::string arguments, std::string sum
 
 std::vector<CommandSpec> UnavailableSpecs() {
   return {
-      Unavailable("compile", "FILE", "run a target's compiler pipeline, dumping after each pass",
-                  {{"--target", "T", "cpu, gpu or systolic", "", /*required=*/true},
-                   {"--dump-dir", "D", "write the module after every pass into D", ""},
-                   {"--emit", "KIND", "hlo, llvm, ptx, asm or obj", ""},
-                   {"--output", "OUT", "where to write the emitted artifact", "-o"},
-                   {"--stats-json", "OUT", "owners, fusion coverage, kernels, peak memory", ""}}),
       Unavailable("report", "FILE...", "the portability report across targets",
                   {{"--targets", "LIST", "comma-separated targets (cpu,gpu,systolic)", ""},
                    {"--json", "OUT", "write the report as JSON", ""},

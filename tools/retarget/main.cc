@@ -21,6 +21,8 @@ std::vector<Command> Commands() {
       {cli::PrintSpec(), cli::RunPrint},
       {cli::RunSpec(), cli::RunRun},
       {cli::CompareSpec(), cli::RunCompare},
+      {cli::CompileSpec(), cli::RunCompile},
+      {cli::OptSpec(), cli::RunOpt},
   };
   for (cli::CommandSpec& spec : cli::UnavailableSpecs())
     commands.push_back({std::move(spec), nullptr});

@@ -1,0 +1,65 @@
+// OutputFusion (fusion.h): a dot or convolution and the chain of epilogues that consume its
+// result become one kOutput fusion, when the target's contraction accepts every epilogue in it.
+//
+// The chain follows the result downward while the running value has exactly one user (a value
+// needed elsewhere cannot disappear into the library call), through degenerate reshapes, and
+// stops at the first consumer that is not an accepted epilogue (fusion_epilogue.h) or that
+// would exceed the size limit. Trailing reshapes after the last epilogue stay outside. Bias and
+// scale broadcasts (and their small constants) are fused; being free, they are duplicated when
+// shared. No order is imposed among epilogues: a target that needs one lists fewer epilogues.
+// The contraction's operands are never fused (libraries read them from memory).
+#include "compiler/fusion/fusion.h"
+#include "compiler/fusion/fusion_builder.h"
+#include "compiler/fusion/fusion_epilogue.h"
+
+namespace compiler {
+
+bool OutputFusion::Run(hlo::Module& module) {
+  if (!target_.fusion_kinds.count(hlo::FusionKind::kOutput) ||
+      target_.contraction_epilogues.empty()) {
+    return false;
+  }
+  bool changed = false;
+  fusion::FusionBuilder builder(module);
+  for (hlo::Computation* computation : fusion::FusibleComputations(module)) {
+    builder.BeginComputation(*computation);
+    std::vector<hlo::Instruction*> snapshot;
+    for (const auto& inst : computation->instructions()) snapshot.push_back(inst.get());
+    for (hlo::Instruction* contraction : snapshot) {
+      const hlo::Opcode op = contraction->opcode();
+      if (op != hlo::Opcode::kDot && op != hlo::Opcode::kConvolution) continue;
+      std::vector<hlo::Instruction*> members{contraction};
+      size_t members_at_last_epilogue = 0;
+      hlo::Instruction* last_epilogue = nullptr;
+      hlo::Instruction* value = contraction;
+      int64_t feature_dim = fusion::ContractionFeatureDim(*contraction);
+      while (value != computation->root() && value->users().size() == 1) {
+        hlo::Instruction* consumer = value->users()[0];
+        int64_t index = 0;
+        while (consumer->operand(index) != value) ++index;
+        std::string why;
+        auto step = fusion::ClassifyEpilogueStep(*value, *consumer, index, feature_dim, &why);
+        if (!step) break;
+        if (step->epilogue && !target_.contraction_epilogues.count(*step->epilogue)) break;
+        const int64_t size = static_cast<int64_t>(members.size() + 1 + step->side_members.size());
+        if (size > target_.max_fusion_instructions) break;
+        members.push_back(consumer);
+        for (hlo::Instruction* side : step->side_members) members.push_back(side);
+        value = consumer;
+        feature_dim = step->feature_dim;
+        if (step->epilogue) {
+          last_epilogue = consumer;
+          members_at_last_epilogue = members.size();
+        }
+      }
+      if (last_epilogue == nullptr) continue;
+      members.resize(members_at_last_epilogue);
+      builder.Fuse(members, last_epilogue, hlo::FusionKind::kOutput);
+      changed = true;
+    }
+    builder.EndComputation();
+  }
+  return changed;
+}
+
+}  // namespace compiler

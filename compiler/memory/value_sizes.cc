@@ -1,0 +1,47 @@
+// Memory sizes of values (see value_sizes.h).
+#include "compiler/memory/value_sizes.h"
+
+#include <limits>
+
+namespace compiler::memory {
+namespace {
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max()
+                                                      : a + b;
+}
+
+}  // namespace
+
+bool IsAliasingOp(hlo::Opcode opcode) {
+  return opcode == hlo::Opcode::kTuple || opcode == hlo::Opcode::kGetTupleElement ||
+         opcode == hlo::Opcode::kBitcast || opcode == hlo::Opcode::kOptimizationBarrier;
+}
+
+int64_t ArrayBytes(const hlo::Shape& shape) {
+  if (!shape.IsArray()) return 0;
+  const int64_t elements = shape.ElementCount();
+  const int64_t element_bytes = hlo::ByteSize(shape.type);
+  if (elements < 0) return std::numeric_limits<int64_t>::max();
+  if (element_bytes != 0 && elements > std::numeric_limits<int64_t>::max() / element_bytes) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return elements * element_bytes;
+}
+
+int64_t ShapeBytes(const hlo::Shape& shape) {
+  if (!shape.IsTuple()) return ArrayBytes(shape);
+  int64_t total = 0;
+  for (const hlo::Shape& element : shape.tuple_shapes) {
+    total = SaturatingAdd(total, ShapeBytes(element));
+  }
+  return total;
+}
+
+int64_t DefinedTempBytes(const hlo::Instruction& instruction) {
+  const hlo::Opcode op = instruction.opcode();
+  if (IsAliasingOp(op) || op == hlo::Opcode::kParameter || op == hlo::Opcode::kConstant) return 0;
+  return ShapeBytes(instruction.shape());
+}
+
+}  // namespace compiler::memory

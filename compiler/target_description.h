@@ -1,0 +1,114 @@
+// TargetDescription: everything the shared optimizer and the analyses may know about a target.
+//
+// Shared passes read these fields; they never test which target they run for. A backend only
+// describes itself here (compiler/targets/*.cc hold the four instances: interp, cpu, gpu,
+// systolic), and the portability report compares targets through the same fields.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hlo/attributes.h"
+#include "hlo/opcodes.h"
+#include "hlo/shape.h"
+
+namespace compiler {
+
+// Who executes an instruction after a target's pipeline. Exactly one per instruction.
+enum class Owner : uint8_t {
+  kNoCode,                 // parameter, constant, tuple, get-tuple-element, bitcast: no kernel
+  kGeneratedKernel,        // code the compiler generates (fused or single-op kernels)
+  kLibrary,                // a vendor/third-party library call (named in OwnerInfo::library)
+  kAcceleratorNative,      // an instruction of the accelerator's own ISA
+  kHostFallback,           // runs on the host because the target cannot execute it
+  kUnsupportedCustomCall,  // opaque custom kernel the target does not know
+  kCollective,             // needs a multi-device runtime
+};
+std::string_view OwnerName(Owner owner);  // "generated-kernel", "library", ...
+
+// How a target handles one opcode natively (before fusion decides anything).
+enum class OpHandling : uint8_t {
+  kGenerated,    // the target's code generator emits it
+  kLibrary,      // mapped to a library call (OpRule::library names it)
+  kNative,       // accelerator ISA instruction(s)
+  kHostFallback, // not executable on the target; runs on the host
+};
+
+struct OpRule {
+  OpHandling handling = OpHandling::kGenerated;
+  std::string library;                  // "cuBLASLt", "cuDNN", "Eigen", ... for kLibrary
+  // Element types the rule applies to; empty = all. Other types fall back to `otherwise`.
+  std::set<hlo::PrimitiveType> types;
+  OpHandling otherwise = OpHandling::kHostFallback;
+};
+
+// Epilogues a library/native contraction can absorb (kOutput fusion).
+enum class Epilogue : uint8_t { kBiasAdd, kScale, kRelu, kGelu, kConvert, kResidualAdd };
+
+struct PeakRates {
+  // Operations per second by element type of the computation (FLOP/s for floats, OP/s for ints).
+  std::map<hlo::PrimitiveType, double> matrix_ops_per_second;  // dot / convolution
+  double vector_ops_per_second = 0;    // elementwise / reductions
+  double memory_bytes_per_second = 0;  // device memory bandwidth
+  double host_link_bytes_per_second = 0;  // host<->device (fallbacks pay it twice)
+  double kernel_launch_seconds = 0;    // fixed cost per kernel / library call
+};
+
+struct EnergyModel {
+  double joules_per_flop = 0;          // per matrix FLOP at the preferred type
+  double joules_per_vector_op = 0;
+  double joules_per_dram_byte = 0;
+  double idle_watts = 0;
+};
+
+struct TargetDescription {
+  std::string name;                    // "interp", "cpu", "gpu", "systolic"
+  std::string description;
+
+  // Opcode handling. Missing opcodes default to `default_handling`.
+  std::map<hlo::Opcode, OpRule> op_rules;
+  OpHandling default_handling = OpHandling::kGenerated;
+  // Custom-call targets the target knows, and who runs them. Unknown ones are
+  // Owner::kUnsupportedCustomCall.
+  std::map<std::string, OpRule> custom_calls;
+  bool supports_collectives = false;   // a multi-device runtime exists
+
+  // Fusion.
+  std::set<hlo::FusionKind> fusion_kinds;       // accepted kinds (empty: no fusion)
+  std::set<Epilogue> contraction_epilogues;     // for kOutput fusion into dot/convolution
+  int64_t max_fusion_instructions = 64;         // bounds fusion size
+  double max_duplication_factor = 1.5;          // bounds recomputed work in fused producers
+  bool multi_output_fusion = false;
+
+  // Layouts. Convolutions are canonicalized to this dim_labels form, e.g. "b01f_01io->b01f";
+  // empty = leave as is.
+  std::string preferred_conv_dim_labels;
+  bool prefers_row_major = true;                // default descending layouts everywhere
+
+  // Memory.
+  int64_t device_memory_bytes = 0;
+  int64_t on_chip_memory_bytes = 0;             // SRAM / shared memory / L2, for tiling
+  int64_t alignment_bytes = 64;
+
+  PeakRates peak;
+  EnergyModel energy;
+  double price_per_hour_usd = 0;                // on-demand cloud price of one device
+
+  // The rule for one instruction's opcode + element type.
+  OpHandling HandlingFor(hlo::Opcode op, hlo::PrimitiveType type, std::string* library) const;
+};
+
+// The four instances. Sources and the reasoning behind each number are in the .cc files.
+const TargetDescription& InterpTarget();
+const TargetDescription& CpuTarget();
+const TargetDescription& GpuTarget();
+const TargetDescription& SystolicTarget();
+// By name ("interp", "cpu", "gpu", "systolic"); nullptr if unknown.
+const TargetDescription* FindTarget(std::string_view name);
+std::vector<std::string> TargetNames();
+
+}  // namespace compiler

@@ -1,0 +1,365 @@
+// Invariants of the ownership analysis on every corpus module and every target (before and
+// after the target's pipeline), and the JSON writer (validated by a small strict JSON reader
+// written here, independent of the writer).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <memory>
+#include <string>
+#include <unordered_set>
+
+#include "compiler/ownership.h"
+#include "compiler/target_pipelines.h"
+#include "hlo/module_io.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using compiler::ModuleStats;
+using compiler::Owner;
+
+// Parses a test module, adding the `HloModule` header the parser requires when it is absent.
+std::unique_ptr<hlo::Module> Parse(const std::string& text) {
+  if (text.find("HloModule") != std::string::npos) return testing_support::ParseAndVerify(text);
+  return testing_support::ParseAndVerify("HloModule test\n" + text);
+}
+
+// Instructions that generate no code, listed independently of compiler/cost_model.cc.
+bool Trivial(hlo::Opcode op) {
+  static const std::set<hlo::Opcode> trivial = {
+      hlo::Opcode::kParameter, hlo::Opcode::kConstant,  hlo::Opcode::kTuple,
+      hlo::Opcode::kGetTupleElement, hlo::Opcode::kBitcast, hlo::Opcode::kAfterAll,
+      hlo::Opcode::kOptimizationBarrier, hlo::Opcode::kWhile, hlo::Opcode::kConditional,
+      hlo::Opcode::kCall};
+  return trivial.count(op) != 0;
+}
+
+// Non-trivial instructions a fusion stands for (nested fusions opened, at least 1).
+int64_t FusedCount(const hlo::Computation& computation) {
+  int64_t count = 0;
+  for (const auto& inst : computation.instructions()) {
+    if (inst->opcode() == hlo::Opcode::kFusion) {
+      count += FusedCount(*inst->called_computations()[0]);
+    } else if (!Trivial(inst->opcode())) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+struct Expected {
+  int64_t instructions = 0;  // every instruction of the walked computations
+  int64_t non_trivial = 0;
+  std::unordered_set<const hlo::Computation*> walked;
+};
+
+// Recursive walk through control flow only, written apart from the analysis' worklist.
+void Walk(const hlo::Computation& computation, Expected& expected) {
+  if (!expected.walked.insert(&computation).second) return;
+  for (const auto& inst : computation.instructions()) {
+    ++expected.instructions;
+    if (inst->opcode() == hlo::Opcode::kFusion) {
+      expected.non_trivial += std::max<int64_t>(1, FusedCount(*inst->called_computations()[0]));
+    } else if (!Trivial(inst->opcode())) {
+      ++expected.non_trivial;
+    }
+    const hlo::Opcode op = inst->opcode();
+    if (op == hlo::Opcode::kWhile || op == hlo::Opcode::kConditional ||
+        op == hlo::Opcode::kCall) {
+      for (const hlo::Computation* callee : inst->called_computations()) Walk(*callee, expected);
+    }
+  }
+}
+
+void CheckInvariants(const hlo::Module& module, const ModuleStats& stats) {
+  Expected expected;
+  Walk(*module.entry(), expected);
+  // Every instruction owned exactly once.
+  EXPECT_EQ(static_cast<int64_t>(stats.entries.size()), expected.instructions);
+  std::unordered_set<const hlo::Instruction*> seen;
+  int64_t kernels = 0;
+  for (const auto& entry : stats.entries) {
+    EXPECT_TRUE(seen.insert(entry.instruction).second) << entry.instruction->name();
+    EXPECT_TRUE(expected.walked.count(entry.instruction->parent()));
+    EXPECT_EQ(entry.info.owner == Owner::kNoCode, Trivial(entry.instruction->opcode()))
+        << entry.instruction->name();
+    EXPECT_EQ(entry.info.owner == Owner::kLibrary, !entry.info.library.empty());
+    EXPECT_GE(entry.cost.flops, 0);
+    EXPECT_GE(entry.cost.bytes_read, 0);
+    if (entry.info.owner == Owner::kGeneratedKernel || entry.info.owner == Owner::kLibrary ||
+        entry.info.owner == Owner::kAcceleratorNative) {
+      ++kernels;
+    }
+  }
+  int64_t sum = 0;
+  for (const auto& [owner, count] : stats.instructions_by_owner) {
+    EXPECT_NE(owner, "no-code");
+    EXPECT_GE(count, 0);
+    sum += count;
+  }
+  EXPECT_EQ(sum, expected.non_trivial);
+  EXPECT_EQ(stats.kernel_count, kernels);
+  EXPECT_GE(stats.fusion_coverage, 0.0);
+  EXPECT_LE(stats.fusion_coverage, 1.0);
+  EXPECT_TRUE(std::isfinite(stats.total_flops));
+  EXPECT_TRUE(std::isfinite(stats.total_bytes));
+  // Peak memory holds at least the entry's parameters, which live throughout.
+  double parameter_bytes = 0;
+  for (const hlo::Instruction* parameter : module.entry()->parameters()) {
+    std::vector<const hlo::Shape*> leaves;
+    hlo::FlattenShape(parameter->shape(), leaves);
+    for (const hlo::Shape* leaf : leaves) {
+      parameter_bytes += static_cast<double>(leaf->ElementCount()) * hlo::ByteSize(leaf->type);
+    }
+  }
+  EXPECT_GE(static_cast<double>(stats.peak_buffer_bytes), parameter_bytes);
+}
+
+std::unique_ptr<hlo::Module> LoadCorpus(const std::string& file) {
+  hlo::ParseOptions quiet;
+  quiet.warn = [](const std::string&) {};
+  return hlo::LoadModule(testing_support::CorpusPath(file), true, quiet).module;
+}
+
+TEST(OwnershipCorpusTest, EveryInstructionOwnedOnceOnEveryTarget) {
+  for (const std::string& file : testing_support::CorpusFiles()) {
+    auto module = LoadCorpus(file);
+    for (const std::string& name : compiler::TargetNames()) {
+      SCOPED_TRACE(file + " on " + name);
+      const auto start = std::chrono::steady_clock::now();
+      ModuleStats stats = AnalyzeOwnership(*module, *compiler::FindTarget(name));
+      const double ms = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start).count();
+      // ~10 ms for gemma3's 10k instructions; a quadratic walk would take seconds.
+      EXPECT_LT(ms, 500) << "the analysis must stay linear";
+      if (file.rfind("gemma3", 0) == 0) std::printf("gemma3 on %s: %.1f ms\n", name.c_str(), ms);
+      CheckInvariants(*module, stats);
+    }
+  }
+}
+
+TEST(OwnershipCorpusTest, KnownFactsOfCorpusModules) {
+  // llama3 calls TransformerEngine's fused attention: 8 forward + 4 backward custom-calls are
+  // unsupported on every target; it also holds collectives.
+  auto llama = LoadCorpus("hlo_llama3_8b_cp_bf16_1x4.hlo");
+  for (const std::string& name : compiler::TargetNames()) {
+    ModuleStats stats = AnalyzeOwnership(*llama, *compiler::FindTarget(name));
+    int64_t forward = 0, backward = 0;
+    for (const auto& entry : stats.entries) {
+      if (entry.info.owner != Owner::kUnsupportedCustomCall) continue;
+      forward += entry.info.detail == "te_fused_attn_forward_ffi";
+      backward += entry.info.detail == "te_fused_attn_backward_ffi";
+    }
+    EXPECT_EQ(forward, 8) << name;
+    EXPECT_EQ(backward, 4) << name;
+    EXPECT_GT(stats.instructions_by_owner.at("collective"), 0) << name;
+  }
+  // dlrm's embedding lookups are its 6 gathers: the systolic target runs them on the host.
+  auto dlrm = LoadCorpus("dlrm_keras_jax_f32_test_step.hlo");
+  ModuleStats systolic = AnalyzeOwnership(*dlrm, compiler::SystolicTarget());
+  EXPECT_EQ(systolic.instructions_by_owner.at("host-fallback"), 6);
+  for (const auto& entry : systolic.entries) {
+    if (entry.info.owner == Owner::kHostFallback) {
+      EXPECT_EQ(entry.info.detail, "systolic cannot execute gather");
+    }
+  }
+  ModuleStats cpu = AnalyzeOwnership(*dlrm, compiler::CpuTarget());
+  EXPECT_EQ(cpu.instructions_by_owner.at("host-fallback"), 0);
+  // xnn.parallel_dots: four 512^3 matmuls in kCustom fusions owned by the dot's library on
+  // the gpu, plus 4 row sums over 512x512 and 3 adds of 512.
+  auto dots = LoadCorpus("xnn.parallel_dots.optimized.hlo");
+  ModuleStats gpu = AnalyzeOwnership(*dots, compiler::GpuTarget());
+  EXPECT_EQ(gpu.instructions_by_owner.at("library"), 4);
+  EXPECT_EQ(gpu.flops_by_owner.at("library"), 4 * 2.0 * 512 * 512 * 512);
+  EXPECT_EQ(gpu.total_flops, 4 * 2.0 * 512 * 512 * 512 + 4 * 512.0 * 512 + 3 * 512);
+}
+
+TEST(OwnershipCorpusTest, InvariantsHoldAfterEachTargetPipeline) {
+  for (const char* file : {"mha_block_1x12x128x64_bf16.hlo", "layer_norm_1x4096x768_bf16.hlo",
+                           "dlrm_keras_jax_f32_test_step.hlo"}) {
+    for (const std::string& name : compiler::TargetNames()) {
+      SCOPED_TRACE(std::string(file) + " on " + name);
+      auto module = LoadCorpus(file);
+      const compiler::TargetDescription& target = *compiler::FindTarget(name);
+      compiler::MakeTargetPipeline(target).Run(*module);
+      ModuleStats stats = AnalyzeOwnership(*module, target);
+      CheckInvariants(*module, stats);
+      std::printf("%-36s %-9s kernels %4lld  coverage %.3f  owners:", file, name.c_str(),
+                  static_cast<long long>(stats.kernel_count), stats.fusion_coverage);
+      for (const auto& [owner, count] : stats.instructions_by_owner) {
+        if (count) std::printf(" %s=%lld", owner.c_str(), static_cast<long long>(count));
+      }
+      std::printf("\n");
+    }
+  }
+}
+
+// A strict reader for the JSON grammar (RFC 8259); returns false on any syntax error.
+class JsonReader {
+ public:
+  explicit JsonReader(const std::string& text) : text_(text) {}
+  bool Valid() {
+    Space();
+    if (!Value()) return false;
+    Space();
+    return pos_ == text_.size();
+  }
+
+ private:
+  bool Value() {
+    if (pos_ >= text_.size()) return false;
+    switch (text_[pos_]) {
+      case '{': return Container('}', true);
+      case '[': return Container(']', false);
+      case '"': return String();
+      case 't': return Word("true");
+      case 'f': return Word("false");
+      case 'n': return Word("null");
+      default: return Number();
+    }
+  }
+  bool Container(char close, bool object) {
+    ++pos_;
+    Space();
+    if (Peek(close)) return ++pos_, true;
+    while (true) {
+      Space();
+      if (object && (!String() || (Space(), !Eat(':')))) return false;
+      Space();
+      if (!Value()) return false;
+      Space();
+      if (Eat(close)) return true;
+      if (!Eat(',')) return false;
+    }
+  }
+  bool String() {
+    if (!Eat('"')) return false;
+    while (pos_ < text_.size()) {
+      const unsigned char c = static_cast<unsigned char>(text_[pos_++]);
+      if (c == '"') return true;
+      if (c < 0x20) return false;
+      if (c == '\\') {
+        if (pos_ >= text_.size()) return false;
+        const char e = text_[pos_++];
+        if (e == 'u') {
+          for (int i = 0; i < 4; ++i) {
+            if (pos_ >= text_.size() || !std::isxdigit(static_cast<unsigned char>(text_[pos_++])))
+              return false;
+          }
+        } else if (std::string("\"\\/bfnrt").find(e) == std::string::npos) {
+          return false;
+        }
+      }
+    }
+    return false;
+  }
+  bool Number() {
+    const size_t start = pos_;
+    Eat('-');
+    if (!Digits()) return false;
+    if (Eat('.') && !Digits()) return false;
+    if (Eat('e') || Eat('E')) {
+      if (!Eat('+')) Eat('-');
+      if (!Digits()) return false;
+    }
+    return pos_ > start;
+  }
+  bool Digits() {
+    const size_t start = pos_;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    return pos_ > start;
+  }
+  bool Word(const char* word) {
+    const std::string w(word);
+    if (text_.compare(pos_, w.size(), w) != 0) return false;
+    pos_ += w.size();
+    return true;
+  }
+  bool Peek(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
+  bool Eat(char c) { return Peek(c) ? (++pos_, true) : false; }
+  void Space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  const std::string& text_;
+  size_t pos_ = 0;
+};
+
+TEST(OwnershipJsonTest, ReaderRejectsBrokenJson) {
+  EXPECT_TRUE(JsonReader(R"({"a": [1, -2.5e3, "x\"y", null, true]})").Valid());
+  EXPECT_FALSE(JsonReader(R"({"a": 1,})").Valid());
+  EXPECT_FALSE(JsonReader("{\"a\": \"\x01\"}").Valid());
+  EXPECT_FALSE(JsonReader(R"({"a": nan})").Valid());
+}
+
+TEST(OwnershipJsonTest, StatsOfEveryCorpusModuleAreValidJson) {
+  for (const char* file : {"hlo_llama3_8b_cp_bf16_1x4.hlo", "xnn.parallel_dots.optimized.hlo",
+                           "mha_block_1x12x128x64_bf16.hlo"}) {
+    auto module = LoadCorpus(file);
+    for (const std::string& name : compiler::TargetNames()) {
+      ModuleStats stats = AnalyzeOwnership(*module, *compiler::FindTarget(name));
+      const std::string json = compiler::ModuleStatsToJson(stats, {{"dce", 1.5}, {"cse", 0.25}});
+      EXPECT_TRUE(JsonReader(json).Valid()) << file << " " << name;
+      EXPECT_NE(json.find("\"target\": \"" + name + "\""), std::string::npos);
+      EXPECT_NE(json.find("\"pass_times_ms\": {\"cse\": 0.25, \"dce\": 1.5}"), std::string::npos);
+      EXPECT_NE(json.find("\"total_pass_time_ms\": 1.75"), std::string::npos);
+      EXPECT_NE(json.find("\"kernel_count\": " + std::to_string(stats.kernel_count)),
+                std::string::npos);
+    }
+  }
+}
+
+TEST(OwnershipJsonTest, HostileStringsAndNumbersStayValid) {
+  auto module = Parse(R"(
+ENTRY main {
+  p = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(p), custom_call_target="evil\"name\\x"
+}
+)");
+  ModuleStats stats = AnalyzeOwnership(*module, compiler::GpuTarget());
+  // Control characters, a lone continuation byte and a valid 2-byte sequence in a detail.
+  compiler::OwnershipEntry extra = stats.entries.back();
+  extra.info.detail = std::string("tab\there \x01 bad\x80 ok\xc3\xa9");
+  stats.entries.push_back(extra);
+  stats.total_flops = std::nan("");
+  stats.total_bytes = INFINITY;
+  const std::string json = compiler::ModuleStatsToJson(stats, {});
+  EXPECT_TRUE(JsonReader(json).Valid()) << json;
+  EXPECT_NE(json.find(R"(tab\u0009here \u0001 bad\ufffd ok)" "\xc3\xa9"), std::string::npos);
+  EXPECT_NE(json.find("\"total_flops\": null"), std::string::npos);
+  EXPECT_NE(json.find("\"total_bytes\": null"), std::string::npos);
+  EXPECT_NE(json.find("\"pass_times_ms\": {}"), std::string::npos);
+  EXPECT_NE(json.find(R"("unsupported-custom-call": {"evil\"name\\x": 1, "tab)"),
+            std::string::npos);
+}
+
+TEST(OwnershipJsonTest, AggregatesLibrariesAndReasons) {
+  auto module = Parse(R"(
+ENTRY main {
+  a = f32[2,3] parameter(0)
+  b = f32[3,4] parameter(1)
+  d = f32[2,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  i = s32[1,1] parameter(2)
+  g = f32[1,4] gather(d, i), offset_dims={1}, collapsed_slice_dims={0},
+    start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+  ROOT n = f32[1,4] negate(g)
+}
+)");
+  const std::string gpu =
+      compiler::ModuleStatsToJson(AnalyzeOwnership(*module, compiler::GpuTarget()), {});
+  // 2*4 outputs * 3 multiply-adds * 2 = 48 FLOPs in cuBLASLt.
+  EXPECT_NE(gpu.find("\"library_instructions\": {\"cuBLASLt\": 1}"), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("\"library_flops\": {\"cuBLASLt\": 48}"), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("\"instructions\": 3,"), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("\"no_code_instructions\": 3,"), std::string::npos) << gpu;
+  const std::string systolic =
+      compiler::ModuleStatsToJson(AnalyzeOwnership(*module, compiler::SystolicTarget()), {});
+  EXPECT_NE(systolic.find("\"details_by_owner\": {\"host-fallback\": "
+                          "{\"systolic cannot execute gather\": 1}}"),
+            std::string::npos)
+      << systolic;
+}
+
+}  // namespace

@@ -1,0 +1,114 @@
+// The basic passes over every corpus module: each pass leaves a module that verifies, reports
+// "changed" honestly, and — for the modules small enough to interpret quickly — evaluates to
+// the same results. On gemma3 (~9.7k instructions) each pass must stay near-linear: < 100 ms of
+// CPU time (thread CPU time, so other jobs on a shared machine do not make the test flaky).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "compiler/pass_registry.h"
+#include "compiler/target_description.h"
+#include "hlo/parser.h"
+#include "tests/compiler/passes_test_util.h"
+
+namespace {
+
+const char* const kBasicPasses[] = {"call-inliner",
+                                    "tuple-simplifier",
+                                    "constant-folding",
+                                    "cse",
+                                    "dce",
+                                    "while-loop-invariant-hoisting"};
+
+std::unique_ptr<hlo::Module> ParseCorpus(const std::string& file) {
+  const std::string path = testing_support::CorpusPath(file);
+  hlo::ParseOptions quiet;
+  quiet.warn = [](const std::string&) {};
+  auto module = hlo::ParseHloText(testing_support::ReadFile(path), file, quiet);
+  hlo::Verify(*module);
+  return module;
+}
+
+double ThreadCpuMilliseconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+class BasicPassesOnCorpus : public ::testing::TestWithParam<std::string> {};
+
+io::CompareResult CompareWith(const hlo::Literal& expected, const hlo::Module& module,
+                              const std::vector<hlo::Literal>& inputs) {
+  return io::CompareArrays(io::FlattenOutputs(expected),
+                           io::FlattenOutputs(hlo::Evaluate(module, inputs)), nullptr);
+}
+
+TEST_P(BasicPassesOnCorpus, VerifyHonestAndSameResults) {
+  const std::string file = GetParam();
+  auto module = ParseCorpus(file);
+  // Small modules also run through the interpreter: once before, then after every pass.
+  const bool evaluate = std::filesystem::file_size(testing_support::CorpusPath(file)) < 64 * 1024;
+  std::vector<hlo::Literal> inputs;
+  hlo::Literal expected;
+  if (evaluate) {
+    inputs = io::MakeRandomInputs(*module, 3);
+    expected = hlo::Evaluate(*module, inputs);
+  }
+  const compiler::TargetDescription& cpu = compiler::CpuTarget();
+  // Each pass alone on the original (verify + honest "changed" + idempotence) ...
+  for (const char* name : kBasicPasses) {
+    SCOPED_TRACE(name);
+    std::unique_ptr<compiler::Pass> pass = compiler::MakePass(name, cpu);
+    std::unique_ptr<hlo::Module> copy = module->Clone();
+    const bool changed = pass->Run(*copy);
+    std::printf("  %-32s changed=%d instructions %lld -> %lld\n", name, changed ? 1 : 0,
+                static_cast<long long>(module->instruction_count()),
+                static_cast<long long>(copy->instruction_count()));
+    std::unique_ptr<hlo::Module> result =
+        passes_test::RunAndCheck(*pass, *module, changed, /*evaluate=*/false);
+    if (evaluate) {
+      io::CompareResult cmp = CompareWith(expected, *result, inputs);
+      EXPECT_TRUE(cmp.matched) << cmp.summary;
+    }
+  }
+  // ... then all of them in sequence, as a pipeline runs them.
+  std::unique_ptr<hlo::Module> sequenced = module->Clone();
+  for (const char* name : kBasicPasses) {
+    compiler::MakePass(name, cpu)->Run(*sequenced);
+    ASSERT_NO_THROW(hlo::Verify(*sequenced)) << "after " << name;
+  }
+  if (evaluate) {
+    io::CompareResult cmp = CompareWith(expected, *sequenced, inputs);
+    EXPECT_TRUE(cmp.matched) << cmp.summary;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, BasicPassesOnCorpus,
+                         ::testing::ValuesIn(testing_support::CorpusFiles()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(0, info.param.find('.'));
+                           for (char& c : name)
+                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
+TEST(BasicPassesTiming, EachPassUnder100MsOnGemma3) {
+  auto module = ParseCorpus("gemma3_1b_flax_call.hlo");
+  ASSERT_GT(module->instruction_count(), 5000);
+  const compiler::TargetDescription& cpu = compiler::CpuTarget();
+  // In pipeline order, so later passes see the inlined module they see in practice.
+  for (const char* name : kBasicPasses) {
+    std::unique_ptr<compiler::Pass> pass = compiler::MakePass(name, cpu);
+    const double start = ThreadCpuMilliseconds();
+    pass->Run(*module);
+    const double elapsed = ThreadCpuMilliseconds() - start;
+    EXPECT_LT(elapsed, 100.0) << name << " took " << elapsed << " ms";
+    std::printf("  %-32s %8.2f ms (%lld instructions)\n", name, elapsed,
+                static_cast<long long>(module->instruction_count()));
+  }
+  hlo::Verify(*module);
+}
+
+}  // namespace
