@@ -53,6 +53,9 @@ struct Limits {
   int64_t max_bytes_per_allocation = int64_t{16} << 30;  // 16 GiB
   int64_t max_rank = 64;
   int64_t max_while_iterations = int64_t{1} << 32;
+  // Elided constants (`constant({...})`) are the one parse-time allocation not bounded by the
+  // size of the input file: their total per module is capped separately.
+  int64_t max_elided_constant_bytes_per_module = int64_t{1} << 30;  // 1 GiB
 };
 Limits& GlobalLimits();
 

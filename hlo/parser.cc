@@ -14,6 +14,12 @@
 namespace hlo {
 namespace {
 
+size_t LiteralByteSize(const Literal& literal) {
+  size_t bytes = literal.bytes().size();
+  for (const Literal& element : literal.elements()) bytes += LiteralByteSize(element);
+  return bytes;
+}
+
 using parser_internal::ComputationRef;
 using parser_internal::ParsedAttributes;
 using parser_internal::RawAttribute;
@@ -60,6 +66,7 @@ class TextParser {
   std::vector<RawAttribute> raw_attributes_;  // reused for every instruction
   std::unordered_map<std::string_view, Computation*> computations_;  // the whole module
   int elided_constants_ = 0;
+  int64_t elided_constant_bytes_ = 0;
 };
 
 std::unique_ptr<Module> TextParser::ParseModule() {
@@ -190,7 +197,16 @@ void TextParser::ParseInstruction(Computation& computation, bool& saw_root) {
     if (PeekArrayShape()) parser_internal::ParseShape(lexer_);
     bool elided = false;
     Literal literal = parser_internal::ParseConstantLiteral(lexer_, instruction.shape(), name, elided);
-    if (elided) ++elided_constants_;
+    if (elided) {
+      ++elided_constants_;
+      elided_constant_bytes_ += static_cast<int64_t>(LiteralByteSize(literal));
+      if (elided_constant_bytes_ > GlobalLimits().max_elided_constant_bytes_per_module) {
+        throw Error(instruction.location(),
+                    "elided constants of this module need more than " +
+                        std::to_string(GlobalLimits().max_elided_constant_bytes_per_module) +
+                        " bytes in total (the limit for constant({...}))");
+      }
+    }
     instruction.set_attrs(ConstantAttrs{std::move(literal), elided});
   } else {
     ParseOperands(instruction);

@@ -603,3 +603,35 @@ TEST(ParserErrorTest, TruncatedInputAlwaysFailsCleanly) {
 }
 
 }  // namespace
+
+namespace hlo {
+namespace {
+
+// Elided constants are filled at parse time, so a short file could ask for unbounded memory by
+// repeating large `constant({...})` lines; the module-wide budget refuses that.
+TEST(ParserLimits, ElidedConstantsHaveAModuleWideBudget) {
+  Limits saved = GlobalLimits();
+  GlobalLimits().max_elided_constant_bytes_per_module = 1000;
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[128] constant({...})
+  b = f32[128] constant({...})
+  ROOT t = (f32[128], f32[128]) tuple(a, b)
+})";
+  try {
+    ParseHloText(text, "budget.hlo", ParseOptions{[](const std::string&) {}});
+    GlobalLimits() = saved;
+    FAIL() << "expected the elided-constant budget to be exceeded";
+  } catch (const Error& e) {
+    GlobalLimits() = saved;
+    EXPECT_EQ(e.location().line, 4u);
+    EXPECT_NE(e.message().find("elided constants"), std::string::npos) << e.message();
+  }
+  // One 512-byte constant fits.
+  EXPECT_NO_THROW(ParseHloText("HloModule m\nENTRY e {\n  ROOT a = f32[128] constant({...})\n}",
+                               "ok.hlo", ParseOptions{[](const std::string&) {}}));
+  GlobalLimits() = saved;
+}
+
+}  // namespace
+}  // namespace hlo
