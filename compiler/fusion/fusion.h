@@ -3,12 +3,16 @@
 //
 // The pipeline runs them in this order (each reads only its TargetDescription):
 //
-//   output-fusion       dot / convolution + accepted epilogues (bias, scale, relu, convert, ...)
-//                       -> kind=kOutput; only epilogues in target.contraction_epilogues.
+//   output-fusion       dot / convolution + accepted epilogues (bias, scale, relu, GELU,
+//                       convert, residual add) -> kind=kOutput; only epilogues in
+//                       target.contraction_epilogues.
 //   input-fusion        reductions with their row-local producers and consumers: a softmax or a
 //                       layer-norm row becomes ONE kInput fusion per row-reduction group.
 //   loop-fusion         producer–consumer fusion of elementwise and data-movement ops (and of
-//                       kLoop fusions with each other) -> kind=kLoop.
+//                       kLoop fusions with each other) -> kind=kLoop. Fusible: elementwise,
+//                       broadcast, reshape, bitcast, transpose, slice, concatenate, pad, iota,
+//                       convert, reverse, dynamic-slice, small constants. Not: gather and
+//                       dynamic-update-slice (in-place / data-dependent; left to backends).
 //   multi-output-fusion sibling kLoop/kInput fusions that read the same operand and iterate over
 //                       the same shape become one fusion with a tuple root; users read it through
 //                       get-tuple-element. Only when target.multi_output_fusion.
@@ -23,9 +27,11 @@
 //   * side-effecting custom-calls, custom-calls, collectives, while/conditional/call, rng,
 //     parameters and constants bigger than kSmallConstantElements are never fused; kCustom
 //     fusions are never entered or merged;
-//   * a fusion never exceeds target.max_fusion_instructions instructions, and the arithmetic
-//     work recomputed by duplicated producers stays within (target.max_duplication_factor - 1)
-//     times the arithmetic work of the computation (fusion_cost.h).
+//   * a fusion never exceeds target.max_fusion_instructions instructions, and within one run
+//     of a pass the arithmetic work recomputed by duplicated producers stays within
+//     (target.max_duplication_factor - 1) times the arithmetic work of the computation
+//     (fusion_cost.h); free ops (data movement, small constants) are duplicated without limit,
+//     expensive ones (transcendentals, divide, reductions, contractions) never.
 // What the passes do NOT do: fuse into or out of reducer/comparator computations, fuse across
 // computations, fuse producers into a contraction's operands (library calls read materialized
 // operands), or change layouts.

@@ -4,13 +4,14 @@
 // Guarantees:
 //   * IsNeverFusible is true for everything the fusion passes must leave alone (side effects,
 //     custom-calls, collectives, control flow, rng, parameters, big constants, kCustom fusions).
-//   * PerElementWork is 0 exactly for ops that compute nothing (data movement, iota, small
-//     constants, converts between same-width types are NOT free: convert costs 1), so duplicating
-//     them never counts against the duplication budget.
-//   * DuplicationBudget: duplicating producers into several consumer fusions may add at most
-//     (max_duplication_factor - 1) x (arithmetic work of the computation) — the module's total
-//     work after fusion is at most max_duplication_factor times the work before. Expensive
-//     producers (transcendentals, divide, power, reductions, contractions) are never duplicated.
+//   * PerElementWork is 0 exactly for ops that compute nothing (data movement, iota, constants,
+//     copy, bitcast-convert; convert is not free: it costs 1), so duplicating them never counts
+//     against the duplication budget.
+//   * DuplicationBudget: within one run of one pass, duplicating producers into several
+//     consumer fusions may add at most (max_duplication_factor - 1) x (arithmetic work of the
+//     computation), so that pass leaves at most max_duplication_factor times the work it found.
+//     Expensive producers (transcendentals, divide, power, reductions, contractions) are never
+//     duplicated.
 #pragma once
 
 #include <cstdint>

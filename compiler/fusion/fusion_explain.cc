@@ -2,10 +2,13 @@
 // re-derived from the rules the passes apply (fusion_cost.h, fusion_rows.h, fusion_epilogue.h),
 // checked in the order the pipeline runs them: never-fusible ends, contractions (output
 // fusion), reductions (input fusion), then loop fusion's size and duplication bounds.
+#include <functional>
 #include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "compiler/fusion/fusion.h"
+#include "compiler/fusion/fusion_activation.h"
 #include "compiler/fusion/fusion_builder.h"
 #include "compiler/fusion/fusion_cost.h"
 #include "compiler/fusion/fusion_epilogue.h"
@@ -16,6 +19,7 @@ namespace {
 using hlo::FusionKind;
 using hlo::Instruction;
 using hlo::Opcode;
+using Positions = std::function<int64_t(const Instruction*)>;
 
 // "exponential", or "fusion (kLoop)" for a fusion, so a reason names what kind of kernel it is.
 std::string Op(const Instruction& inst) {
@@ -42,8 +46,13 @@ bool IsReduction(const Instruction& inst) {
 
 // Output fusion's view of a contraction (or kOutput fusion) feeding `consumer`.
 std::string WhyNotEpilogue(const Instruction& producer, const Instruction& consumer, int64_t index,
-                           const TargetDescription& target) {
+                           const TargetDescription& target, const Positions& position) {
   if (!target.fusion_kinds.count(FusionKind::kOutput)) return "target has no kOutput fusion";
+  if (producer.users().size() > 1 && fusion::MatchGelu(producer, position)) {
+    return target.contraction_epilogues.count(compiler::Epilogue::kGelu)
+               ? "fusion size limit " + std::to_string(target.max_fusion_instructions)
+               : "target has no kOutput epilogue for gelu";
+  }
   if (producer.users().size() > 1) {
     return "contraction result has " + std::to_string(producer.users().size()) +
            " uses; an epilogue must be its only use";
@@ -64,8 +73,19 @@ std::string WhyNotEpilogue(const Instruction& producer, const Instruction& consu
   const Instruction* reader = &consumer;
   if (consumer.opcode() == Opcode::kFusion) {
     const Instruction* param = consumer.called_computations()[0]->parameter(index);
-    if (param == nullptr || param->users().size() != 1) {
-      return "consumer fusion reads the contraction result more than once";
+    if (param == nullptr) return "consumer fusion does not read the contraction result";
+    if (param->users().size() != 1) {
+      std::unordered_map<const Instruction*, int64_t> body_index;
+      for (const auto& inner : param->parent()->instructions()) {
+        body_index.emplace(inner.get(), static_cast<int64_t>(body_index.size()));
+      }
+      const Positions body_position = [&](const Instruction* i) { return body_index.at(i); };
+      if (!fusion::MatchGelu(*param, body_position)) {
+        return "consumer fusion reads the contraction result more than once";
+      }
+      return target.contraction_epilogues.count(compiler::Epilogue::kGelu)
+                 ? "fusion size limit " + std::to_string(target.max_fusion_instructions)
+                 : "target has no kOutput epilogue for gelu";
     }
     value = param;
     reader = param->users()[0];
@@ -83,14 +103,14 @@ std::string WhyNotEpilogue(const Instruction& producer, const Instruction& consu
 }
 
 std::string WhyUnfused(const Instruction& p, const Instruction& c, int64_t index,
-                       const TargetDescription& target) {
+                       const TargetDescription& target, const Positions& position) {
   if (target.fusion_kinds.empty()) return "target forms no fusions";
   if (std::string r = fusion::NeverFusibleReason(c); !r.empty()) return "consumer is a " + r;
   if (std::string r = fusion::NeverFusibleReason(p); !r.empty()) return "producer is a " + r;
   if (IsContraction(c)) {
     return "consumer " + Op(c) + " is a contraction; it reads its operands from memory";
   }
-  if (IsContraction(p)) return WhyNotEpilogue(p, c, index, target);
+  if (IsContraction(p)) return WhyNotEpilogue(p, c, index, target, position);
   const std::string limit = "fusion size limit " + std::to_string(target.max_fusion_instructions);
   const bool too_big =
       fusion::FusedSize(p) + fusion::FusedSize(c) > target.max_fusion_instructions;
@@ -130,6 +150,11 @@ std::vector<FusionDecision> ExplainFusion(const hlo::Module& module,
                                           const TargetDescription& target) {
   std::vector<FusionDecision> decisions;
   for (const hlo::Computation* computation : fusion::FusibleComputations(module)) {
+    std::unordered_map<const Instruction*, int64_t> index_of;
+    for (const auto& owned : computation->instructions()) {
+      index_of.emplace(owned.get(), static_cast<int64_t>(index_of.size()));
+    }
+    const Positions position = [&](const Instruction* inst) { return index_of.at(inst); };
     for (const auto& owned : computation->instructions()) {
       const Instruction& consumer = *owned;
       if (IsNoCode(consumer)) continue;
@@ -138,7 +163,7 @@ std::vector<FusionDecision> ExplainFusion(const hlo::Module& module,
         const Instruction& producer = *consumer.operand(i);
         if (IsNoCode(producer) || !seen.insert(&producer).second) continue;
         decisions.push_back({computation->name(), producer.name(), consumer.name(),
-                             WhyUnfused(producer, consumer, i, target)});
+                             WhyUnfused(producer, consumer, i, target, position)});
       }
     }
   }

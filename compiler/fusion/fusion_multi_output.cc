@@ -135,8 +135,7 @@ Instruction* Merge(Instruction* a, Instruction* b, fusion::FusionBuilder& builde
       gte->AppendOperand(m);
       Instruction* g = computation.AddInstruction(std::move(gte));
       builder.SetPosition(g, position);
-      f->ReplaceAllUsesWith(g);
-      // ReplaceAllUsesWith also made g's own operand... g uses m, not f, so nothing to undo.
+      f->ReplaceAllUsesWith(g);  // g reads m, not f, so it is not among f's users
       if (computation.root() == f) computation.set_root(g);
     }
     offset += outputs_of_f;

@@ -2,13 +2,15 @@
 // result become one kOutput fusion, when the target's contraction accepts every epilogue in it.
 //
 // The chain follows the result downward while the running value has exactly one user (a value
-// needed elsewhere cannot disappear into the library call), through degenerate reshapes, and
+// needed elsewhere cannot disappear into the library call) — or while its users form a GELU
+// subgraph that ends in one instruction (fusion_activation.h) — through degenerate reshapes, and
 // stops at the first consumer that is not an accepted epilogue (fusion_epilogue.h) or that
 // would exceed the size limit. Trailing reshapes after the last epilogue stay outside. Bias and
 // scale broadcasts (and their small constants) are fused; being free, they are duplicated when
 // shared. No order is imposed among epilogues: a target that needs one lists fewer epilogues.
 // The contraction's operands are never fused (libraries read them from memory).
 #include "compiler/fusion/fusion.h"
+#include "compiler/fusion/fusion_activation.h"
 #include "compiler/fusion/fusion_builder.h"
 #include "compiler/fusion/fusion_epilogue.h"
 
@@ -33,7 +35,20 @@ bool OutputFusion::Run(hlo::Module& module) {
       hlo::Instruction* last_epilogue = nullptr;
       hlo::Instruction* value = contraction;
       int64_t feature_dim = fusion::ContractionFeatureDim(*contraction);
-      while (value != computation->root() && value->users().size() == 1) {
+      auto position = [&](const hlo::Instruction* inst) { return builder.Position(inst); };
+      while (value != computation->root() && !value->users().empty()) {
+        if (value->users().size() > 1) {
+          // Several uses: only a whole activation subgraph (GELU) can follow.
+          auto gelu = fusion::MatchGelu(*value, position);
+          if (!gelu || !target_.contraction_epilogues.count(Epilogue::kGelu)) break;
+          const int64_t size = static_cast<int64_t>(members.size() + gelu->members.size());
+          if (size > target_.max_fusion_instructions) break;
+          members.insert(members.end(), gelu->members.begin(), gelu->members.end());
+          value = gelu->exit;
+          last_epilogue = value;
+          members_at_last_epilogue = members.size();
+          continue;
+        }
         hlo::Instruction* consumer = value->users()[0];
         int64_t index = 0;
         while (consumer->operand(index) != value) ++index;

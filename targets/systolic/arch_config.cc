@@ -13,7 +13,13 @@ namespace {
 
 constexpr ArchKey kKeys[] = {
 #define ARCH_KEY(member, key, type, min, max, unit, doc) \
-  {key, KeyType::k##type, &ArchConfig::member, static_cast<double>(min), static_cast<double>(max), unit, doc},
+  {key,                                                  \
+   KeyType::k##type,                                     \
+   &ArchConfig::member,                                  \
+   static_cast<double>(min),                             \
+   static_cast<double>(max),                             \
+   unit,                                                 \
+   doc},
 #include "targets/systolic/arch_config.def"
 };
 
@@ -28,24 +34,28 @@ struct ByteSuffix {
   int64_t scale;
 };
 // Longest first so "KiB" is not read as "B".
-constexpr ByteSuffix kByteSuffixes[] = {
-    {"TiB", int64_t{1} << 40}, {"GiB", int64_t{1} << 30}, {"MiB", int64_t{1} << 20},
-    {"KiB", int64_t{1} << 10}, {"B", 1}};
+constexpr ByteSuffix kByteSuffixes[] = {{"TiB", int64_t{1} << 40},
+                                        {"GiB", int64_t{1} << 30},
+                                        {"MiB", int64_t{1} << 20},
+                                        {"KiB", int64_t{1} << 10},
+                                        {"B", 1}};
 
 std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
 std::string ValidKeys() {
   std::string out;
   for (const ArchKey& k : kKeys) {
-      if (!out.empty()) out += ", ";
-      out += k.key;
-    }
+    if (!out.empty()) out += ", ";
+    out += k.key;
+  }
   return out;
 }
 
@@ -71,8 +81,8 @@ class ValueParser {
   int64_t Integer(std::string_view digits, int64_t scale) const {
     int64_t value = 0;
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
-        value < 0 || (scale > 1 && value > INT64_MAX / scale))
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || value < 0 ||
+        (scale > 1 && value > INT64_MAX / scale))
       throw Bad("expected a non-negative integer");
     return CheckRange(value * scale);
   }
@@ -229,17 +239,24 @@ ArchConfig ParseConfigFile(std::string_view text, const std::string& filename,
   return config;
 }
 
-ArchConfig LoadArchConfig(const std::string& preset_or_file, std::span<const std::string> overrides) {
+ArchConfig LoadArchConfig(const std::string& preset_or_file,
+                          std::span<const std::string> overrides) {
   ArchConfig config;
   bool is_preset = false;
   for (std::string_view name : PresetNames()) is_preset |= name == preset_or_file;
+  std::string presets;
+  for (std::string_view name : PresetNames()) {
+    if (!presets.empty()) presets += ", ";
+    presets += name;
+  }
   if (is_preset) {
     config = Preset(preset_or_file);
   } else {
     std::ifstream in(preset_or_file, std::ios::binary);
     if (!in)
-      throw hlo::Error(hlo::SourceLocation{std::make_shared<const std::string>(preset_or_file), 0, 0},
-                       "cannot open config file (and it is not a preset: tpu-v1, gemmini, tpu-v4-mxu)");
+      throw hlo::Error(
+          hlo::SourceLocation{std::make_shared<const std::string>(preset_or_file), 0, 0},
+          "cannot open config file (and it is not a preset: " + presets + ")");
     std::stringstream text;
     text << in.rdbuf();
     config = ParseConfigFile(text.str(), preset_or_file, Preset("tpu-v1"));
@@ -250,14 +267,10 @@ ArchConfig LoadArchConfig(const std::string& preset_or_file, std::span<const std
 
 std::string FormatValue(const ArchConfig& config, const ArchKey& key) {
   switch (key.type) {
-    case KeyType::kString:
-      return config.*std::get<std::string ArchConfig::*>(key.member);
-    case KeyType::kInt:
-      return std::to_string(config.*std::get<int64_t ArchConfig::*>(key.member));
-    case KeyType::kBytes:
-      return FormatBytes(config.*std::get<int64_t ArchConfig::*>(key.member));
-    case KeyType::kDouble:
-      return FormatDouble(config.*std::get<double ArchConfig::*>(key.member));
+    case KeyType::kString: return config.*std::get<std::string ArchConfig::*>(key.member);
+    case KeyType::kInt: return std::to_string(config.*std::get<int64_t ArchConfig::*>(key.member));
+    case KeyType::kBytes: return FormatBytes(config.*std::get<int64_t ArchConfig::*>(key.member));
+    case KeyType::kDouble: return FormatDouble(config.*std::get<double ArchConfig::*>(key.member));
     case KeyType::kDataflow:
       return std::string(DataflowName(config.*std::get<Dataflow ArchConfig::*>(key.member)));
     case KeyType::kDtypes: {
@@ -265,9 +278,9 @@ std::string FormatValue(const ArchConfig& config, const ArchKey& key) {
       uint32_t set = config.*std::get<uint32_t ArchConfig::*>(key.member);
       for (const MxuDtypeName& d : kMxuDtypes)
         if (set & d.bit) {
-      if (!out.empty()) out += ",";
-      out += d.name;
-    }
+          if (!out.empty()) out += ",";
+          out += d.name;
+        }
       return out;
     }
   }
@@ -276,7 +289,8 @@ std::string FormatValue(const ArchConfig& config, const ArchKey& key) {
 
 std::string FormatConfig(const ArchConfig& config) {
   std::string out;
-  for (const ArchKey& key : kKeys) out += std::string(key.key) + " = " + FormatValue(config, key) + "\n";
+  for (const ArchKey& key : kKeys)
+    out += std::string(key.key) + " = " + FormatValue(config, key) + "\n";
   return out;
 }
 
@@ -294,6 +308,26 @@ std::string KeysMarkdown() {
     }
     out += "| `" + std::string(key.key) + "` | " + type + " | " + range + " | " +
            std::string(key.unit) + " | " + std::string(key.doc) + " |\n";
+  }
+  return out;
+}
+
+std::string PresetsMarkdown() {
+  std::string out = "| key |";
+  std::string rule = "|---|";
+  for (std::string_view name : PresetNames()) {
+    out += " `" + std::string(name) + "` |";
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const ArchKey& key : kKeys) {
+    out += "| `" + std::string(key.key) + "` |";
+    for (std::string_view name : PresetNames()) {
+      out += " ";
+      out += FormatValue(Preset(name), key);
+      out += " |";
+    }
+    out += "\n";
   }
   return out;
 }

@@ -72,11 +72,13 @@ void ApplyOverride(ArchConfig& config, std::string_view assignment);
 ArchConfig ParseConfigFile(std::string_view text, const std::string& filename,
                            const ArchConfig& base);
 // A preset name or a config file path, then the overrides in order (the CLI's --config/--set).
-ArchConfig LoadArchConfig(const std::string& preset_or_file, std::span<const std::string> overrides);
+ArchConfig LoadArchConfig(const std::string& preset_or_file,
+                          std::span<const std::string> overrides);
 
 std::string FormatValue(const ArchConfig& config, const ArchKey& key);
 std::string FormatConfig(const ArchConfig& config);  // every key, `key = value` per line
-std::string KeysMarkdown();                         // the key table of docs/accelerator.md
+std::string KeysMarkdown();                          // the key table of docs/accelerator.md
+std::string PresetsMarkdown();  // every key's value in every preset, for the same document
 
 // Derived figures.
 int64_t PeakMacsPerCycle(const ArchConfig& config);

@@ -8,12 +8,13 @@ namespace systolic {
 namespace {
 
 // Energy defaults: Horowitz, "Computing's energy problem", ISSCC 2014, 45 nm / 0.9 V table.
-// MAC = multiply + 32-bit accumulate add; SRAM per byte = 64-bit access energy / 8.
+// MAC = multiply + 32-bit accumulate add (written as the rounded sum so that printed configs
+// read 0.3, not 0.30000000000000004); SRAM per byte = 64-bit access energy / 8.
 void SetHorowitzEnergy(ArchConfig& c, double sram_64bit_access_pj) {
-  c.energy_mac_int8_pj = 0.2 + 0.1;  // 8-bit int mult 0.2 pJ + 32-bit int add 0.1 pJ
-  c.energy_mac_bf16_pj = 1.1 + 0.9;  // 16-bit FP mult 1.1 pJ + 32-bit FP add 0.9 pJ
-  c.energy_mac_f32_pj = 3.7 + 0.9;   // 32-bit FP mult 3.7 pJ + 32-bit FP add 0.9 pJ
-  c.energy_vector_op_pj = 0.9;       // one 32-bit FP add
+  c.energy_mac_int8_pj = 0.3;   // 8-bit int mult 0.2 pJ + 32-bit int add 0.1 pJ
+  c.energy_mac_bf16_pj = 2.0;   // 16-bit FP mult 1.1 pJ + 32-bit FP add 0.9 pJ
+  c.energy_mac_f32_pj = 4.6;    // 32-bit FP mult 3.7 pJ + 32-bit FP add 0.9 pJ
+  c.energy_vector_op_pj = 0.9;  // one 32-bit FP add
   c.energy_ub_pj_per_byte = sram_64bit_access_pj / 8;
   c.energy_acc_pj_per_byte = sram_64bit_access_pj / 8;
   c.energy_dram_pj_per_byte = 1300.0 / 8;  // DRAM: 1.3-2.6 nJ per 64-bit access; low end
@@ -75,16 +76,16 @@ ArchConfig TpuV4Mxu() {
   c.dataflow = Dataflow::kWs;
   c.mxu_dtypes = kMxuBf16 | kMxuInt8;
   c.clock_mhz = 1050;
-  c.ub_bytes = int64_t{16} << 20;     // assumed: the core's vector memory (VMEM)
-  c.ub_banks = 8, c.ub_ports = 1;     // assumed
-  c.ub_bank_width_bytes = 256;        // one 128-element bf16 row
-  c.acc_bytes = int64_t{4} << 20;     // assumed
-  c.acc_banks = 4;                    // assumed
-  c.dram_bytes = int64_t{32} << 30;   // 32 GiB HBM2 per chip
+  c.ub_bytes = int64_t{16} << 20;      // assumed: the core's vector memory (VMEM)
+  c.ub_banks = 8, c.ub_ports = 1;      // assumed
+  c.ub_bank_width_bytes = 256;         // one 128-element bf16 row
+  c.acc_bytes = int64_t{4} << 20;      // assumed
+  c.acc_banks = 4;                     // assumed
+  c.dram_bytes = int64_t{32} << 30;    // 32 GiB HBM2 per chip
   c.dram_bandwidth_gbps = 1200.0 / 8;  // the chip's 1200 GB/s shared by its 8 MXUs
-  c.dram_latency_ns = 150;            // assumed
-  c.dram_burst_bytes = 64;            // assumed
-  c.vector_lanes = 128;               // assumed: one 128-wide row per cycle
+  c.dram_latency_ns = 150;             // assumed
+  c.dram_burst_bytes = 64;             // assumed
+  c.vector_lanes = 128;                // assumed: one 128-wide row per cycle
   SetHorowitzEnergy(c, 100);
   c.energy_dram_pj_per_byte = 3.9 * 8;  // HBM2 ~3.9 pJ/bit (O'Connor et al., MICRO 2017)
   return c;
@@ -102,9 +103,9 @@ ArchConfig Preset(std::string_view name) {
   if (name == "tpu-v4-mxu") return TpuV4Mxu();
   std::string valid;
   for (std::string_view n : kPresetNames) {
-      if (!valid.empty()) valid += ", ";
-      valid += n;
-    }
+    if (!valid.empty()) valid += ", ";
+    valid += n;
+  }
   throw hlo::Error("unknown preset '" + std::string(name) + "' (presets: " + valid + ")");
 }
 

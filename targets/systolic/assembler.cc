@@ -115,8 +115,8 @@ class LineAssembler {
         if (operand.value.text.empty()) throw FailAt(start + eq, "missing value after '='");
       }
       if (operand.value.text.find_first_of(" \t=") != std::string_view::npos)
-        throw Fail(operand.value, "malformed operand " + Quote(piece) +
-                                      " (separate operands with ',')");
+        throw Fail(operand.value,
+                   "malformed operand " + Quote(piece) + " (separate operands with ',')");
       operands.push_back(operand);
       if (pos >= text_.size()) break;
       ++pos;  // the comma
@@ -133,8 +133,8 @@ class LineAssembler {
       size_t field = 0;
       if (operand.name.text.empty()) {
         if (seen_named)
-          throw Fail(operand.value, "positional operand after a named one in " +
-                                        Quote(info.mnemonic));
+          throw Fail(operand.value,
+                     "positional operand after a named one in " + Quote(info.mnemonic));
         if (next_positional >= info.fields.size())
           throw Fail(operand.value, Quote(info.mnemonic) + " takes " +
                                         std::to_string(info.fields.size()) + " operands");
@@ -153,8 +153,8 @@ class LineAssembler {
     }
     for (size_t i = 0; i < info.fields.size(); ++i) {
       if (given[i] || info.fields[i].kind == FieldKind::kFlag) continue;
-      throw FailAt(text_.size(), "missing field " + Quote(info.fields[i].name) + " of " +
-                                      Quote(info.mnemonic));
+      throw FailAt(text_.size(),
+                   "missing field " + Quote(info.fields[i].name) + " of " + Quote(info.mnemonic));
     }
   }
 
@@ -183,8 +183,8 @@ class LineAssembler {
       throw Fail(token, "number " + Quote(token.text) + " for field " + Quote(field.name) +
                             " does not fit in 64 bits");
     if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
-      throw Fail(token, "expected a number for field " + Quote(field.name) + ", got " +
-                            Quote(token.text));
+      throw Fail(token,
+                 "expected a number for field " + Quote(field.name) + ", got " + Quote(token.text));
     return value;
   }
 
@@ -198,8 +198,8 @@ class LineAssembler {
       valid += s.name;
     }
     throw Fail(token, "unknown " + std::string(FieldKindName(field.kind)) + " " +
-                          Quote(token.text) + " for field " + Quote(field.name) + " (valid: " +
-                          valid + ")");
+                          Quote(token.text) + " for field " + Quote(field.name) +
+                          " (valid: " + valid + ")");
   }
 
   uint64_t ParseLocal(const Token& token, const FieldInfo& field) const {
@@ -217,8 +217,8 @@ class LineAssembler {
     if (offset >= kAccumulatorBit)
       throw Fail(token, "offset " + std::to_string(offset) + " of field " + Quote(field.name) +
                             " is outside the " + std::string(memory) +
-                            "'s 25-bit address space (max " +
-                            std::to_string(kAccumulatorBit - 1) + ")");
+                            "'s 25-bit address space (max " + std::to_string(kAccumulatorBit - 1) +
+                            ")");
     return base | offset;
   }
 
@@ -228,17 +228,13 @@ class LineAssembler {
     switch (field.kind) {
       case FieldKind::kAddress:
       case FieldKind::kImmediate:
-      case FieldKind::kSemaphore:
-        value = ParseNumber(token, token.text, field);
-        break;
+      case FieldKind::kSemaphore: value = ParseNumber(token, token.text, field); break;
       case FieldKind::kFlag:
         if (token.text == "true") return 1;
         if (token.text == "false") return 0;
         value = ParseNumber(token, token.text, field);
         break;
-      case FieldKind::kLocal:
-        value = ParseLocal(token, field);
-        break;
+      case FieldKind::kLocal: value = ParseLocal(token, field); break;
       case FieldKind::kRegister: {
         std::optional<uint64_t> reg = FindConfigRegisterByName(token.text);
         if (!reg)
@@ -249,8 +245,7 @@ class LineAssembler {
       case FieldKind::kUnit:
       case FieldKind::kDtype:
       case FieldKind::kCompare:
-      case FieldKind::kDataflow:
-        return ParseSymbol(token, field);
+      case FieldKind::kDataflow: return ParseSymbol(token, field);
     }
     if (auto error = FieldValueError(info, field_index, value)) throw Fail(token, *error);
     return value;

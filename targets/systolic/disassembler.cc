@@ -16,15 +16,13 @@ std::string Hex(uint64_t value) {
 
 std::string FormatFieldValue(const FieldInfo& field, uint64_t value) {
   switch (field.kind) {
-    case FieldKind::kAddress:
-      return Hex(value);
+    case FieldKind::kAddress: return Hex(value);
     case FieldKind::kLocal:
       if (value >= (kAccumulatorBit << 1)) return Hex(value);  // out of range: raw, rejected later
       return (value & kAccumulatorBit ? "acc:" : "ub:") + Hex(value & ~kAccumulatorBit);
     case FieldKind::kImmediate:
     case FieldKind::kFlag:
-    case FieldKind::kSemaphore:
-      return std::to_string(value);
+    case FieldKind::kSemaphore: return std::to_string(value);
     case FieldKind::kRegister:
       if (const SymbolInfo* reg = FindConfigRegister(value)) return std::string(reg->name);
       return std::to_string(value);
@@ -45,7 +43,8 @@ std::string FormatInstruction(const Instruction& inst) {
   std::string out(info.mnemonic);
   for (size_t i = 0; i < info.fields.size(); ++i) {
     out += i == 0 ? " " : ", ";
-    out += std::string(info.fields[i].name) + "=" + FormatFieldValue(info.fields[i], inst.fields[i]);
+    out +=
+        std::string(info.fields[i].name) + "=" + FormatFieldValue(info.fields[i], inst.fields[i]);
   }
   return out;
 }

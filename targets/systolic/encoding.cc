@@ -14,7 +14,7 @@ std::string InstructionPrefix(int64_t index) {
   return index < 0 ? std::string() : "instruction #" + std::to_string(index) + ": ";
 }
 
-// Bits [lsb, lsb + bits) of a 128-bit word; a field may straddle the two halves.
+// Bits [lsb, lsb + bits) of a 128-bit word (bits <= 64); a field may straddle the two halves.
 uint64_t ExtractBits(const Word& word, int lsb, int bits) {
   uint64_t value = 0;
   for (int i = 0; i < bits; ++i) {
@@ -22,6 +22,13 @@ uint64_t ExtractBits(const Word& word, int lsb, int bits) {
     value |= ((word[bit / 64] >> (bit % 64)) & 1u) << i;
   }
   return value;
+}
+
+// Whether any bit at or above `lsb` is set (the reserved tail of a word; may exceed 64 bits).
+bool AnyBitSetFrom(const Word& word, int lsb) {
+  for (int bit = lsb; bit < kWordBits; ++bit)
+    if ((word[bit / 64] >> (bit % 64)) & 1u) return true;
+  return false;
 }
 
 void InsertBits(Word& word, int lsb, int bits, uint64_t value) {
@@ -34,9 +41,9 @@ void InsertBits(Word& word, int lsb, int bits, uint64_t value) {
 std::string JoinSymbols(std::span<const SymbolInfo> symbols) {
   std::string out;
   for (const SymbolInfo& s : symbols) {
-      if (!out.empty()) out += ", ";
-      out += s.name;
-    }
+    if (!out.empty()) out += ", ";
+    out += s.name;
+  }
   return out;
 }
 
@@ -55,8 +62,7 @@ void AppendLe(std::string& out, uint64_t value, size_t size) {
 
 std::optional<std::string> FieldValueError(const InstrInfo& info, size_t field, uint64_t value) {
   const FieldInfo& f = info.fields[field];
-  std::string where =
-      "field '" + std::string(f.name) + "' of '" + std::string(info.mnemonic) + "'";
+  std::string where = "field '" + std::string(f.name) + "' of '" + std::string(info.mnemonic) + "'";
   if (value > f.max_value())
     return where + " is " + std::to_string(value) + ", which does not fit in " +
            std::to_string(f.bits) + " bits (max " + std::to_string(f.max_value()) + ")";
@@ -77,6 +83,13 @@ Word Encode(const Instruction& inst, int64_t index) {
       throw hlo::Error(InstructionPrefix(index) + *error);
     InsertBits(word, info.fields[i].lsb, info.fields[i].bits, inst.fields[i]);
   }
+  // Entries past the instruction's fields must stay zero, or two "equal" instructions could
+  // differ (Instruction::operator== compares all entries).
+  for (size_t i = info.fields.size(); i < kMaxFields; ++i)
+    if (inst.fields[i] != 0)
+      throw hlo::Error(InstructionPrefix(index) + "'" + std::string(info.mnemonic) + "' has " +
+                       std::to_string(info.fields.size()) + " fields, but operand " +
+                       std::to_string(i) + " is set");
   return word;
 }
 
@@ -89,7 +102,7 @@ Instruction Decode(const Word& word, int64_t index) {
     throw hlo::Error(InstructionPrefix(index) + "unknown opcode " + hex);
   }
   int used = info->used_bits();
-  if (used < kWordBits && ExtractBits(word, used, kWordBits - used) != 0)
+  if (AnyBitSetFrom(word, used))
     throw hlo::Error(InstructionPrefix(index) + "reserved bits " + std::to_string(used) + ".." +
                      std::to_string(kWordBits - 1) + " of a '" + std::string(info->mnemonic) +
                      "' word are not zero");
@@ -120,7 +133,9 @@ std::string WriteBinary(const Program& program) {
 
 Program ReadBinary(std::string_view bytes, const std::string& filename) {
   auto file = std::make_shared<const std::string>(filename);
-  auto at = [&](size_t offset) { return hlo::SourceLocation{file, 0, static_cast<uint32_t>(offset + 1)}; };
+  auto at = [&](size_t offset) {
+    return hlo::SourceLocation{file, 0, static_cast<uint32_t>(offset + 1)};
+  };
   if (bytes.size() < kBinaryHeaderBytes)
     throw hlo::Error(at(0), "truncated header: " + std::to_string(bytes.size()) +
                                 " bytes, a .bin program starts with a 16-byte header");
@@ -129,7 +144,8 @@ Program ReadBinary(std::string_view bytes, const std::string& filename) {
   uint32_t version = ReadLe(bytes, 4, 2);
   if (version != kBinaryVersion)
     throw hlo::Error(at(4), "unsupported .bin version " + std::to_string(version) +
-                                " (this build reads version " + std::to_string(kBinaryVersion) + ")");
+                                " (this build reads version " + std::to_string(kBinaryVersion) +
+                                ")");
   if (ReadLe(bytes, 6, 2) != 0 || ReadLe(bytes, 12, 4) != 0)
     throw hlo::Error(at(6), "reserved header bytes are not zero");
   uint64_t count = ReadLe(bytes, 8, 4);
@@ -139,12 +155,12 @@ Program ReadBinary(std::string_view bytes, const std::string& filename) {
     throw hlo::Error(at(kBinaryHeaderBytes + payload / kWordBytes * kWordBytes),
                      "truncated file: instruction #" + std::to_string(payload / kWordBytes) +
                          " is incomplete (header says " + std::to_string(count) +
-                         " instructions, file holds " + std::to_string(payload) + " bytes of words)");
+                         " instructions, file holds " + std::to_string(payload) +
+                         " bytes of words)");
   if (payload > count * kWordBytes)
     throw hlo::Error(at(kBinaryHeaderBytes + count * kWordBytes),
-                     std::to_string(payload - count * kWordBytes) +
-                         " trailing bytes after the " + std::to_string(count) +
-                         " instructions the header declares");
+                     std::to_string(payload - count * kWordBytes) + " trailing bytes after the " +
+                         std::to_string(count) + " instructions the header declares");
   Program program;
   program.instructions.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {

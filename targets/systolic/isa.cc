@@ -219,6 +219,14 @@ std::string_view CompareName(CompareDirection direction) {
   return kCompares[static_cast<size_t>(direction)].name;
 }
 
+Unit ExecutingUnit(const Instruction& inst) {
+  if (inst.opcode == Opcode::kSemSignal) return static_cast<Unit>(inst.get(SemSignalField::unit));
+  if (inst.opcode == Opcode::kSemWait) return static_cast<Unit>(inst.get(SemWaitField::unit));
+  if (inst.opcode == Opcode::kCfgSet)
+    return ConfigRegisterOwner(static_cast<ConfigRegister>(inst.get(CfgSetField::reg)));
+  return GetInstrInfo(inst.opcode).unit;
+}
+
 Instruction MakeInstruction(Opcode opcode) {
   Instruction inst;
   inst.opcode = opcode;

@@ -141,10 +141,10 @@ struct Program {
 };
 
 // ---- table queries ----
-std::span<const InstrInfo> AllInstructions();                 // in table order
-const InstrInfo* FindInstruction(uint8_t opcode);             // nullptr if unassigned
+std::span<const InstrInfo> AllInstructions();              // in table order
+const InstrInfo* FindInstruction(uint8_t opcode);          // nullptr if unassigned
 const InstrInfo& GetInstrInfo(Opcode opcode);
-const InstrInfo* FindMnemonic(std::string_view mnemonic);     // nullptr if unknown
+const InstrInfo* FindMnemonic(std::string_view mnemonic);  // nullptr if unknown
 std::optional<int> FindField(const InstrInfo& info, std::string_view name);
 
 std::span<const SymbolInfo> UnitSymbols();
@@ -164,6 +164,11 @@ std::string_view DtypeName(Dtype dtype);
 int DtypeBytes(Dtype dtype);
 std::string_view DataflowName(Dataflow dataflow);
 std::string_view CompareName(CompareDirection direction);
+
+// The unit whose queue executes `inst`: the table's unit, except that sem.signal/sem.wait run on
+// the unit named by their `unit` field and cfg.set on the owner of its register (so they are
+// ordered with that unit's other instructions). Throws hlo::Error on an unassigned register.
+Unit ExecutingUnit(const Instruction& inst);
 
 // Makes an Instruction with all fields zero (callers set them by name or index).
 Instruction MakeInstruction(Opcode opcode);

@@ -22,6 +22,38 @@
 
 namespace fusion_test {
 
+// Scalar max and add reducers, shared by the reduction test modules.
+inline constexpr char kReducers[] = R"(
+max_r {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_r {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+)";
+
+// A softmax over the rows of f32[4,8] (max-reduce, subtract, exp, sum-reduce, divide).
+inline std::string Softmax() {
+  return std::string("HloModule softmax\n") + kReducers + R"(
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[4] reduce(x, ninf), dimensions={1}, to_apply=max_r
+  mxb = f32[4,8] broadcast(mx), dimensions={0}
+  sub = f32[4,8] subtract(x, mxb)
+  ex = f32[4,8] exponential(sub)
+  zero = f32[] constant(0)
+  sum = f32[4] reduce(ex, zero), dimensions={1}, to_apply=add_r
+  sumb = f32[4,8] broadcast(sum), dimensions={0}
+  ROOT div = f32[4,8] divide(ex, sumb)
+}
+)";
+}
+
 inline const std::vector<std::string>& AllFusionPasses() {
   static const std::vector<std::string> names = {"output-fusion", "input-fusion", "loop-fusion",
                                                  "multi-output-fusion"};

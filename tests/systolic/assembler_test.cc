@@ -1,8 +1,9 @@
 // The .sasm assembler: syntax (comments, positional and named operands, number forms, local
 // address prefixes, default flags), source locations, and every error with FILE:LINE:COL.
+#include "targets/systolic/assembler.h"
+
 #include <gtest/gtest.h>
 
-#include "targets/systolic/assembler.h"
 #include "targets/systolic/disassembler.h"
 
 namespace systolic {
@@ -142,6 +143,33 @@ TEST(Assembler, RawLocalAddressesAndFlagsDefaultToZero) {
   EXPECT_EQ(FormatInstruction(p.instructions[0]),
             "vexp dst=acc:0x4, src=ub:0x8, count=1, dtype=f32");
   EXPECT_EQ(p.instructions[1].get(MxuLoadWeightsField::buf), 0u);
+}
+
+}  // namespace
+}  // namespace systolic
+
+namespace systolic {
+namespace {
+
+// Random printable garbage (biased towards the assembler's own punctuation and mnemonics) is
+// either assembled or rejected with an hlo::Error that has a line and column; it never crashes.
+TEST(Assembler, RandomTextIsAssembledOrRejectedWithALocation) {
+  const std::string alphabet = "abcdmuvx.:=,_ #/0123456789\t";
+  const char* prefixes[] = {"", "vadd ", "dma.load ", "sem.wait ", "cfg.set reg=", "mxu.conv "};
+  uint64_t seed = 11;
+  auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text = prefixes[next() % 6];
+    for (size_t n = next() % 40; n > 0; --n) text += alphabet[next() % alphabet.size()];
+    try {
+      Program p = Assemble(text, "fuzz.sasm");
+      EXPECT_EQ(Disassemble(Assemble(Disassemble(p), "again.sasm")), Disassemble(p));
+    } catch (const hlo::Error& e) {
+      EXPECT_EQ(e.location().line, 1u) << text;
+      EXPECT_GE(e.location().column, 1u) << text;
+      EXPECT_LE(e.location().column, text.size() + 1) << text;
+    }
+  }
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 // Binary encoding: three instructions whose 128-bit words were computed by hand from the layout
 // in encoding.h, the .bin header bytes, field-range errors, and every kind of illegal binary
 // input (unknown opcode, reserved bits, illegal symbol values, bad magic/version, truncation).
+#include "targets/systolic/encoding.h"
+
 #include <gtest/gtest.h>
 
 #include "targets/systolic/assembler.h"
-#include "targets/systolic/encoding.h"
 
 namespace systolic {
 namespace {
@@ -46,7 +47,7 @@ TEST(Encoding, BinaryHeaderBytes) {
   EXPECT_EQ(bin.substr(0, 4), "SYSA");
   EXPECT_EQ(bin[4], 1);  // version 1, little-endian
   EXPECT_EQ(bin[5], 0);
-  EXPECT_EQ(bin[8], 1);  // one instruction
+  EXPECT_EQ(bin[8], 1);      // one instruction
   EXPECT_EQ(bin[16], 0x01);  // halt's opcode
   for (size_t i = 17; i < 32; ++i) EXPECT_EQ(bin[i], 0) << i;
 }
@@ -66,6 +67,10 @@ TEST(Encoding, FieldRangeErrorsNameTheField) {
   cfg.set(CfgSetField::reg, 31);
   EXPECT_NE(ErrorOf([&] { Encode(cfg); }).find("is 31, which is not a configuration register"),
             std::string::npos);
+  Instruction halt = MakeInstruction(Opcode::kHalt);
+  halt.fields[2] = 1;
+  EXPECT_EQ(ErrorOf([&] { Encode(halt, 0); }),
+            "<input>:0:0: error: instruction #0: 'halt' has 0 fields, but operand 2 is set\n");
   // The largest legal values are accepted.
   load.set(DmaLoadField::rows, 65535);
   load.set(DmaLoadField::dram, (uint64_t{1} << 40) - 1);
@@ -73,18 +78,25 @@ TEST(Encoding, FieldRangeErrorsNameTheField) {
 }
 
 TEST(Encoding, IllegalWords) {
-  EXPECT_EQ(ErrorOf([] { Decode(Word{0x7f, 0}, 3); }),
+  EXPECT_EQ(ErrorOf([] {
+              Decode(Word{0x7f, 0}, 3);
+            }),
             "<input>:0:0: error: instruction #3: unknown opcode 0x7f\n");
-  EXPECT_EQ(ErrorOf([] { Decode(Word{0x01, uint64_t{1} << 63}, 0); }),
+  EXPECT_EQ(ErrorOf([] {
+              Decode(Word{0x01, uint64_t{1} << 63}, 0);
+            }),
             "<input>:0:0: error: instruction #0: reserved bits 8..127 of a 'halt' word are not "
             "zero\n");
   // vadd dtype field: bits [8+26*3+20, +4) = [106, 110) -> word-1 bits 42..45; 12 is illegal.
-  EXPECT_EQ(ErrorOf([] { Decode(Word{0x30, uint64_t{12} << 42}, 1); }),
+  EXPECT_EQ(ErrorOf([] {
+              Decode(Word{0x30, uint64_t{12} << 42}, 1);
+            }),
             "<input>:0:0: error: instruction #1: illegal encoding: field 'dtype' of 'vadd' is 12, "
             "which is not a dtype (valid: s8, u8, s32, bf16, f16, f32, pred)\n");
   // mxu.matmul dataflow (2 bits at 8+26+26+20+4+1+1 = 86 -> word-1 bit 22) value 3 is illegal.
-  EXPECT_NE(ErrorOf([] { Decode(Word{0x21, uint64_t{3} << 22}, 0); })
-                .find("field 'dataflow' of 'mxu.matmul' is 3, which is not a dataflow"),
+  EXPECT_NE(ErrorOf([] {
+              Decode(Word{0x21, uint64_t{3} << 22}, 0);
+            }).find("field 'dataflow' of 'mxu.matmul' is 3, which is not a dataflow"),
             std::string::npos);
 }
 
@@ -118,6 +130,41 @@ TEST(Encoding, IllegalFiles) {
   EXPECT_EQ(ErrorOf([&] { ReadBinary(bad_word, "p.bin"); }),
             "p.bin:0:33: error: instruction #1: unknown opcode 0x7f\n");
   EXPECT_EQ(ReadBinary(WriteBinary(Program{}), "empty.bin").instructions.size(), 0u);
+}
+
+}  // namespace
+}  // namespace systolic
+
+namespace systolic {
+namespace {
+
+// Flipping random bits of a valid program never crashes the reader: each result is either a
+// program that re-encodes to the same bytes or an hlo::Error.
+TEST(Encoding, RandomCorruptionIsDecodedOrRejected) {
+  std::string good = WriteBinary(Assemble(
+      "dma.load 0x1000, ub:0, 64, 4, 1\nmxu.ldw ub:0, 16, 16, s8, 1\nvcmp ub:0, ub:4, ub:8, 4, "
+      "f32, lt\nhalt\n",
+      "t.sasm"));
+  uint64_t seed = 7;
+  int accepted = 0, rejected = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    std::string bytes = good;
+    for (int flips = 0; flips < 1 + trial % 3; ++flips) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      size_t bit = (seed >> 17) % (bytes.size() * 8);
+      bytes[bit / 8] = static_cast<char>(bytes[bit / 8] ^ (1 << (bit % 8)));
+    }
+    if (trial % 5 == 0) bytes.resize((seed >> 40) % (bytes.size() + 1));
+    try {
+      Program p = ReadBinary(bytes, "fuzz.bin");
+      EXPECT_EQ(WriteBinary(p), bytes);
+      ++accepted;
+    } catch (const hlo::Error&) {
+      ++rejected;
+    }
+  }
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(rejected, 0);
 }
 
 }  // namespace

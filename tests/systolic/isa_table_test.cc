@@ -30,8 +30,7 @@ uint64_t LargestLegal(const FieldInfo& f) {
     case FieldKind::kLocal:
     case FieldKind::kImmediate:
     case FieldKind::kFlag:
-    case FieldKind::kSemaphore:
-      return f.bits == 64 ? ~uint64_t{0} : (uint64_t{1} << f.bits) - 1;
+    case FieldKind::kSemaphore: return f.bits == 64 ? ~uint64_t{0} : (uint64_t{1} << f.bits) - 1;
   }
   return 0;
 }
@@ -119,11 +118,24 @@ TEST(IsaTable, LookupsAndUnits) {
   EXPECT_EQ(FindConfigRegisterByName("load.dram_row_stride"), 0u);
   EXPECT_EQ(FindConfigRegister(31), nullptr);
   // The brief's vocabulary is all present.
-  for (std::string_view m : {"nop", "halt", "cfg.set", "sem.signal", "sem.wait", "dma.load",
-                             "dma.store", "mxu.ldw", "mxu.matmul", "mxu.conv", "vadd", "vsub",
-                             "vmul", "vmax", "vmin", "vcmp", "vsel", "vexp", "vrecip", "vrsqrt",
-                             "vtanh", "vcvt", "vrequant", "vredsum", "vredmax", "vbcast"})
+  for (std::string_view m :
+       {"nop",     "halt",       "cfg.set",  "sem.signal", "sem.wait", "dma.load", "dma.store",
+        "mxu.ldw", "mxu.matmul", "mxu.conv", "vadd",       "vsub",     "vmul",     "vmax",
+        "vmin",    "vcmp",       "vsel",     "vexp",       "vrecip",   "vrsqrt",   "vtanh",
+        "vcvt",    "vrequant",   "vredsum",  "vredmax",    "vbcast"})
     EXPECT_NE(FindMnemonic(m), nullptr) << m;
+}
+
+TEST(IsaTable, ExecutingUnitRoutesSyncAndConfigToTheirUnits) {
+  Program p = Assemble(
+      "sem.wait unit=vector, sem=1, count=1\nsem.signal store, 2, 1\n"
+      "cfg.set reg=load.dram_row_stride, value=64\ncfg.set reg=quant.zero_point, value=3\n"
+      "mxu.ldw ub:0, 4, 4, bf16\nnop\n",
+      "u.sasm");
+  std::vector<Unit> units;
+  for (const Instruction& inst : p.instructions) units.push_back(ExecutingUnit(inst));
+  EXPECT_EQ(units, (std::vector<Unit>{Unit::kVector, Unit::kStore, Unit::kLoad, Unit::kVector,
+                                      Unit::kMxu, Unit::kControl}));
 }
 
 TEST(IsaTable, TypedFieldAccessChecksTheFamily) {

@@ -164,7 +164,8 @@ std::string ToolHelp(const std::vector<CommandSpec>& commands) {
     out += name + spec.summary + (spec.available ? "" : " (not available yet)") + "\n";
   }
   out +=
-      "\ntargets: interp (reference interpreter); cpu, gpu, systolic are not available yet\n"
+      "\ntargets: run: interp (reference interpreter); compile/opt: interp, cpu, gpu, systolic\n"
+      "(optimizer pipeline and ownership analysis; code generation is not available yet)\n"
       "exit status: 0 success, 1 failure or mismatch, 2 usage error\n"
       "Run 'retarget <command> --help' for the options of a command; docs/cli.md has examples.\n";
   return out;
