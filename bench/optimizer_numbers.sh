@@ -8,8 +8,9 @@
 # Runs `BUILD_DIR/bin/retarget compile FILE --target T --stats-json ... --time-passes` for
 # resnet50 / mha_block / layer_norm / dlrm test step x {cpu, gpu, systolic}, and gemma3 on cpu
 # (GEMMA_RUNS times, default 3; the run with the median pipeline time is shown). Then
-# bench/xla_kernel_counts.py compiles the four modules with XLA CPU through jaxlib and counts
-# its after-optimizations dump with the same definitions (docs/ownership.md). Prints markdown
+# bench/xla_kernel_counts.py compiles the five modules with XLA CPU through jaxlib and counts
+# its after-optimizations dump with the same definitions (docs/ownership.md); gemma3 gets one
+# table row, cpu only. Prints markdown
 # tables on stdout; every JSON, optimized module and log stays in OUT_DIR
 # (default out/optimizer_numbers, ignored by git). Without jax the XLA columns read "n/a".
 #
@@ -66,7 +67,7 @@ xla_status() {
   local platform=$1 rc=0
   # shellcheck disable=SC2086  # MODULES is a word list
   python3 "$REPO/bench/xla_kernel_counts.py" --platform "$platform" --retarget "$RETARGET" \
-      --json "$OUT/xla_$platform.json" $MODULES >"$OUT/xla_$platform.md" \
+      --json "$OUT/xla_$platform.json" $MODULES "$GEMMA" >"$OUT/xla_$platform.md" \
       2>"$OUT/xla_$platform.log" || rc=$?
   echo "$rc"
 }
@@ -113,40 +114,42 @@ if xla_cpu_rc in ("0", "1") and os.path.exists(os.path.join(out, "xla_cpu.json")
 print("| module | target | our kernels | our coverage | XLA CPU kernels | XLA coverage |"
       " of our kernels: lone reshapes | our non-trivial instructions by owner |")
 print("|---|---|---|---|---|---|---|---|")
+# (module, target, file tag): every target for the four modules, and gemma3's first cpu run.
+rows = [(module, target, "%s.%s" % (module, target)) for module in modules for target in targets]
+rows.append((gemma, "cpu", "%s.cpu.run1" % gemma))
 disagreements = 0
-for module in modules:
-    for target in targets:
-        stats = load("%s.%s" % (module, target))
-        with open(os.path.join(out, "%s.%s.hlo" % (module, target))) as f:
-            recount = counter.count_kernels(f.read())
-        theirs = xla.get(module, {})
-        xla_kernels = "n/a" if "kernels" not in theirs else str(theirs["kernels"])
-        xla_cov = "n/a" if "kernels" not in theirs else "%.3f" % theirs["fusion_coverage"]
-        # An unfused reshape with row-major layouts moves no byte: XLA prints it as a bitcast
-        # (no code), while our analysis counts it as a kernel. Shown so the gap is visible.
-        reshapes = recount["unfused_kernels_by_opcode"].get("reshape", 0)
-        print("| %s | %s | %d | %.3f | %s | %s | %d | %s |" % (
-            module, target, stats["kernel_count"], stats["fusion_coverage"],
-            xla_kernels, xla_cov, reshapes, owners(stats)))
-        # Cross-check: the Python counter on our optimized module vs our C++ analysis.
-        on_device = all(stats["instructions_by_owner"][o] == 0 for o in
-                        ("host-fallback", "unsupported-custom-call", "collective"))
-        if on_device and (recount["kernels"] != stats["kernel_count"] or
-                          abs(recount["fusion_coverage"] - stats["fusion_coverage"]) > 1e-9):
-            disagreements += 1
-            print("CHECK FAILED: %s %s: counter %d kernels / %.4f, stats %d / %.4f" % (
-                module, target, recount["kernels"], recount["fusion_coverage"],
-                stats["kernel_count"], stats["fusion_coverage"]), file=sys.stderr)
+for module, target, tag in rows:
+    stats = load(tag)
+    with open(os.path.join(out, tag + ".hlo")) as f:
+        recount = counter.count_kernels(f.read())
+    theirs = xla.get(module, {})
+    xla_kernels = "n/a" if "kernels" not in theirs else str(theirs["kernels"])
+    xla_cov = "n/a" if "kernels" not in theirs else "%.3f" % theirs["fusion_coverage"]
+    # An unfused reshape with row-major layouts moves no byte: XLA prints it as a bitcast
+    # (no code), while our analysis counts it as a kernel. Shown so the gap is visible.
+    reshapes = recount["unfused_kernels_by_opcode"].get("reshape", 0)
+    print("| %s | %s | %d | %.3f | %s | %s | %d | %s |" % (
+        module, target, stats["kernel_count"], stats["fusion_coverage"],
+        xla_kernels, xla_cov, reshapes, owners(stats)))
+    # Cross-check: the Python counter on our optimized module vs our C++ analysis.
+    on_device = all(stats["instructions_by_owner"][o] == 0 for o in
+                    ("host-fallback", "unsupported-custom-call", "collective"))
+    if on_device and (recount["kernels"] != stats["kernel_count"] or
+                      abs(recount["fusion_coverage"] - stats["fusion_coverage"]) > 1e-9):
+        disagreements += 1
+        print("CHECK FAILED: %s %s: counter %d kernels / %.4f, stats %d / %.4f" % (
+            module, target, recount["kernels"], recount["fusion_coverage"],
+            stats["kernel_count"], stats["fusion_coverage"]), file=sys.stderr)
 
 print()
 if xla:
-    for module in modules:
+    for module in modules + [gemma]:
         r = xla.get(module, {})
         if "error" in r:
             print("XLA CPU failed on %s: %s" % (module, r["error"]))
     print("XLA CPU fusions by kind / unfused kernels:")
     print()
-    for module in modules:
+    for module in modules + [gemma]:
         r = xla.get(module, {})
         if "kernels" in r:
             unfused = ", ".join("%s %d" % kv for kv in r["unfused_kernels_by_opcode"].items())

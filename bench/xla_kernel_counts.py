@@ -246,7 +246,9 @@ def xla_compile_and_dump(retarget, hlo_path, platform, workdir, dump_dir):
     with open(proto, "rb") as f:
         computation = xc.XlaComputation(f.read())
     mlir_text = xc._xla.mlir.xla_computation_to_mlir_module(computation)
-    pattern = os.path.join(dump_dir, "*.%s_after_optimizations.txt" % platform)
+    # XLA CPU writes module_N.NAME.cpu_after_optimizations.txt; the GPU compiler puts the
+    # compute capability before the platform (…sm_9.0_gpu_after_optimizations.txt).
+    pattern = os.path.join(dump_dir, "*%s_after_optimizations.txt" % platform)
     before = set(glob.glob(pattern))
     device = jax.devices(platform)[0]
     device.client.compile_and_load(mlir_text, xc.DeviceList((device,)), xc.CompileOptions())
@@ -267,10 +269,9 @@ def platform_available(platform):
         return False
 
 
-def markdown_table(results):
+def markdown_table(platform, results):
     lines = ["| module | XLA %s kernels | fusions by kind | unfused kernels | XLA coverage |"
-             % results[0]["platform"] if results else "",
-             "|---|---|---|---|---|"]
+             % platform, "|---|---|---|---|---|"]
     for r in results:
         if "error" in r:
             lines.append("| %s | error: %s | | | |" % (r["module"], r["error"]))
@@ -312,10 +313,14 @@ def main():
                 with open(dump) as f:
                     result.update(count_kernels(f.read()))
                 result["dump"] = os.path.basename(dump)
+            except subprocess.CalledProcessError as e:  # our writer refused the module
+                lines = e.stderr.strip().splitlines() or ["?"]
+                result["error"] = "retarget print: " + next(
+                    (line for line in lines if "error" in line), lines[0])[:200]
             except Exception as e:  # XLA raises its own status types; report and go on
                 result["error"] = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
             results.append(result)
-        print(markdown_table(results))
+        print(markdown_table(args.platform, results))
         if args.json:
             with open(args.json, "w") as out:
                 json.dump(results, out, indent=1, sort_keys=True)

@@ -126,7 +126,7 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
 
 TEST_F(CliTest, UnavailableCommandsAndTargetsExitWithOne) {
   for (const char* command :
-       {"report m.hlo", "sim p.bin --set a=1 --set b=2",
+       {"sim p.bin --set a=1 --set b=2",
         "sweep m.hlo", "scalesim --config c.cfg --topology t.csv -o d"}) {
     Result r = Retarget(command);
     EXPECT_EQ(r.exit_code, 1) << command;

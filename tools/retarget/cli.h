@@ -101,7 +101,7 @@ CommandSpec RunSpec();
 CommandSpec CompareSpec();
 CommandSpec CompileSpec();
 CommandSpec OptSpec();
-// report, sim, sweep, scalesim: documented, answered with "not available yet".
+// sim, sweep, scalesim: documented, answered with "not available yet".
 std::vector<CommandSpec> UnavailableSpecs();
 
 // The targets of DESIGN.md, whether or not this build registers them.

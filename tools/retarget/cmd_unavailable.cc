@@ -23,10 +23,6 @@ CommandSpec Unavailable(std::string name, std::string arguments, std::string sum
 
 std::vector<CommandSpec> UnavailableSpecs() {
   return {
-      Unavailable("report", "FILE...", "the portability report across targets",
-                  {{"--targets", "LIST", "comma-separated targets (cpu,gpu,systolic)", ""},
-                   {"--json", "OUT", "write the report as JSON", ""},
-                   {"--html", "OUT", "write the report as HTML", ""}}),
       Unavailable("sim", "PROGRAM", "run a systolic-array program on the simulator",
                   {{"--config", "PRESET|FILE", "accelerator configuration", ""},
                    {"--set", "K=V", "override one configuration key", ""},

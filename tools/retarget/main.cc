@@ -7,6 +7,7 @@
 
 #include "targets/interp/interp_backend.h"
 #include "tools/retarget/cli.h"
+#include "tools/retarget/cmd_report.h"
 
 namespace {
 
@@ -23,6 +24,7 @@ std::vector<Command> Commands() {
       {cli::CompareSpec(), cli::RunCompare},
       {cli::CompileSpec(), cli::RunCompile},
       {cli::OptSpec(), cli::RunOpt},
+      {cli::ReportSpec(), cli::RunReport},
   };
   for (cli::CommandSpec& spec : cli::UnavailableSpecs())
     commands.push_back({std::move(spec), nullptr});

@@ -1,0 +1,268 @@
+// Building the portability report of one model (contract in report.h; every figure's definition
+// in docs/report-format.md).
+//
+// Guarantees: a target whose pipeline or analysis throws gets an error cell and never stops the
+// others; the original module is only read (each target compiles a Clone()); latency, energy and
+// cost come from the TargetDescription and the cost model only, so they are deterministic.
+#include "tools/report/report.h"
+
+#include <exception>
+#include <new>
+#include <unordered_set>
+
+#include "compiler/cost_model.h"
+#include "compiler/ownership.h"
+#include "compiler/target_pipelines.h"
+#include "tools/report/carried_across.h"
+
+namespace report {
+namespace {
+
+using compiler::Owner;
+using compiler::TargetDescription;
+
+// A kernel built around a dot or convolution runs at the matrix rate and energy per FLOP.
+bool IsContractionKernel(const hlo::Instruction& inst) {
+  if (inst.opcode() == hlo::Opcode::kDot || inst.opcode() == hlo::Opcode::kConvolution) return true;
+  if (inst.opcode() != hlo::Opcode::kFusion) return false;
+  std::vector<const hlo::Computation*> pending(inst.called_computations().begin(),
+                                               inst.called_computations().end());
+  std::unordered_set<const hlo::Computation*> seen;
+  while (!pending.empty()) {
+    const hlo::Computation* computation = pending.back();
+    pending.pop_back();
+    if (computation == nullptr || !seen.insert(computation).second) continue;
+    for (const auto& fused : computation->instructions()) {
+      if (fused->opcode() == hlo::Opcode::kDot || fused->opcode() == hlo::Opcode::kConvolution) {
+        return true;
+      }
+      if (fused->opcode() == hlo::Opcode::kFusion) {
+        for (const hlo::Computation* c : fused->called_computations()) pending.push_back(c);
+      }
+    }
+  }
+  return false;
+}
+
+bool HasEnergyModel(const TargetDescription& target) {
+  const compiler::EnergyModel& e = target.energy;
+  return e.joules_per_flop > 0 || e.joules_per_vector_op > 0 || e.joules_per_dram_byte > 0 ||
+         e.idle_watts > 0;
+}
+
+double DynamicJoules(const hlo::Instruction& inst, const compiler::InstructionCost& cost,
+                     const compiler::EnergyModel& energy) {
+  const double per_op =
+      IsContractionKernel(inst) ? energy.joules_per_flop : energy.joules_per_vector_op;
+  return cost.flops * per_op + (cost.bytes_read + cost.bytes_written) * energy.joules_per_dram_byte;
+}
+
+struct Estimate {
+  double seconds = 0;
+  double dynamic_joules = 0;
+};
+
+// The cost model's estimate over the compiled module: device kernels at the target's roofline;
+// host fallbacks on the cpu target's roofline plus their operands and result crossing the host
+// link twice (there and back); unsupported custom-calls and collectives are not included (their
+// time is unknown to the compiler).
+Estimate EstimateModule(const compiler::ModuleStats& stats, const TargetDescription& target) {
+  const TargetDescription& host = compiler::CpuTarget();
+  Estimate estimate;
+  for (const compiler::OwnershipEntry& entry : stats.entries) {
+    if (entry.instruction == nullptr) continue;
+    const hlo::Instruction& inst = *entry.instruction;
+    switch (entry.info.owner) {
+      case Owner::kGeneratedKernel:
+      case Owner::kLibrary:
+      case Owner::kAcceleratorNative:
+        estimate.seconds += compiler::RooflineSeconds(inst, entry.cost, target);
+        estimate.dynamic_joules += DynamicJoules(inst, entry.cost, target.energy);
+        break;
+      case Owner::kHostFallback: {
+        const double bytes = entry.cost.bytes_read + entry.cost.bytes_written;
+        const double link = target.peak.host_link_bytes_per_second;
+        estimate.seconds += compiler::RooflineSeconds(inst, entry.cost, host) +
+                            (link > 0 ? 2 * bytes / link : 0);
+        estimate.dynamic_joules += DynamicJoules(inst, entry.cost, host.energy);
+        break;
+      }
+      case Owner::kNoCode:
+      case Owner::kUnsupportedCustomCall:
+      case Owner::kCollective:
+        break;
+    }
+  }
+  return estimate;
+}
+
+std::string Message(const std::exception& error) {
+  if (const auto* hlo_error = dynamic_cast<const hlo::Error*>(&error)) return hlo_error->message();
+  return error.what();
+}
+
+std::map<std::string, double> Shares(const std::map<std::string, double>& by_owner, double total) {
+  std::map<std::string, double> shares;
+  for (std::string_view key : kOwnerKeys) {
+    auto it = by_owner.find(std::string(key));
+    const double value = it == by_owner.end() ? 0 : it->second;
+    shares[std::string(key)] = total > 0 ? value / total : 0;
+  }
+  return shares;
+}
+
+// Fills `cell` for one target; throws whatever the pipeline or the analysis throws.
+void FillCell(TargetCell& cell, const hlo::Module& original,
+              const std::vector<OriginalInstruction>& originals, const TargetDescription& target,
+              const ReportOptions& options) {
+  std::unique_ptr<hlo::Module> copy = original.Clone();
+  if (options.compile) {
+    options.compile(*copy, target);
+  } else {
+    compiler::MakeTargetPipeline(target).Run(*copy);
+  }
+  const compiler::ModuleStats stats = compiler::AnalyzeOwnership(*copy, target);
+  const compiler::ModuleStats unoptimized = compiler::AnalyzeOwnership(original, target);
+
+  std::map<std::string, double> flops, bytes;
+  double total_bytes = 0;
+  for (const compiler::OwnershipEntry& entry : stats.entries) {
+    const std::string key(OwnerKey(entry.info.owner));
+    if (key.empty()) continue;
+    cell.owners[key] += entry.fused_instructions;
+    flops[key] += entry.cost.flops;
+    bytes[key] += entry.cost.bytes_read + entry.cost.bytes_written;
+    total_bytes += entry.cost.bytes_read + entry.cost.bytes_written;
+  }
+  for (std::string_view key : kOwnerKeys) cell.owners.emplace(std::string(key), 0);
+  cell.flops_share = Shares(flops, stats.total_flops);
+  cell.bytes_share = Shares(bytes, total_bytes);
+  cell.fusion_coverage = stats.fusion_coverage;
+  cell.kernels = stats.kernel_count;
+
+  const Estimate estimate = EstimateModule(stats, target);
+  cell.latency_ms = estimate.seconds * 1e3;
+  cell.latency_source = "estimated";
+  if (HasEnergyModel(target)) {
+    cell.energy_mj = (estimate.dynamic_joules + target.energy.idle_watts * estimate.seconds) * 1e3;
+  }
+  if (target.price_per_hour_usd > 0) {
+    cell.cost_per_1m_usd = estimate.seconds * target.price_per_hour_usd / 3600.0 * 1e6;
+  }
+
+  cell.original_owners = OwnersOfOriginals(originals, stats, unoptimized);
+  cell.by_hand = HandSuppliedWork(originals, cell.original_owners);
+  std::map<std::string, CustomCallUse> calls;
+  for (const OriginalInstruction& original : originals) {
+    if (original.opcode != hlo::Opcode::kCustomCall) continue;
+    CustomCallUse& use = calls[original.custom_call_target];
+    use.target = original.custom_call_target;
+    ++use.count;
+    auto owner = cell.original_owners.find(original.name);
+    const Owner o = owner == cell.original_owners.end() ? Owner::kUnsupportedCustomCall
+                                                        : owner->second.owner;
+    // One unsupported use makes the call unsupported on this target.
+    if (use.count == 1 || o == Owner::kUnsupportedCustomCall) {
+      use.supported = o != Owner::kUnsupportedCustomCall;
+      use.owner = std::string(OwnerKey(o));
+    }
+  }
+  for (auto& [name, use] : calls) cell.custom_calls.push_back(std::move(use));
+}
+
+}  // namespace
+
+std::string_view OwnerKey(Owner owner) {
+  switch (owner) {
+    case Owner::kNoCode: return "";
+    case Owner::kGeneratedKernel: return "generated";
+    case Owner::kLibrary: return "library";
+    case Owner::kAcceleratorNative: return "native";
+    case Owner::kHostFallback: return "host_fallback";
+    case Owner::kUnsupportedCustomCall: return "unsupported";
+    case Owner::kCollective: return "collective";
+  }
+  return "";
+}
+
+bool IsCompilerOwned(Owner owner) {
+  return owner == Owner::kGeneratedKernel || owner == Owner::kAcceleratorNative;
+}
+
+bool Report::HasErrors() const {
+  for (const ModelReport& model : models) {
+    if (model.error) return true;
+    for (const TargetCell& cell : model.targets) {
+      if (cell.error) return true;
+    }
+  }
+  return false;
+}
+
+ModelReport BuildModelReport(const std::string& name, const std::string& file,
+                             const hlo::Module& original,
+                             const std::vector<const TargetDescription*>& targets,
+                             const ReportOptions& options) {
+  ModelReport model;
+  model.name = name;
+  model.file = file;
+  model.module = original.name();
+  // The original's non-trivial instructions do not depend on the target: any one will do.
+  std::vector<OriginalInstruction> originals;
+  if (!targets.empty()) {
+    originals = OriginalInstructions(compiler::AnalyzeOwnership(original, *targets.front()));
+  }
+  model.instructions = static_cast<int64_t>(originals.size());
+  for (const OriginalInstruction& o : originals) model.flops += o.flops;
+
+  for (const TargetDescription* target : targets) {
+    TargetCell cell;
+    cell.target = target->name;
+    try {
+      FillCell(cell, original, originals, *target, options);
+    } catch (const std::bad_alloc&) {
+      cell = TargetCell{};
+      cell.target = target->name;
+      cell.error = "out of memory";
+    } catch (const std::exception& error) {
+      cell = TargetCell{};
+      cell.target = target->name;
+      cell.error = Message(error);
+    }
+    model.targets.push_back(std::move(cell));
+  }
+  for (const TargetCell& from : model.targets) {
+    for (const TargetCell& to : model.targets) {
+      if (&from != &to) model.carried_across.push_back(CarriedBetween(originals, from, to));
+    }
+  }
+  return model;
+}
+
+ModelReport FailedModelReport(const std::string& name, const std::string& file,
+                              const std::string& error,
+                              const std::vector<const TargetDescription*>& targets) {
+  ModelReport model;
+  model.name = name;
+  model.file = file;
+  model.error = error;
+  for (const TargetDescription* target : targets) {
+    TargetCell cell;
+    cell.target = target->name;
+    cell.error = error;
+    model.targets.push_back(std::move(cell));
+  }
+  for (const TargetCell& from : model.targets) {
+    for (const TargetCell& to : model.targets) {
+      if (&from == &to) continue;
+      CarriedAcross pair;
+      pair.from = from.target;
+      pair.to = to.target;
+      pair.error = error;
+      model.carried_across.push_back(std::move(pair));
+    }
+  }
+  return model;
+}
+
+}  // namespace report

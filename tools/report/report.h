@@ -1,0 +1,127 @@
+// The portability report (issue 8, first slice): for each model and target, who owns each
+// instruction after the target's pipeline, what it costs by the cost model, and for each ordered
+// pair of targets the share the shared compiler carries across. docs/report-format.md documents
+// every figure and the JSON schema.
+//
+// Guarantees:
+//   * BuildModelReport never throws for a failure on one target: that target's cell carries the
+//     error message and the other targets are reported as usual; carried-across pairs that
+//     involve a failed target are reported with the error instead of shares.
+//   * The input module is never modified: each target compiles its own Clone().
+//   * Every figure is a function of the module and the TargetDescriptions only (deterministic).
+// Not in this slice: measured or simulated latency (every latency is the cost model's estimate,
+// labelled "estimated"), price files, presets, HTML.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/target_description.h"
+#include "hlo/ir.h"
+
+namespace report {
+
+// The owner keys of the JSON schema, in column order. compiler::Owner::kNoCode has no key:
+// trivial instructions (parameter, constant, tuple, ...) are not counted anywhere.
+inline constexpr std::array<std::string_view, 6> kOwnerKeys = {
+    "generated", "library", "native", "host_fallback", "unsupported", "collective"};
+std::string_view OwnerKey(compiler::Owner owner);  // "" for kNoCode
+// Owners that mean "the shared compiler handles it": generated kernels and accelerator-native
+// instructions. The rest (library calls, host fallbacks, unsupported custom-calls, collectives)
+// must be supplied by something else.
+bool IsCompilerOwned(compiler::Owner owner);
+
+struct CustomCallUse {
+  std::string target;     // custom_call_target
+  int64_t count = 0;      // uses in the original module (inside fusions too)
+  bool supported = false;  // the target's registry knows it (it may still run on the host)
+  std::string owner;      // OwnerKey of the calls on this target
+};
+
+// One kind of work a target needs from outside the shared compiler.
+struct HandSupplied {
+  std::string owner;  // "library", "host_fallback", "unsupported" or "collective"
+  std::string what;   // library name, custom-call target, or the opcode
+  int64_t instructions = 0;
+  bool operator==(const HandSupplied&) const = default;
+};
+
+// The owner of one instruction of the original module on one target (see carried_across.h).
+struct OriginalOwner {
+  compiler::Owner owner = compiler::Owner::kNoCode;
+  std::string library;  // for kLibrary
+};
+
+struct TargetCell {
+  std::string target;
+  std::optional<std::string> error;  // set: the target failed; the figures below are unset
+  std::map<std::string, int64_t> owners;    // kOwnerKeys -> non-trivial instructions
+  std::map<std::string, double> flops_share;  // kOwnerKeys -> share of the FLOPs (0 if none)
+  std::map<std::string, double> bytes_share;  // kOwnerKeys -> share of the memory bytes
+  double fusion_coverage = 0;
+  int64_t kernels = 0;
+  std::vector<CustomCallUse> custom_calls;
+  double latency_ms = 0;
+  std::string latency_source = "estimated";
+  std::optional<double> energy_mj;        // unset where the target has no energy model
+  std::optional<double> cost_per_1m_usd;  // unset where the target has no price
+  // Owner of each non-trivial original instruction, by name (input of carried-across).
+  std::map<std::string, OriginalOwner> original_owners;
+  std::vector<HandSupplied> by_hand;  // what this target needs outside the shared compiler
+};
+
+struct CarriedAcross {
+  std::string from, to;               // ordered pair "from->to"
+  std::optional<std::string> error;   // one side failed
+  // Shares of the non-trivial original instructions / of the original FLOPs; unset when the
+  // module has none (a share of nothing is undefined) or a side failed.
+  std::optional<double> instructions;
+  std::optional<double> flops;
+};
+
+struct ModelReport {
+  std::string name;    // the file's stem, e.g. "mha_block_1x12x128x64_bf16"
+  std::string file;    // as given on the command line ("" in tests)
+  std::string module;  // the HloModule name ("" when it failed to load)
+  std::optional<std::string> error;  // the model failed to load: every cell carries it too
+  int64_t instructions = 0;          // non-trivial instructions of the original module
+  double flops = 0;                  // FLOPs of the original module
+  std::vector<TargetCell> targets;   // in the requested order
+  std::vector<CarriedAcross> carried_across;  // every ordered pair of distinct targets
+};
+
+struct Report {
+  std::vector<ModelReport> models;
+  bool HasErrors() const;
+};
+
+// How a target's copy of the module is compiled; the default runs
+// compiler::MakeTargetPipeline(target). Tests substitute a failing one.
+using CompileFunction = std::function<void(hlo::Module&, const compiler::TargetDescription&)>;
+
+struct ReportOptions {
+  CompileFunction compile;  // empty: the target's pipeline
+};
+
+ModelReport BuildModelReport(const std::string& name, const std::string& file,
+                             const hlo::Module& original,
+                             const std::vector<const compiler::TargetDescription*>& targets,
+                             const ReportOptions& options = {});
+
+// The row of a model that could not be loaded: every cell and pair carries `error`.
+ModelReport FailedModelReport(const std::string& name, const std::string& file,
+                              const std::string& error,
+                              const std::vector<const compiler::TargetDescription*>& targets);
+
+// The JSON document of docs/report-format.md (one object, keys in schema order).
+std::string ReportToJson(const Report& report);
+// The terminal tables (lines of at most 100 columns, except error messages).
+std::string ReportToTable(const Report& report);
+
+}  // namespace report

@@ -1,0 +1,153 @@
+// ReportToJson: the JSON document of docs/report-format.md.
+//
+// Guarantees: one valid JSON object (RFC 8259) whatever the strings hold (quotes, backslashes
+// and control characters escaped; bytes that are not UTF-8 pass through only as U+FFFD escapes);
+// non-finite numbers and unknown figures are null; keys are written in the documented order, so
+// the output is deterministic. Standard library only.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <system_error>
+
+#include "tools/report/report.h"
+
+namespace report {
+namespace {
+
+size_t Utf8Length(const std::string& text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  const size_t length = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+  if (length == 0 || i + length > text.size()) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  }
+  return length;
+}
+
+std::string Str(const std::string& text) {
+  std::string out = "\"";
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c < 0x20 || c == 0x7F) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+      ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (size_t length = Utf8Length(text, i); length > 0) {
+      out.append(text, i, length);
+      i += length;
+    } else {
+      out += "\\ufffd";
+      ++i;
+    }
+  }
+  return out + "\"";
+}
+
+std::string Num(double value) {
+  if (!std::isfinite(value)) return "null";
+  char buffer[64];
+  auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  if (error != std::errc()) return "null";
+  return std::string(buffer, end);
+}
+
+std::string Num(const std::optional<double>& value) { return value ? Num(*value) : "null"; }
+
+template <typename Value, typename Format>
+std::string OwnerMap(const std::map<std::string, Value>& values, Format format) {
+  std::string out = "{";
+  for (std::string_view key : kOwnerKeys) {
+    auto it = values.find(std::string(key));
+    out += (out.size() > 1 ? ", " : "") + Str(std::string(key)) + ": " +
+           (it == values.end() ? std::string("null") : format(it->second));
+  }
+  return out + "}";
+}
+
+std::string CellJson(const TargetCell& cell) {
+  const bool ok = !cell.error;
+  auto or_null = [&](const std::string& json) { return ok ? json : std::string("null"); };
+  std::string out = "{";
+  out += "\"owners\": " +
+         or_null(OwnerMap(cell.owners, [](int64_t n) { return std::to_string(n); }));
+  out += ", \"flops_share\": " + or_null(OwnerMap(cell.flops_share, [](double x) { return Num(x); }));
+  out += ", \"bytes_share\": " + or_null(OwnerMap(cell.bytes_share, [](double x) { return Num(x); }));
+  out += ", \"fusion_coverage\": " + or_null(Num(cell.fusion_coverage));
+  out += ", \"kernels\": " + or_null(std::to_string(cell.kernels));
+  std::string calls = "[";
+  for (const CustomCallUse& use : cell.custom_calls) {
+    calls += (calls.size() > 1 ? ", " : "") + std::string("{\"target\": ") + Str(use.target) +
+             ", \"count\": " + std::to_string(use.count) +
+             ", \"supported\": " + (use.supported ? "true" : "false") +
+             ", \"owner\": " + Str(use.owner) + "}";
+  }
+  out += ", \"custom_calls\": " + or_null(calls + "]");
+  out += ", \"latency_ms\": " + or_null(Num(cell.latency_ms));
+  out += ", \"latency_source\": " + or_null(Str(cell.latency_source));
+  out += ", \"energy_mj\": " + Num(cell.energy_mj);
+  out += ", \"cost_per_1m_usd\": " + Num(cell.cost_per_1m_usd);
+  std::string hand = "[";
+  for (const HandSupplied& work : cell.by_hand) {
+    hand += (hand.size() > 1 ? ", " : "") + std::string("{\"owner\": ") + Str(work.owner) +
+            ", \"what\": " + Str(work.what) +
+            ", \"instructions\": " + std::to_string(work.instructions) + "}";
+  }
+  out += ", \"by_hand\": " + or_null(hand + "]");
+  if (cell.error) out += ", \"error\": " + Str(*cell.error);
+  return out + "}";
+}
+
+std::string PairJson(const CarriedAcross& pair) {
+  std::string out = "{\"instructions\": " + Num(pair.instructions) + ", \"flops\": " +
+                    Num(pair.flops);
+  if (pair.error) out += ", \"error\": " + Str(*pair.error);
+  return out + "}";
+}
+
+std::string ModelJson(const ModelReport& model) {
+  std::string out = "    {\"name\": " + Str(model.name) + ", \"file\": " + Str(model.file) +
+                    ", \"module\": " + Str(model.module) +
+                    ", \"instructions\": " + std::to_string(model.instructions) +
+                    ", \"flops\": " + Num(model.flops);
+  if (model.error) out += ", \"error\": " + Str(*model.error);
+  out += ",\n     \"targets\": {";
+  bool first = true;
+  for (const TargetCell& cell : model.targets) {
+    out += std::string(first ? "\n" : ",\n") + "       " + Str(cell.target) + ": " +
+           CellJson(cell);
+    first = false;
+  }
+  out += first ? "},\n" : "\n     },\n";
+  out += "     \"carried_across\": {";
+  first = true;
+  for (const CarriedAcross& pair : model.carried_across) {
+    out += std::string(first ? "\n" : ",\n") + "       " + Str(pair.from + "->" + pair.to) +
+           ": " + PairJson(pair);
+    first = false;
+  }
+  out += first ? "}}" : "\n     }}";
+  return out;
+}
+
+}  // namespace
+
+std::string ReportToJson(const Report& report) {
+  std::string out = "{\"models\": [";
+  for (size_t i = 0; i < report.models.size(); ++i) {
+    out += (i ? ",\n" : "\n") + ModelJson(report.models[i]);
+  }
+  out += report.models.empty() ? "]}\n" : "\n  ]}\n";
+  return out;
+}
+
+}  // namespace report

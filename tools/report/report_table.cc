@@ -1,0 +1,156 @@
+// ReportToTable: the terminal form of the report, one block per model, at most 100 columns
+// (error messages and very long names excepted; lists wrap at 100).
+//
+// Layout per model: the name, then the module's name and size; the owner table (instructions by owner with the FLOP share in
+// parentheses); the cost table (fusion coverage, kernels, estimated latency, energy, cost); the
+// carried-across shares of every ordered pair; what each target needs by hand; custom-calls.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tools/report/report.h"
+
+namespace report {
+namespace {
+
+constexpr size_t kWidth = 100;
+
+std::string Format(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string Percent(double share) { return Format("%.1f%%", share * 100); }
+std::string Percent(const std::optional<double>& share) {
+  return share ? Percent(*share) : std::string("n/a");
+}
+
+// Left-aligns `text` in `width` columns (at least one space after it).
+std::string Pad(const std::string& text, size_t width) {
+  return text.size() + 1 >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+std::string PadLeft(const std::string& text, size_t width) {
+  return text.size() + 1 >= width ? " " + text : std::string(width - text.size(), ' ') + text;
+}
+
+// "head item, item, ..." wrapped at kWidth, continuation lines indented under the first item.
+std::string Wrapped(const std::string& head, const std::vector<std::string>& items) {
+  std::string out = head, line_indent(head.size(), ' ');
+  size_t column = head.size();
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string item = items[i] + (i + 1 < items.size() ? "," : "");
+    if (i > 0 && column + 1 + item.size() > kWidth) {
+      out += "\n" + line_indent;
+      column = line_indent.size();
+    } else if (i > 0) {
+      out += " ";
+      ++column;
+    }
+    out += item;
+    column += item.size();
+  }
+  return out + "\n";
+}
+
+void OwnerTable(std::string& out, const ModelReport& model) {
+  out += "instructions by owner (share of FLOPs)\n";
+  std::string header = Pad("target", 10);
+  for (std::string_view key : kOwnerKeys) header += Pad(std::string(key), 14);
+  while (!header.empty() && header.back() == ' ') header.pop_back();
+  out += header + "\n";
+  for (const TargetCell& cell : model.targets) {
+    std::string line = Pad(cell.target, 10);
+    if (cell.error) {
+      out += line + "error: " + *cell.error + "\n";
+      continue;
+    }
+    for (std::string_view key : kOwnerKeys) {
+      const int64_t count = cell.owners.at(std::string(key));
+      const double share = cell.flops_share.at(std::string(key));
+      line += Pad(std::to_string(count) + (share > 0 ? " (" + Percent(share) + ")" : ""), 14);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+}
+
+void CostTable(std::string& out, const ModelReport& model) {
+  out += Pad("target", 10) + PadLeft("fusion", 8) + PadLeft("kernels", 9) +
+         PadLeft("latency ms", 12) + "  " + Pad("source", 11) + PadLeft("energy mJ", 11) +
+         PadLeft("$ per 1M inferences", 21) + "\n";
+  for (const TargetCell& cell : model.targets) {
+    if (cell.error) {
+      out += Pad(cell.target, 10) + "error: " + *cell.error + "\n";
+      continue;
+    }
+    out += Pad(cell.target, 10) + PadLeft(Percent(cell.fusion_coverage), 8) +
+           PadLeft(std::to_string(cell.kernels), 9) +
+           PadLeft(Format("%.4g", cell.latency_ms), 12) + "  " + Pad(cell.latency_source, 11) +
+           PadLeft(cell.energy_mj ? Format("%.4g", *cell.energy_mj) : "n/a", 11) +
+           PadLeft(cell.cost_per_1m_usd ? Format("%.4g", *cell.cost_per_1m_usd) : "n/a", 21) +
+           "\n";
+  }
+}
+
+void CarriedTable(std::string& out, const ModelReport& model) {
+  if (model.carried_across.empty()) return;
+  out += "carried across (compiler-owned on both: generated or native)\n";
+  out += Pad("pair", 22) + PadLeft("instructions", 13) + PadLeft("FLOPs", 9) + "\n";
+  for (const CarriedAcross& pair : model.carried_across) {
+    const std::string name = pair.from + "->" + pair.to;
+    if (pair.error) {
+      out += Pad(name, 22) + "error: " + *pair.error + "\n";
+      continue;
+    }
+    out += Pad(name, 22) + PadLeft(Percent(pair.instructions), 13) +
+           PadLeft(Percent(pair.flops), 9) + "\n";
+  }
+}
+
+void HandAndCustomCalls(std::string& out, const ModelReport& model) {
+  for (const TargetCell& cell : model.targets) {
+    if (cell.error || cell.by_hand.empty()) continue;
+    std::vector<std::string> items;
+    for (const HandSupplied& work : cell.by_hand) {
+      items.push_back(work.owner + " " + work.what + " (" + std::to_string(work.instructions) +
+                      ")");
+    }
+    out += Wrapped("by hand on " + cell.target + ": ", items);
+  }
+  std::map<std::string, std::vector<std::string>> support;  // custom-call -> "cpu no", ...
+  std::map<std::string, int64_t> counts;
+  for (const TargetCell& cell : model.targets) {
+    if (cell.error) continue;
+    for (const CustomCallUse& use : cell.custom_calls) {
+      support[use.target].push_back(cell.target + (use.supported ? " yes" : " no"));
+      counts[use.target] = use.count;
+    }
+  }
+  for (const auto& [name, targets] : support) {
+    out += Wrapped("custom-call " + name + " x" + std::to_string(counts[name]) + ": ", targets);
+  }
+}
+
+}  // namespace
+
+std::string ReportToTable(const Report& report) {
+  std::string out;
+  for (const ModelReport& model : report.models) {
+    if (!out.empty()) out += "\n";
+    out += "== " + model.name;
+    if (model.error) {
+      out += ": error: " + *model.error + "\n";
+      continue;
+    }
+    out += "\nmodule " + model.module + ": " + std::to_string(model.instructions) +
+           " instructions, " + Format("%.4g", model.flops) + " FLOPs\n";
+    OwnerTable(out, model);
+    CostTable(out, model);
+    CarriedTable(out, model);
+    HandAndCustomCalls(out, model);
+  }
+  return out;
+}
+
+}  // namespace report
