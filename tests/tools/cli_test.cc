@@ -126,8 +126,7 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
 
 TEST_F(CliTest, UnavailableCommandsAndTargetsExitWithOne) {
   for (const char* command :
-       {"sim p.bin --set a=1 --set b=2",
-        "sweep m.hlo", "scalesim --config c.cfg --topology t.csv -o d"}) {
+       {"sim p.bin --set a=1 --set b=2", "sweep m.hlo"}) {
     Result r = Retarget(command);
     EXPECT_EQ(r.exit_code, 1) << command;
     EXPECT_NE(r.err.find("is not available yet"), std::string::npos) << r.err;

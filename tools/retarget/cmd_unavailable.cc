@@ -35,11 +35,6 @@ std::vector<CommandSpec> UnavailableSpecs() {
                    {"--html", "OUT", "write results as HTML", ""},
                    {"--jobs", "N", "parallel jobs", "-j"},
                    {"--manifest", "OUT", "write the run manifest", ""}}),
-      Unavailable("scalesim", "", "SCALE-Sim-compatible mode (same inputs and report columns)",
-                  {{"--config", "X.cfg", "SCALE-Sim configuration", "", /*required=*/true},
-                   {"--topology", "Y.csv", "SCALE-Sim topology", "", /*required=*/true},
-                   {"--gemm", "", "the topology lists GEMMs", ""},
-                   {"--output", "DIR", "report directory", "-o"}}),
   };
 }
 

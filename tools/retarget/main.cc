@@ -8,6 +8,7 @@
 #include "targets/interp/interp_backend.h"
 #include "tools/retarget/cli.h"
 #include "tools/retarget/cmd_report.h"
+#include "tools/retarget/cmd_scalesim.h"
 
 namespace {
 
@@ -25,6 +26,7 @@ std::vector<Command> Commands() {
       {cli::CompileSpec(), cli::RunCompile},
       {cli::OptSpec(), cli::RunOpt},
       {cli::ReportSpec(), cli::RunReport},
+      {cli::ScalesimSpec(), cli::RunScalesim},
   };
   for (cli::CommandSpec& spec : cli::UnavailableSpecs())
     commands.push_back({std::move(spec), nullptr});
