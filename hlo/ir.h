@@ -20,6 +20,9 @@
 //            NaN (if either operand is NaN the result is NaN); max(-0, +0) may return either
 //            zero. compare follows IEEE (NaN compares unequal to everything, NE is true) unless
 //            type=TOTALORDER, where -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
+//            clamp(lo, x, hi) = min(max(x, lo), hi): it propagates NaN, and a value equal to
+//            a bound returns the bound. reduce-precision keeps NaN even with 0 mantissa bits.
+//            No denormal flushing (XLA:CPU flushes them; results then differ in that range).
 // Integers.  Two's complement, wrapping on overflow for add/subtract/multiply/negate/abs.
 //            divide truncates toward zero; x/0 = -1 (all bits set) for signed and unsigned;
 //            INT_MIN/-1 = INT_MIN. remainder has the sign of the dividend; x%0 = x;

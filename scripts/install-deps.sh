@@ -10,6 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev llvm-19-tools
+  python3-numpy   # tests check that numpy reads the .npz files we write
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang-19 libclang-rt-19-dev)

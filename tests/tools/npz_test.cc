@@ -271,10 +271,19 @@ TEST(Zip, ForcedZip64RoundTripsThroughOurReader) {
   EXPECT_EQ(back[1].data, std::string(3, '\0'));
 }
 
-// numpy itself must read what we write (skipped where python3 + numpy are not installed).
+// numpy itself must read what we write. scripts/install-deps.sh installs Debian's python3-numpy
+// for /usr/bin/python3; a python3 earlier on PATH (e.g. pyenv) is used when it has numpy.
+std::string PythonWithNumpy() {
+  for (const char* python : {"python3", "/usr/bin/python3"}) {
+    if (std::system((std::string(python) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0)
+      return python;
+  }
+  return "";
+}
+
 TEST(NumpyInterop, NpLoadReadsOurFilesIncludingZip64) {
-  if (std::system("python3 -c 'import numpy' >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "no python3+numpy";
+  const std::string python = PythonWithNumpy();
+  ASSERT_FALSE(python.empty()) << "python3 with numpy is missing: run scripts/install-deps.sh";
   std::string plain = TempPath("interop.npz");
   io::WriteNpz(plain, {{"arg0", MakeArray<float>(PrimitiveType::kF32, {2, 2}, {1, 2, 3, -0.5f})},
                        {"arg1", MakeArray<uint8_t>(PrimitiveType::kPred, {2}, {0, 1})}});
@@ -311,7 +320,7 @@ TEST(NumpyInterop, NpLoadReadsOurFilesIncludingZip64) {
       "assert b['arg0'].dtype == np.int16 and b['arg0'].tolist() == [7, -8, 9]\n";
   std::string script_path = TempPath("check.py");
   WriteBytes(script_path, script);
-  EXPECT_EQ(std::system(("python3 " + script_path).c_str()), 0);
+  EXPECT_EQ(std::system((python + " " + script_path).c_str()), 0);
 }
 
 // --- Malformed files ----------------------------------------------------------------------------
