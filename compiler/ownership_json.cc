@@ -12,63 +12,15 @@
 #include <system_error>
 
 #include "compiler/ownership.h"
+#include "hlo/json_text.h"
 
 namespace compiler {
 namespace {
 
 // Length of the valid UTF-8 sequence starting at text[i], or 0 if it is not one.
-size_t Utf8SequenceLength(const std::string& text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  const size_t length = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
-  if (length == 0 || i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  }
-  return length;
-}
+void AppendString(std::string& out, const std::string& text) { out += hlo::JsonString(text); }
 
-void AppendString(std::string& out, const std::string& text) {
-  out += '"';
-  for (size_t i = 0; i < text.size();) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-      ++i;
-    } else if (c < 0x20 || c == 0x7F) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (size_t length = Utf8SequenceLength(text, i); length > 0) {
-      out.append(text, i, length);
-      i += length;
-    } else {
-      out += "\\ufffd";
-      ++i;
-    }
-  }
-  out += '"';
-}
-
-void AppendNumber(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  char buffer[64];
-  // Shortest representation that reads back exactly; integral values print without ".0".
-  auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  if (error != std::errc()) {
-    out += "null";
-    return;
-  }
-  out.append(buffer, end);
-}
+void AppendNumber(std::string& out, double value) { out += hlo::JsonNumber(value); }
 
 void AppendNumber(std::string& out, int64_t value) { out += std::to_string(value); }
 

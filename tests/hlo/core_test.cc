@@ -107,3 +107,27 @@ TEST(Module, CloneIsDeep) {
 
 }  // namespace
 }  // namespace hlo
+
+#include "hlo/json_text.h"
+
+namespace hlo {
+namespace {
+
+TEST(JsonText, StringsAreAlwaysValidJson) {
+  EXPECT_EQ(JsonString("a\"b\\c"), R"("a\"b\\c")");
+  EXPECT_EQ(JsonString(std::string("\n\x01\x7f", 3)), R"("\u000a\u0001\u007f")");
+  EXPECT_EQ(JsonString("caf\xc3\xa9"), "\"caf\xc3\xa9\"");      // valid UTF-8 kept
+  EXPECT_EQ(JsonString("x\xff" "y"), R"("x\ufffdy")");            // invalid byte replaced
+  EXPECT_EQ(JsonString("\xe2\x82"), R"("\ufffd\ufffd")");         // truncated sequence
+}
+
+TEST(JsonText, NumbersAreShortestExactOrNull) {
+  EXPECT_EQ(JsonNumber(0.1), "0.1");
+  EXPECT_EQ(JsonNumber(3.0), "3");
+  EXPECT_EQ(JsonNumber(-2.5e-7), "-2.5e-07");
+  EXPECT_EQ(JsonNumber(std::nan("")), "null");
+  EXPECT_EQ(JsonNumber(-std::numeric_limits<double>::infinity()), "null");
+}
+
+}  // namespace
+}  // namespace hlo

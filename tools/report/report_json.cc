@@ -10,57 +10,14 @@
 #include <string>
 #include <system_error>
 
+#include "hlo/json_text.h"
 #include "tools/report/report.h"
 
 namespace report {
 namespace {
 
-size_t Utf8Length(const std::string& text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  const size_t length = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
-  if (length == 0 || i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  }
-  return length;
-}
-
-std::string Str(const std::string& text) {
-  std::string out = "\"";
-  for (size_t i = 0; i < text.size();) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-      ++i;
-    } else if (c < 0x20 || c == 0x7F) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (size_t length = Utf8Length(text, i); length > 0) {
-      out.append(text, i, length);
-      i += length;
-    } else {
-      out += "\\ufffd";
-      ++i;
-    }
-  }
-  return out + "\"";
-}
-
-std::string Num(double value) {
-  if (!std::isfinite(value)) return "null";
-  char buffer[64];
-  auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  if (error != std::errc()) return "null";
-  return std::string(buffer, end);
-}
-
+std::string Str(const std::string& text) { return hlo::JsonString(text); }
+std::string Num(double value) { return hlo::JsonNumber(value); }
 std::string Num(const std::optional<double>& value) { return value ? Num(*value) : "null"; }
 
 template <typename Value, typename Format>

@@ -2,6 +2,7 @@
 // --stats-json document. Kept apart from cmd_run.cc so that file reads as the command's flow.
 #pragma once
 
+#include "hlo/json_text.h"
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -59,7 +60,7 @@ class JsonObject {
  private:
   std::string body_;
 };
-std::string JsonString(const std::string& text);
-std::string JsonNumber(double value);  // null for NaN/inf, which JSON cannot carry
+using hlo::JsonNumber;  // null for NaN/inf, which JSON cannot carry
+using hlo::JsonString;
 
 }  // namespace cli
