@@ -12,6 +12,7 @@
 
 #include "compiler/ownership.h"
 #include "compiler/target_pipelines.h"
+#include "tests/small_modules.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -57,20 +58,7 @@ const OwnershipEntry& OnlyCodeEntry(const ModuleStats& stats) {
 }
 
 // dot + bias + relu, unfused: 5 non-trivial instructions (dot, 2 broadcasts, add, maximum).
-const char* const kDotBiasReluUnfused = R"(
-HloModule dbr
-ENTRY main {
-  x = f32[4,8] parameter(0)
-  w = f32[8,16] parameter(1)
-  b = f32[16] parameter(2)
-  dot = f32[4,16] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  bb = f32[4,16] broadcast(b), dimensions={1}
-  add = f32[4,16] add(dot, bb)
-  zero = f32[] constant(0)
-  zb = f32[4,16] broadcast(zero), dimensions={}
-  ROOT relu = f32[4,16] maximum(add, zb)
-}
-)";
+const char* const kDotBiasReluUnfused = small_modules::kDotBiasRelu;
 
 // The same as one kOutput fusion (what output fusion makes of it on cpu/gpu/systolic).
 const char* const kDotBiasReluFused = R"(
@@ -443,31 +431,7 @@ ENTRY main {
   EXPECT_EQ(stats.kernel_count, 1);
 }
 
-const char* const kSoftmaxUnfused = R"(
-HloModule softmax
-max_c {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add_c {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  p = f32[2,8] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[2] reduce(p, ninf), dimensions={1}, to_apply=max_c
-  mb = f32[2,8] broadcast(m), dimensions={0}
-  s = f32[2,8] subtract(p, mb)
-  e = f32[2,8] exponential(s)
-  z = f32[] constant(0)
-  sum = f32[2] reduce(e, z), dimensions={1}, to_apply=add_c
-  sb = f32[2,8] broadcast(sum), dimensions={0}
-  ROOT d = f32[2,8] divide(e, sb)
-}
-)";
+const char* const kSoftmaxUnfused = small_modules::kSoftmax;
 
 // The same small modules through each target's real pipeline (MakeTargetPipeline): whatever the
 // fusion passes decide, the owners that appear are the ones the design fixes.

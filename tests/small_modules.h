@@ -1,0 +1,50 @@
+// Small modules whose owners and costs are known by construction, shared by the ownership,
+// report and fusion tests (one definition, so the expected figures stay consistent).
+#pragma once
+
+namespace small_modules {
+
+// x[4,8] . w[8,16] + b, relu: dot (2*4*16*8 = 1024 FLOPs), 2 broadcasts (0), add (64),
+// maximum (64): 5 non-trivial instructions, 1152 FLOPs.
+inline constexpr char kDotBiasRelu[] = R"(HloModule dbr
+ENTRY main {
+  x = f32[4,8] parameter(0)
+  w = f32[8,16] parameter(1)
+  b = f32[16] parameter(2)
+  dot = f32[4,16] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[4,16] broadcast(b), dimensions={1}
+  add = f32[4,16] add(dot, bb)
+  zero = f32[] constant(0)
+  zb = f32[4,16] broadcast(zero), dimensions={}
+  ROOT relu = f32[4,16] maximum(add, zb)
+}
+)";
+
+// softmax over rows of f32[2,8]: 2 reduces, 2 broadcasts, subtract, exp, divide = 7 non-trivial
+// instructions; reduces, subtract, exp, divide touch 16 elements each: 80 FLOPs.
+inline constexpr char kSoftmax[] = R"(HloModule softmax
+max_c {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_c {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[2,8] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[2] reduce(p, ninf), dimensions={1}, to_apply=max_c
+  mb = f32[2,8] broadcast(m), dimensions={0}
+  s = f32[2,8] subtract(p, mb)
+  e = f32[2,8] exponential(s)
+  z = f32[] constant(0)
+  sum = f32[2] reduce(e, z), dimensions={1}, to_apply=add_c
+  sb = f32[2,8] broadcast(sum), dimensions={0}
+  ROOT d = f32[2,8] divide(e, sb)
+}
+)";
+
+}  // namespace small_modules
