@@ -9,7 +9,11 @@ packages=(
   cmake ninja-build ccache g++
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
-  zlib1g-dev llvm-19-tools
+  zlib1g-dev llvm-19-tools llvm-19-dev   # llvm-19-dev: the CPU and GPU code generators
+  libsystemc-dev  # the accelerator simulator
+  libeigen3-dev   # CPU backend: GEMM alternative measured against our own micro-kernel
+  libopenblas-dev # the GEMM baseline of the CPU benchmarks and tests
+  graphviz libjs-chart.js chromium   # report --html: graph layout, charts, and its headless test
   python3-numpy   # tests check that numpy reads the .npz files we write
 )
 if [[ "${1:-}" == "--fuzz" ]]; then

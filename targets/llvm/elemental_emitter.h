@@ -1,0 +1,117 @@
+// The elemental IR emitter shared by the CPU and GPU backends: for an HLO instruction (or a whole
+// fused computation), LLVM IR that computes ONE element of its result from that element's index.
+// A backend wraps it in loops (CPU) or a grid of threads (GPU); this file knows neither.
+//
+// Guarantees (each checked by tests/llvm/ against the interpreter, element by element):
+//   - Every fusible opcode (FusibleInEmitter() below) follows the semantics at the top of
+//     hlo/ir.h exactly: NaN-propagating max/min, IEEE compares incl. TOTALORDER, integer
+//     divide/remainder/shift edge cases, saturating float->int convert, bf16/f16 computed in f32
+//     and rounded to nearest even when stored (bf16 rounding is emitted as integer ops, f16 with
+//     LLVM's fptrunc), no denormal flushing.
+//   - Transcendentals (exp, log, log1p, expm1, tanh, logistic, sin, cos, atan2, power, rsqrt,
+//     sqrt, cbrt, erf) are emitted as straight-line IR (llvm_math.h): no calls into libm, so
+//     LLVM's loop vectorizer can vectorize a loop over them; accuracy is stated per function in
+//     llvm_math.h (f32 within a few ulp; f64 through the LLVM intrinsics where they are exact).
+//   - Index arithmetic is in i64; generated code never reads outside an operand (dynamic-slice
+//     start indices are clamped as hlo/ir.h says; pad/concatenate/slice select the source).
+//   - Target-independent: the only target facts are those LLVM's DataLayout gives.
+//   - An opcode the emitter cannot handle throws hlo::Error naming the instruction and opcode.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Value.h>
+
+#include "hlo/ir.h"
+
+namespace llvm_codegen {
+
+// A logical index into an array: one i64 value per dimension, in the order of Shape::dims()
+// (logical, not physical; layouts only matter to IrArray).
+using IrIndex = std::vector<llvm::Value*>;
+
+// Produces the value (an LLVM scalar of IrType(element type)) of one element at an index.
+// Called while the builder's insertion point is where the value is needed; a generator may emit
+// control flow (e.g. the loop of a reduce) and leaves the builder after it.
+using ElementGenerator = std::function<llvm::Value*(const IrIndex& index)>;
+
+// LLVM type used for an element of `type` in registers: i1 for pred, iN for sN/uN, half /
+// bfloat / float / double for floats. (In memory pred is i8; see IrArray.)
+llvm::Type* IrType(hlo::PrimitiveType type, llvm::LLVMContext& context);
+
+// An array in memory: a base pointer and a shape with its layout (minor_to_major).
+// Loads and stores at a logical index compute the physical offset from the layout.
+class IrArray {
+ public:
+  IrArray(llvm::Value* base, hlo::Shape shape) : base_(base), shape_(std::move(shape)) {}
+  llvm::Value* base() const { return base_; }
+  const hlo::Shape& shape() const { return shape_; }
+  // Linear element offset (i64) of a logical index, following the layout.
+  llvm::Value* LinearIndex(llvm::IRBuilder<>& b, const IrIndex& index) const;
+  // Logical index of a physical linear offset (inverse of LinearIndex).
+  IrIndex DelinearizeIndex(llvm::IRBuilder<>& b, llvm::Value* linear) const;
+  llvm::Value* EmitLoad(llvm::IRBuilder<>& b, const IrIndex& index) const;   // register type
+  void EmitStore(llvm::IRBuilder<>& b, const IrIndex& index, llvm::Value* value) const;
+  // Marks loads/stores of this array as not aliasing other kernel arguments (noalias scopes
+  // are the caller's business; this only sets alignment and invariant.load for read-only).
+  void set_read_only(bool read_only) { read_only_ = read_only; }
+
+ private:
+  llvm::Value* base_;
+  hlo::Shape shape_;
+  bool read_only_ = false;
+};
+
+// Emits elementwise IR for one HLO instruction given generators for its operands.
+class ElementalEmitter {
+ public:
+  ElementalEmitter(llvm::IRBuilder<>& builder, llvm::Module& module);
+  virtual ~ElementalEmitter() = default;
+
+  // The generator for `inst`, whose operands' elements come from `operands` (one per operand,
+  // in order). Covers every opcode for which FusibleInEmitter() is true. Throws hlo::Error.
+  ElementGenerator MakeGenerator(const hlo::Instruction& inst,
+                                 std::vector<ElementGenerator> operands);
+
+  // The generator for the root of a fused (or any parameter-fed, side-effect-free) computation:
+  // parameter i of `computation` reads its element from `parameters[i]`. Shared subexpressions
+  // are emitted once per index (generators are memoized per index within one call).
+  ElementGenerator MakeComputationGenerator(const hlo::Computation& computation,
+                                            std::span<const ElementGenerator> parameters);
+  // For a tuple root (a multi-output fusion): one generator per tuple element, sharing the
+  // memoized subexpressions; for an array root, a vector of one.
+  std::vector<ElementGenerator> MakeComputationGenerators(
+      const hlo::Computation& computation, std::span<const ElementGenerator> parameters);
+
+  // Applies a scalar computation (a reduce's or a map's to_apply) to scalar values: used by
+  // backends for their own reduction loops (e.g. GPU warp shuffles).
+  std::vector<llvm::Value*> EmitScalarComputation(const hlo::Computation& computation,
+                                                  std::span<llvm::Value* const> arguments);
+
+  llvm::IRBuilder<>& builder() { return b_; }
+  llvm::Module& module() { return module_; }
+
+ protected:
+  // Hooks a backend may override (the GPU backend maps some math to libdevice-free NVVM
+  // intrinsics, for instance). The defaults emit llvm_math.h's portable implementations.
+  virtual llvm::Value* EmitExp(llvm::Value* x);
+  virtual llvm::Value* EmitLog(llvm::Value* x);
+  virtual llvm::Value* EmitTanh(llvm::Value* x);
+
+ private:
+  llvm::IRBuilder<>& b_;
+  llvm::Module& module_;
+};
+
+// True for the opcodes MakeGenerator handles (elementwise math, compare/select/clamp, convert,
+// bitcast-convert, broadcast, reshape, bitcast, transpose, slice, concatenate, pad, iota,
+// reverse, dynamic-slice, reduce, reduce-precision, constant, parameter, tuple/gte inside
+// fusions). A backend emits everything else itself (dot, convolution, sort, scatter, ...).
+bool FusibleInEmitter(hlo::Opcode opcode);
+
+}  // namespace llvm_codegen
