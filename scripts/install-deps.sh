@@ -15,6 +15,7 @@ packages=(
   libopenblas-dev # the GEMM baseline of the CPU benchmarks and tests
   graphviz libjs-chart.js chromium   # report --html: graph layout, charts, and its headless test
   python3-numpy   # tests check that numpy reads the .npz files we write
+  valgrind        # bench/sim_speed.sh: callgrind instruction counts
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang-19 libclang-rt-19-dev)

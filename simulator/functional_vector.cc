@@ -1,1 +1,300 @@
-// Placeholder: being written (see the matching header).
+// The vector unit's elementwise data effects (functional.h) and the dispatch of every v*
+// instruction to its family: elementwise here, conversions in functional_vector_convert.cc,
+// row reductions and broadcast in functional_vector_rows.cc.
+//
+// Arithmetic: integers in int64 and wrapped to the dtype when stored; bf16/f16/f32 in f32 and
+// rounded to nearest even when stored (hlo/ir.h's rule); vmax/vmin propagate NaN and order
+// -0 < +0; vcmp follows IEEE (NaN compares false except ne).
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "hlo/diagnostic.h"
+#include "simulator/functional_vector_internal.h"
+
+namespace simulator {
+namespace vector_internal {
+
+using systolic::Dtype;
+using systolic::Instruction;
+using systolic::Opcode;
+
+std::string Mnemonic(const Instruction& inst) {
+  return std::string(systolic::GetInstrInfo(inst.opcode).mnemonic);
+}
+
+Dtype CheckedDtype(const Instruction& inst, uint64_t raw, DtypeClass allowed, const char* field) {
+  if (raw >= systolic::DtypeSymbols().size()) {
+    throw hlo::Error(Mnemonic(inst) + ": " + field + " " + std::to_string(raw) +
+                     " is not a dtype");
+  }
+  const Dtype dtype = static_cast<Dtype>(raw);
+  bool ok = false;
+  const char* wanted = "";
+  switch (allowed) {
+    case DtypeClass::kAny: ok = true; break;
+    case DtypeClass::kNumeric: ok = dtype != Dtype::kPred; wanted = "a numeric dtype"; break;
+    case DtypeClass::kFloat: ok = IsFloatDtype(dtype); wanted = "bf16, f16 or f32"; break;
+    case DtypeClass::kInteger: ok = IsIntegerDtype(dtype); wanted = "s8, u8 or s32"; break;
+  }
+  if (!ok) {
+    throw hlo::Error(Mnemonic(inst) + ": " + field + " " +
+                     std::string(systolic::DtypeName(dtype)) + " is not supported (needs " +
+                     wanted + ")");
+  }
+  return dtype;
+}
+
+std::vector<uint8_t> ReadOperand(Memories& memories, uint64_t address, int64_t count,
+                                 Dtype dtype) {
+  const uint64_t length = static_cast<uint64_t>(count) * systolic::DtypeBytes(dtype);
+  std::span<const uint8_t> data =
+      memories.Local(address).Read(Memories::LocalOffset(address), length);
+  return std::vector<uint8_t>(data.begin(), data.end());
+}
+
+std::span<uint8_t> WriteOperand(Memories& memories, uint64_t address, int64_t count,
+                                Dtype dtype) {
+  const uint64_t length = static_cast<uint64_t>(count) * systolic::DtypeBytes(dtype);
+  return memories.Local(address).Write(Memories::LocalOffset(address), length);
+}
+
+uint64_t AdvanceAddress(uint64_t address, uint64_t bytes) {
+  const uint64_t offset = Memories::LocalOffset(address) + bytes;
+  if (offset >= systolic::kAccumulatorBit) {
+    throw hlo::Error("local address offset " + std::to_string(offset) +
+                     " is beyond the 25-bit local address range");
+  }
+  return (address & systolic::kAccumulatorBit) | offset;
+}
+
+float FloatMax(float a, float b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? b : a;  // equal zeros: +0 is the larger
+  return a > b ? a : b;
+}
+
+float FloatMin(float a, float b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+namespace {
+
+int64_t IntBinary(Opcode op, int64_t a, int64_t b) {
+  switch (op) {
+    case Opcode::kVAdd: return a + b;
+    case Opcode::kVSub: return a - b;
+    case Opcode::kVMul: return a * b;  // |s32 * s32| < 2^63: exact, wrapped on store
+    case Opcode::kVMax: return a > b ? a : b;
+    case Opcode::kVMin: return a < b ? a : b;
+    default: break;
+  }
+  throw hlo::Error("vector unit: not an arithmetic opcode");
+}
+
+float FloatBinary(Opcode op, float a, float b) {
+  switch (op) {
+    case Opcode::kVAdd: return a + b;
+    case Opcode::kVSub: return a - b;
+    case Opcode::kVMul: return a * b;
+    case Opcode::kVMax: return FloatMax(a, b);
+    case Opcode::kVMin: return FloatMin(a, b);
+    default: break;
+  }
+  throw hlo::Error("vector unit: not an arithmetic opcode");
+}
+
+template <class T>
+bool Compare(systolic::CompareDirection direction, T a, T b) {
+  switch (direction) {
+    case systolic::CompareDirection::kEq: return a == b;
+    case systolic::CompareDirection::kNe: return a != b;
+    case systolic::CompareDirection::kLt: return a < b;
+    case systolic::CompareDirection::kLe: return a <= b;
+    case systolic::CompareDirection::kGt: return a > b;
+    case systolic::CompareDirection::kGe: return a >= b;
+  }
+  return false;
+}
+
+// f32 vadd / vsub / vmul without the per-element dtype dispatch of the general loop in Binary:
+// the same one f32 operation per element, so the results are identical (the vector unit's
+// hottest case: docs/perf.md "Accelerator simulator speed"). False when it does not apply.
+bool BinaryF32(Opcode op, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
+               std::span<uint8_t> out, int64_t count) {
+  if constexpr (std::endian::native != std::endian::little) return false;  // memory is LE
+  auto run = [&](auto operation) {
+    for (int64_t i = 0; i < count; ++i) {
+      float x, y;
+      std::memcpy(&x, &a[i * 4], 4);
+      std::memcpy(&y, &b[i * 4], 4);
+      const float result = operation(x, y);
+      std::memcpy(&out[i * 4], &result, 4);
+    }
+    return true;
+  };
+  switch (op) {
+    case Opcode::kVAdd: return run([](float x, float y) { return x + y; });
+    case Opcode::kVSub: return run([](float x, float y) { return x - y; });
+    case Opcode::kVMul: return run([](float x, float y) { return x * y; });
+    default: return false;
+  }
+}
+
+// vadd vsub vmul vmax vmin vcmp: dst[i] = a[i] OP b[i].
+void Binary(const Instruction& inst, Memories& memories) {
+  using F = systolic::VAddField;  // every binary op shares VAdd's leading fields
+  static_assert(static_cast<int>(systolic::VCmpField::dtype) == static_cast<int>(F::dtype));
+  const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+  const Dtype dtype = CheckedDtype(inst, field(F::dtype), DtypeClass::kNumeric);
+  const int64_t count = static_cast<int64_t>(field(F::count));
+  const std::vector<uint8_t> a = ReadOperand(memories, field(F::a), count, dtype);
+  const std::vector<uint8_t> b = ReadOperand(memories, field(F::b), count, dtype);
+  const int bytes = systolic::DtypeBytes(dtype);
+  if (inst.opcode == Opcode::kVCmp) {
+    const uint64_t raw = inst.get(systolic::VCmpField::cmp);
+    if (raw >= systolic::CompareSymbols().size()) {
+      throw hlo::Error("vcmp: cmp " + std::to_string(raw) + " is not a comparison direction");
+    }
+    const auto direction = static_cast<systolic::CompareDirection>(raw);
+    std::span<uint8_t> out = WriteOperand(memories, field(F::dst), count, Dtype::kPred);
+    for (int64_t i = 0; i < count; ++i) {
+      const uint8_t* x = &a[i * bytes];
+      const uint8_t* y = &b[i * bytes];
+      out[i] = IsFloatDtype(dtype)
+                   ? Compare(direction, LoadFloat(dtype, x), LoadFloat(dtype, y))
+                   : Compare(direction, LoadInt(dtype, x), LoadInt(dtype, y));
+    }
+    return;
+  }
+  std::span<uint8_t> out = WriteOperand(memories, field(F::dst), count, dtype);
+  if (dtype == Dtype::kF32 && BinaryF32(inst.opcode, a, b, out, count)) return;
+  for (int64_t i = 0; i < count; ++i) {
+    const uint8_t* x = &a[i * bytes];
+    const uint8_t* y = &b[i * bytes];
+    if (IsFloatDtype(dtype)) {
+      StoreFloat(dtype, &out[i * bytes],
+                 FloatBinary(inst.opcode, LoadFloat(dtype, x), LoadFloat(dtype, y)));
+    } else {
+      StoreIntWrapping(dtype, &out[i * bytes],
+                       IntBinary(inst.opcode, LoadInt(dtype, x), LoadInt(dtype, y)));
+    }
+  }
+}
+
+// vsel: dst[i] = mask[i] != 0 ? src[i] : dst[i]. dst is read in full (it is an operand).
+void Select(const Instruction& inst, Memories& memories) {
+  using F = systolic::VSelField;
+  const Dtype dtype = CheckedDtype(inst, inst.get(F::dtype), DtypeClass::kAny);
+  const int64_t count = static_cast<int64_t>(inst.get(F::count));
+  const std::vector<uint8_t> mask = ReadOperand(memories, inst.get(F::mask), count, Dtype::kPred);
+  const std::vector<uint8_t> src = ReadOperand(memories, inst.get(F::src), count, dtype);
+  std::vector<uint8_t> result = ReadOperand(memories, inst.get(F::dst), count, dtype);
+  const int bytes = systolic::DtypeBytes(dtype);
+  for (int64_t i = 0; i < count; ++i) {
+    if (mask[i] != 0) std::memcpy(&result[i * bytes], &src[i * bytes], bytes);
+  }
+  std::span<uint8_t> out = WriteOperand(memories, inst.get(F::dst), count, dtype);
+  std::copy(result.begin(), result.end(), out.begin());
+}
+
+float Transcendental(Opcode op, float x) {
+  switch (op) {
+    case Opcode::kVExp: return std::exp(x);
+    case Opcode::kVRecip: return 1.0f / x;
+    case Opcode::kVRsqrt: return 1.0f / std::sqrt(x);  // two f32 roundings
+    case Opcode::kVTanh: return std::tanh(x);
+    default: break;
+  }
+  throw hlo::Error("vector unit: not a transcendental opcode");
+}
+
+// vmov (any dtype, a byte copy) and vexp vrecip vrsqrt vtanh (float dtypes, computed in f32).
+void Unary(const Instruction& inst, Memories& memories) {
+  using F = systolic::VMovField;  // the unary ops share VMov's fields
+  const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+  const bool copy = inst.opcode == Opcode::kVMov;
+  const Dtype dtype =
+      CheckedDtype(inst, field(F::dtype), copy ? DtypeClass::kAny : DtypeClass::kFloat);
+  const int64_t count = static_cast<int64_t>(field(F::count));
+  const std::vector<uint8_t> src = ReadOperand(memories, field(F::src), count, dtype);
+  std::span<uint8_t> out = WriteOperand(memories, field(F::dst), count, dtype);
+  if (copy) {
+    std::copy(src.begin(), src.end(), out.begin());
+    return;
+  }
+  const int bytes = systolic::DtypeBytes(dtype);
+  for (int64_t i = 0; i < count; ++i) {
+    StoreFloat(dtype, &out[i * bytes],
+               Transcendental(inst.opcode, LoadFloat(dtype, &src[i * bytes])));
+  }
+}
+
+// vfill: the low DtypeBytes(dtype) bytes of `value` (pred: 0 or 1 only).
+void Fill(const Instruction& inst, Memories& memories) {
+  using F = systolic::VFillField;
+  const Dtype dtype = CheckedDtype(inst, inst.get(F::dtype), DtypeClass::kAny);
+  const uint64_t value = inst.get(F::value);
+  if (dtype == Dtype::kPred && value > 1) {
+    throw hlo::Error("vfill: a pred value must be 0 or 1, got " + std::to_string(value));
+  }
+  const int64_t count = static_cast<int64_t>(inst.get(F::count));
+  std::span<uint8_t> out = WriteOperand(memories, inst.get(F::dst), count, dtype);
+  const int bytes = systolic::DtypeBytes(dtype);
+  for (int64_t i = 0; i < count; ++i) StoreBits(dtype, &out[i * bytes], static_cast<uint32_t>(value));
+}
+
+}  // namespace
+
+void ExecuteElementwise(const Instruction& inst, Memories& memories) {
+  switch (inst.opcode) {
+    case Opcode::kVAdd:
+    case Opcode::kVSub:
+    case Opcode::kVMul:
+    case Opcode::kVMax:
+    case Opcode::kVMin:
+    case Opcode::kVCmp:
+      return Binary(inst, memories);
+    case Opcode::kVSel: return Select(inst, memories);
+    case Opcode::kVMov:
+    case Opcode::kVExp:
+    case Opcode::kVRecip:
+    case Opcode::kVRsqrt:
+    case Opcode::kVTanh:
+      return Unary(inst, memories);
+    case Opcode::kVFill: return Fill(inst, memories);
+    default: break;
+  }
+  throw hlo::Error(Mnemonic(inst) + " is not an elementwise vector instruction");
+}
+
+}  // namespace vector_internal
+
+void ExecuteVector(const systolic::Instruction& inst, const RegisterFile& registers,
+                   Memories& memories) {
+  using systolic::Opcode;
+  switch (systolic::GetInstrInfo(inst.opcode).unit) {
+    case systolic::Unit::kVector: break;
+    case systolic::Unit::kLoad:
+    case systolic::Unit::kStore:
+    case systolic::Unit::kMxu:
+    case systolic::Unit::kControl:
+      throw hlo::Error(vector_internal::Mnemonic(inst) + " is not a vector-unit instruction");
+  }
+  if (inst.opcode == Opcode::kVCvt || inst.opcode == Opcode::kVRequant) {
+    return vector_internal::ExecuteConversion(inst, registers, memories);
+  }
+  if (inst.opcode == Opcode::kVRedSum || inst.opcode == Opcode::kVRedMax ||
+      inst.opcode == Opcode::kVBcast) {
+    return vector_internal::ExecuteRowOp(inst, memories);
+  }
+  vector_internal::ExecuteElementwise(inst, memories);
+}
+
+}  // namespace simulator

@@ -1,1 +1,151 @@
-// Placeholder: being written (see the matching header).
+// The simulator's memories (memory.h): sparse paged DRAM, dense unified buffer and accumulators.
+//
+// Guarantees: every access is range-checked with overflow-safe arithmetic before any byte is
+// touched, and a failed check throws hlo::Error naming the memory, the range and the capacity.
+// DRAM allocates a 64 KiB page only when a write touches it, so the host memory used is bounded
+// by the bytes a program writes, not by the configured capacity.
+#include "simulator/memory.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "hlo/diagnostic.h"
+
+namespace simulator {
+namespace {
+
+// [address, address + length) must lie inside [0, capacity). Written so that a huge `length`
+// or `address` cannot wrap around.
+void CheckRange(std::string_view memory, uint64_t address, uint64_t length, int64_t capacity) {
+  const uint64_t cap = static_cast<uint64_t>(capacity);
+  if (address > cap || length > cap - address) {
+    throw hlo::Error(std::string(memory) + " access of " + std::to_string(length) +
+                     " bytes at offset " + std::to_string(address) + " is outside its " +
+                     std::to_string(capacity) + " bytes");
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Dram
+
+void Dram::Read(uint64_t address, std::span<uint8_t> out) const {
+  CheckRange("DRAM", address, out.size(), capacity_);
+  size_t done = 0;
+  while (done < out.size()) {
+    const uint64_t at = address + done;
+    const uint64_t page = at / kPageBytes;
+    const uint64_t in_page = at % kPageBytes;
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kPageBytes - in_page,
+                                                                out.size() - done));
+    auto it = pages_.find(page);
+    if (it == pages_.end()) {
+      std::memset(out.data() + done, 0, chunk);  // never written: reads as zero
+    } else {
+      std::memcpy(out.data() + done, it->second.get() + in_page, chunk);
+    }
+    done += chunk;
+  }
+}
+
+void Dram::Write(uint64_t address, std::span<const uint8_t> data) {
+  CheckRange("DRAM", address, data.size(), capacity_);
+  if (data.empty()) return;
+  size_t done = 0;
+  while (done < data.size()) {
+    const uint64_t at = address + done;
+    const uint64_t page = at / kPageBytes;
+    const uint64_t in_page = at % kPageBytes;
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kPageBytes - in_page,
+                                                                data.size() - done));
+    auto& bytes = pages_[page];
+    if (!bytes) {
+      bytes = std::make_unique<uint8_t[]>(kPageBytes);
+      std::memset(bytes.get(), 0, kPageBytes);
+    }
+    std::memcpy(bytes.get() + in_page, data.data() + done, chunk);
+    done += chunk;
+  }
+  // Extend the last range when writes are sequential (the common case: one DMA row after the
+  // other), so the list stays short without merging on every write.
+  const uint64_t end = address + data.size();
+  if (!written_.empty() && written_.back().first <= address && address <= written_.back().second) {
+    written_.back().second = std::max(written_.back().second, end);
+  } else {
+    // Bound the list on scattered writes: merge when it is about to grow its storage, and leave
+    // room for as many new ranges as survived, so merging costs amortized O(log n) per write.
+    if (written_.size() >= 4096 && written_.size() == written_.capacity()) {
+      auto merged = WrittenRanges();
+      merged.reserve(std::max<size_t>(4096, 2 * merged.size()));
+      written_ = std::move(merged);
+    }
+    written_.emplace_back(address, end);
+  }
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> Dram::WrittenRanges() const {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges = written_;
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<uint64_t, uint64_t>> merged;
+  for (const auto& range : ranges) {
+    if (!merged.empty() && range.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, range.second);
+    } else {
+      merged.push_back(range);
+    }
+  }
+  return merged;
+}
+
+// ---------------------------------------------------------------------------------------------
+// LocalMemory
+
+LocalMemory::LocalMemory(std::string name, int64_t capacity_bytes, bool track_writes)
+    : name_(std::move(name)) {
+  if (capacity_bytes < 0 || capacity_bytes > static_cast<int64_t>(systolic::kAccumulatorBit)) {
+    throw hlo::Error(name_ + " capacity " + std::to_string(capacity_bytes) +
+                     " bytes is outside [0, " + std::to_string(systolic::kAccumulatorBit) + "]");
+  }
+  bytes_.assign(static_cast<size_t>(capacity_bytes), 0);
+  if (track_writes) written_.assign(static_cast<size_t>(capacity_bytes), false);
+}
+
+std::span<const uint8_t> LocalMemory::Read(uint64_t offset, uint64_t length) const {
+  CheckRange(name_, offset, length, capacity());
+  if (!written_.empty()) {
+    const auto begin = written_.begin() + static_cast<std::ptrdiff_t>(offset);
+    const auto first_unwritten =
+        std::find(begin, begin + static_cast<std::ptrdiff_t>(length), false);
+    if (first_unwritten != begin + static_cast<std::ptrdiff_t>(length)) {
+      throw hlo::Error(name_ + " byte " + std::to_string(first_unwritten - written_.begin()) +
+                       " is read before it was written");
+    }
+  }
+  return {bytes_.data() + offset, static_cast<size_t>(length)};
+}
+
+std::span<uint8_t> LocalMemory::Write(uint64_t offset, uint64_t length) {
+  CheckRange(name_, offset, length, capacity());
+  if (!written_.empty()) {
+    std::fill(written_.begin() + static_cast<std::ptrdiff_t>(offset),
+              written_.begin() + static_cast<std::ptrdiff_t>(offset + length), true);
+  }
+  return {bytes_.data() + offset, static_cast<size_t>(length)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memories
+
+// Only the accumulators track writes: a read of never-written accumulators is a lowering bug
+// (a matmul with acc=1 before any acc=0), while the UB is routinely read after partial DMA fills.
+Memories::Memories(const systolic::ArchConfig& config)
+    : dram(config.dram_bytes),
+      ub("unified buffer", config.ub_bytes, /*track_writes=*/false),
+      acc("accumulators", config.acc_bytes, /*track_writes=*/true) {}
+
+LocalMemory& Memories::Local(uint64_t local_address) {
+  return (local_address & systolic::kAccumulatorBit) != 0 ? acc : ub;
+}
+
+}  // namespace simulator

@@ -174,4 +174,70 @@ MxuTiming TimeGemm(const ArrayShape& array, const GemmShape& gemm) {
   return timing;
 }
 
+int64_t WeightLoadCycles(const ArrayShape& array, int64_t k) {
+  RequirePositive(k, "weight tile rows k");
+  if (k > array.rows) {
+    throw hlo::Error("matrix unit: weight tile rows k=" + std::to_string(k) +
+                     " exceed the array's " + std::to_string(array.rows) + " rows");
+  }
+  return k;
+}
+
+PipelinedMxuTiming TimeInstructionPipelined(const ArrayShape& array, const GemmShape& gemm) {
+  RequirePositive(array.rows, "array height");
+  RequirePositive(array.cols, "array width");
+  RequirePositive(gemm.m, "M");
+  RequirePositive(gemm.n, "N");
+  WeightLoadCycles(array, gemm.k);  // checks 0 < k <= R
+  if (gemm.n > array.cols) {
+    throw hlo::Error("matrix unit: weight tile columns n=" + std::to_string(gemm.n) +
+                     " exceed the array's " + std::to_string(array.cols) + " columns");
+  }
+  constexpr int64_t kMaxDim = int64_t{1} << 40;
+  if (array.rows > kMaxDim || array.cols > kMaxDim || gemm.m > kMaxDim) {
+    throw hlo::Error("matrix unit: a dimension exceeds 2^40");
+  }
+  PipelinedMxuTiming timing;
+  timing.mapping = MapGemm(gemm, array.dataflow);
+  timing.macs = CheckedMul(CheckedMul(gemm.m, gemm.n, "MAC count"), gemm.k, "MAC count");
+  const FoldMapping& map = timing.mapping;
+  // S(r, c, T): FoldCycles' os latency is exactly the skewed stream through r x c PEs.
+  auto stream = [&](int64_t rows_used, int64_t cols_used) {
+    return FoldCycles(ArrayShape{rows_used, cols_used, systolic::Dataflow::kOs}, map.temporal);
+  };
+  int64_t last = 0;  // the extent of the folded dimension in the last fold
+  switch (array.dataflow) {
+    case systolic::Dataflow::kWs:  // Sr = k <= R, Sc = n <= C: one fold
+      timing.folds = 1;
+      timing.last_fold_cycles = stream(array.rows, map.spatial_cols);
+      break;
+    case systolic::Dataflow::kOs:  // Sr = m folds over R; results leave on column buses
+      timing.folds = CeilDiv(map.spatial_rows, array.rows);
+      last = map.spatial_rows - (timing.folds - 1) * array.rows;
+      timing.initiation_interval = std::max(map.temporal, array.rows);
+      timing.last_fold_cycles = stream(last, map.spatial_cols);
+      break;
+    case systolic::Dataflow::kIs:  // Sc = m folds over C; the next tile loads behind the switch
+      timing.folds = CeilDiv(map.spatial_cols, array.cols);
+      last = map.spatial_cols - (timing.folds - 1) * array.cols;
+      timing.stationary_fill = map.spatial_rows;
+      // The next tile's k rows are written from the cycle its predecessor's swap-in wave leaves
+      // row 0 (C - 1 cycles after that fold starts streaming).
+      timing.initiation_interval = std::max(map.temporal, array.cols + map.spatial_rows - 1);
+      timing.last_fold_cycles = stream(array.rows, last);
+      break;
+  }
+  timing.total_cycles = CheckedAdd(
+      CheckedAdd(timing.stationary_fill,
+                 CheckedMul(timing.folds - 1, timing.initiation_interval, "total cycles"),
+                 "total cycles"),
+      timing.last_fold_cycles, "total cycles");
+  timing.issue_interval = timing.weights_hold = timing.total_cycles;
+  if (array.dataflow == systolic::Dataflow::kWs) {
+    timing.issue_interval = gemm.m;
+    timing.weights_hold = gemm.m + gemm.n - 2;
+  }
+  return timing;
+}
+
 }  // namespace simulator

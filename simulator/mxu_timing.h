@@ -92,4 +92,39 @@ struct MxuTiming {
 // on a non-positive dimension or array size, or when a count would overflow 64 bits.
 MxuTiming TimeGemm(const ArrayShape& array, const GemmShape& gemm);
 
+// ---- The simulator's normal mode: the folds of ONE instruction, pipelined ----
+// An mxu.matmul / mxu.conv is a GEMM whose weight tile fits the array (k <= R, n <= C), so it
+// folds only along m (os: Sr = M over R rows, is: Sc = M over C columns; ws: one fold). The
+// processing-element model (pe_reference.h) shows what a real array does with consecutive folds:
+// the next fold's operands enter while the previous one drains, so only the LAST fold pays the
+// skewed fill and drain. Conventions (shared with pe_reference.h): cycle 0 is the first cycle in
+// which the instruction moves an operand into the array; the count ends with the cycle in which
+// the last output leaves it. S(r, c, T) = FoldCycles({r, c, os}, T) = T + r + c - 2 is the
+// skewed-stream latency of one fold using r rows and c columns.
+//   ws: weights preloaded by mxu.ldw (WeightLoadCycles)   total = S(R, n, m)
+//   os: interval II = max(k, R)                            total = (F-1) II + S(m_last, n, k)
+//   is: fill k, interval II = max(n, C + k - 1)            total = k + (F-1) II + S(R, m_last, n)
+// (F folds, m_last rows in the last one; R appears whole in ws/is because partial sums flow down
+// every row of the array, while os results leave each PE on its column's output bus.)
+struct PipelinedMxuTiming {
+  FoldMapping mapping;
+  int64_t folds = 0;
+  int64_t stationary_fill = 0;      // cycles before the first fold streams (is: k)
+  int64_t initiation_interval = 0;  // cycles between the starts of consecutive folds
+  int64_t last_fold_cycles = 0;     // S(...) of the last fold
+  int64_t total_cycles = 0;
+  int64_t macs = 0;
+  // Back-to-back instructions (docs/isa.md "Matrix-unit timing"). ws: the next instruction's
+  // activations may enter once this one's m rows have entered (issue_interval = m), and its
+  // weight buffer may be reloaded once its last row has passed row 0's last used column
+  // (weights_hold = m + n - 2: tile row r is rewritten at L + r, behind the skewed wave).
+  // os / is: no overlap between instructions, both equal total_cycles.
+  int64_t issue_interval = 0;
+  int64_t weights_hold = 0;
+};
+// Throws hlo::Error on a non-positive dimension or a weight tile larger than the array.
+PipelinedMxuTiming TimeInstructionPipelined(const ArrayShape& array, const GemmShape& gemm);
+// mxu.ldw: one tile row per cycle from the unified buffer into a weight buffer (k cycles).
+int64_t WeightLoadCycles(const ArrayShape& array, int64_t k);
+
 }  // namespace simulator

@@ -44,7 +44,8 @@ class TraceSink {
   virtual void Busy(systolic::Unit unit, int64_t start_cycle, int64_t end_cycle, size_t index,
                     std::string_view mnemonic) = 0;
   // `unit` waited during [start, end) for `cause` ("semaphore", "dram", "ub_port", "acc_port",
-  // "weights", "queue_empty" is not reported).
+  // "weights"; "queue_full" on the control unit when the front end waits for a full queue;
+  // "queue_empty" is not reported).
   virtual void Stall(systolic::Unit unit, int64_t start_cycle, int64_t end_cycle,
                      std::string_view cause) = 0;
   // A counter sample: "ub_bytes_live", "acc_bytes_live", "dram_gbps".
@@ -76,6 +77,9 @@ struct SimStats {
   int64_t dram_bytes_read = 0, dram_bytes_written = 0;
   int64_t ub_bytes_read = 0, ub_bytes_written = 0;
   int64_t acc_bytes_read = 0, acc_bytes_written = 0;
+  // Peak bytes holding live data (sim_liveness.h: written by the program and still to be read);
+  // -1 when the program has too many disjoint live ranges to track.
+  int64_t ub_peak_bytes_live = 0, acc_peak_bytes_live = 0;
   // Energy by component in picojoules: "mac", "vector", "ub", "acc", "dram".
   std::map<std::string, double> energy_pj;
   double total_energy_pj() const;

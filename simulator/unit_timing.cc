@@ -1,1 +1,248 @@
-// Placeholder: being written (see the matching header).
+// Transaction-level costs of the compute units (unit_timing.h). The matrix unit's cycles are
+// mxu_timing.h's TimeInstructionPipelined / WeightLoadCycles, whose conventions and numbers
+// tests/simulator/pe_reference_test.cc checks against the processing-element model.
+#include "simulator/unit_timing.h"
+
+#include <string>
+
+#include "hlo/diagnostic.h"
+#include "simulator/mxu_timing.h"
+
+namespace simulator {
+namespace {
+
+using systolic::Dtype;
+using systolic::Instruction;
+using systolic::Opcode;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t CeilLog2(int64_t value) {
+  int64_t bits = 0;
+  while ((int64_t{1} << bits) < value) ++bits;
+  return bits;
+}
+
+std::string Mnemonic(const Instruction& inst) {
+  return std::string(systolic::GetInstrInfo(inst.opcode).mnemonic);
+}
+
+Dtype FieldDtype(const Instruction& inst, uint64_t raw) {
+  if (raw >= systolic::DtypeSymbols().size()) {
+    throw hlo::Error(Mnemonic(inst) + ": " + std::to_string(raw) + " is not a dtype");
+  }
+  return static_cast<Dtype>(raw);
+}
+
+int64_t Bytes(int64_t elements, Dtype dtype) { return elements * systolic::DtypeBytes(dtype); }
+
+// Adds `bytes` to the read or write counter of the memory `address` selects.
+void CountAccess(UnitCost& cost, uint64_t address, int64_t bytes, bool write) {
+  const bool acc = (address & systolic::kAccumulatorBit) != 0;
+  int64_t& counter = acc ? (write ? cost.acc_bytes_written : cost.acc_bytes_read)
+                         : (write ? cost.ub_bytes_written : cost.ub_bytes_read);
+  counter += bytes;
+}
+
+ArrayShape Array(const Instruction& inst, const systolic::ArchConfig& config, uint64_t raw) {
+  if (raw >= systolic::DataflowSymbols().size()) {
+    throw hlo::Error(Mnemonic(inst) + ": dataflow " + std::to_string(raw) + " is not a dataflow");
+  }
+  return ArrayShape{config.array_rows, config.array_cols, static_cast<systolic::Dataflow>(raw)};
+}
+
+const WeightBuffers::Buffer& Loaded(const Instruction& inst, const WeightBuffers& weights,
+                                    uint64_t buf) {
+  const WeightBuffers::Buffer& buffer = weights.buffers[buf & 1];
+  if (!buffer.loaded) {
+    throw hlo::Error(Mnemonic(inst) + ": weight buffer " + std::to_string(buf & 1) +
+                     " was never loaded (mxu.ldw)");
+  }
+  return buffer;
+}
+
+// A GEMM of m rows through the loaded tile: pipelined cycles, operands streamed from the UB
+// (m x k elements: with implicit im2col every window element is read when it is used), results
+// written (and, when accumulating, read) in the accumulators as 4-byte words.
+UnitCost GemmCost(const ArrayShape& array, const WeightBuffers::Buffer& tile, int64_t m,
+                  bool accumulate) {
+  const PipelinedMxuTiming timing = TimeInstructionPipelined(array, GemmShape{m, tile.n, tile.k});
+  UnitCost cost;
+  cost.cycles = timing.total_cycles;
+  cost.issue_interval = timing.issue_interval;
+  cost.weights_hold = timing.weights_hold;
+  cost.macs = timing.macs;
+  cost.ub_bytes_read = Bytes(m * tile.k, tile.dtype);
+  cost.acc_bytes_written = m * tile.n * 4;
+  cost.acc_bytes_read = accumulate ? cost.acc_bytes_written : 0;
+  return cost;
+}
+
+UnitCost MxuCost(const Instruction& inst, const systolic::ArchConfig& config,
+                 const WeightBuffers& weights) {
+  switch (inst.opcode) {
+    case Opcode::kMxuLoadWeights: {
+      using F = systolic::MxuLoadWeightsField;
+      const ArrayShape array{config.array_rows, config.array_cols, config.dataflow};
+      const int64_t k = static_cast<int64_t>(inst.get(F::k));
+      const int64_t n = static_cast<int64_t>(inst.get(F::n));
+      UnitCost cost;
+      cost.cycles = WeightLoadCycles(array, k);
+      cost.ub_bytes_read = Bytes(k * n, FieldDtype(inst, inst.get(F::dtype)));
+      return cost;
+    }
+    case Opcode::kMxuMatmul: {
+      using F = systolic::MxuMatmulField;
+      const int64_t m = static_cast<int64_t>(inst.get(F::m));
+      return GemmCost(Array(inst, config, inst.get(F::dataflow)),
+                      Loaded(inst, weights, inst.get(F::buf)), m, inst.get(F::acc) != 0);
+    }
+    case Opcode::kMxuConv: {
+      using F = systolic::MxuConvField;
+      const int64_t kh = static_cast<int64_t>(inst.get(F::kh));
+      const int64_t kw = static_cast<int64_t>(inst.get(F::kw));
+      const int64_t stride = static_cast<int64_t>(inst.get(F::stride));
+      const int64_t in_h = static_cast<int64_t>(inst.get(F::in_h));
+      const int64_t in_w = static_cast<int64_t>(inst.get(F::in_w));
+      if (kh < 1 || kw < 1 || stride < 1 || in_h < kh || in_w < kw) {
+        throw hlo::Error("mxu.conv: need 1 <= kh <= in_h, 1 <= kw <= in_w and stride >= 1");
+      }
+      const int64_t pixels = ((in_h - kh) / stride + 1) * ((in_w - kw) / stride + 1);
+      return GemmCost(Array(inst, config, inst.get(F::dataflow)),
+                      Loaded(inst, weights, inst.get(F::buf)), pixels, inst.get(F::acc) != 0);
+    }
+    default:
+      break;
+  }
+  throw hlo::Error(Mnemonic(inst) + " is not a matrix-unit instruction");
+}
+
+// Streaming cost: ceil(elements / L) + the pipeline depth (+ the transcendental stages).
+int64_t StreamCycles(const systolic::ArchConfig& config, int64_t elements, int64_t extra = 0) {
+  return CeilDiv(elements, config.vector_lanes) + kVectorPipelineDepth + extra;
+}
+
+UnitCost VectorCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  UnitCost cost;
+  switch (inst.opcode) {
+    case Opcode::kVAdd:
+    case Opcode::kVSub:
+    case Opcode::kVMul:
+    case Opcode::kVMax:
+    case Opcode::kVMin:
+    case Opcode::kVCmp: {
+      using F = systolic::VAddField;  // shared layout of the binary ops
+      const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+      const int64_t count = static_cast<int64_t>(field(F::count));
+      const Dtype dtype = FieldDtype(inst, field(F::dtype));
+      CountAccess(cost, field(F::a), Bytes(count, dtype), false);
+      CountAccess(cost, field(F::b), Bytes(count, dtype), false);
+      CountAccess(cost, field(F::dst),
+                  Bytes(count, inst.opcode == Opcode::kVCmp ? Dtype::kPred : dtype), true);
+      cost.vector_element_ops = count;
+      cost.cycles = StreamCycles(config, count);
+      return cost;
+    }
+    case Opcode::kVSel: {
+      using F = systolic::VSelField;
+      const int64_t count = static_cast<int64_t>(inst.get(F::count));
+      const Dtype dtype = FieldDtype(inst, inst.get(F::dtype));
+      CountAccess(cost, inst.get(F::mask), Bytes(count, Dtype::kPred), false);
+      CountAccess(cost, inst.get(F::src), Bytes(count, dtype), false);
+      CountAccess(cost, inst.get(F::dst), Bytes(count, dtype), false);  // the on-false operand
+      CountAccess(cost, inst.get(F::dst), Bytes(count, dtype), true);
+      cost.vector_element_ops = count;
+      cost.cycles = StreamCycles(config, count);
+      return cost;
+    }
+    case Opcode::kVMov:
+    case Opcode::kVExp:
+    case Opcode::kVRecip:
+    case Opcode::kVRsqrt:
+    case Opcode::kVTanh: {
+      using F = systolic::VMovField;  // shared layout of the unary ops
+      const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+      const int64_t count = static_cast<int64_t>(field(F::count));
+      const Dtype dtype = FieldDtype(inst, field(F::dtype));
+      CountAccess(cost, field(F::src), Bytes(count, dtype), false);
+      CountAccess(cost, field(F::dst), Bytes(count, dtype), true);
+      cost.vector_element_ops = count;
+      cost.cycles = StreamCycles(config, count,
+                                 inst.opcode == Opcode::kVMov ? 0 : kTranscendentalExtraDepth);
+      return cost;
+    }
+    case Opcode::kVFill: {
+      using F = systolic::VFillField;
+      const int64_t count = static_cast<int64_t>(inst.get(F::count));
+      CountAccess(cost, inst.get(F::dst), Bytes(count, FieldDtype(inst, inst.get(F::dtype))), true);
+      cost.vector_element_ops = count;
+      cost.cycles = StreamCycles(config, count);
+      return cost;
+    }
+    case Opcode::kVCvt:
+    case Opcode::kVRequant: {
+      using F = systolic::VCvtField;  // vrequant shares the layout
+      const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+      const int64_t count = static_cast<int64_t>(field(F::count));
+      CountAccess(cost, field(F::src), Bytes(count, FieldDtype(inst, field(F::src_type))), false);
+      CountAccess(cost, field(F::dst), Bytes(count, FieldDtype(inst, field(F::dst_type))), true);
+      cost.vector_element_ops = count;
+      cost.cycles = StreamCycles(config, count);
+      return cost;
+    }
+    case Opcode::kVRedSum:
+    case Opcode::kVRedMax: {
+      using F = systolic::VRedSumField;  // vredmax shares the layout
+      const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+      const int64_t rows = static_cast<int64_t>(field(F::rows));
+      const int64_t cols = static_cast<int64_t>(field(F::cols));
+      const Dtype dtype = FieldDtype(inst, field(F::dtype));
+      CountAccess(cost, field(F::src), Bytes(rows * cols, dtype), false);
+      CountAccess(cost, field(F::dst), Bytes(rows, dtype), true);
+      cost.vector_element_ops = rows * cols;
+      // Each row enters L elements per cycle; the adder tree finishes the last row.
+      cost.cycles = rows * CeilDiv(cols, config.vector_lanes) + CeilLog2(config.vector_lanes) +
+                    kVectorPipelineDepth;
+      return cost;
+    }
+    case Opcode::kVBcast: {
+      using F = systolic::VBcastField;
+      const int64_t rows = static_cast<int64_t>(inst.get(F::rows));
+      const int64_t cols = static_cast<int64_t>(inst.get(F::cols));
+      const Dtype dtype = FieldDtype(inst, inst.get(F::dtype));
+      CountAccess(cost, inst.get(F::src), Bytes(inst.get(F::per_row) ? rows : cols, dtype), false);
+      CountAccess(cost, inst.get(F::dst), Bytes(rows * cols, dtype), true);
+      cost.vector_element_ops = rows * cols;
+      cost.cycles = StreamCycles(config, rows * cols);
+      return cost;
+    }
+    default:
+      break;
+  }
+  throw hlo::Error(Mnemonic(inst) + " is not a vector-unit instruction");
+}
+
+}  // namespace
+
+UnitCost ComputeCost(const Instruction& inst, const systolic::ArchConfig& config,
+                     const RegisterFile& registers, const WeightBuffers& weights) {
+  (void)registers;  // strides change addresses, not cycles or byte counts
+  UnitCost cost;
+  switch (systolic::GetInstrInfo(inst.opcode).unit) {
+    case systolic::Unit::kMxu:
+      cost = MxuCost(inst, config, weights);
+      if (inst.opcode == Opcode::kMxuLoadWeights) cost.issue_interval = cost.cycles;
+      return cost;
+    case systolic::Unit::kVector:
+      cost = VectorCost(inst, config);
+      cost.issue_interval = cost.cycles;
+      return cost;
+    case systolic::Unit::kLoad:
+    case systolic::Unit::kStore:
+    case systolic::Unit::kControl:
+      break;
+  }
+  throw hlo::Error(Mnemonic(inst) + " is not a compute-unit instruction (mxu or vector)");
+}
+
+}  // namespace simulator

@@ -7,7 +7,8 @@
 //     compatibility mode uses), per dataflow, with the fill/drain of consecutive folds
 //     overlapped inside one instruction as a pipelined array does; tests/simulator/ checks them
 //     within +-2 % of the processing-element-level reference model (pe_reference.h) on at
-//     least 200 random tile shapes on arrays up to 16x16.
+//     least 200 random tile shapes on arrays up to 16x16. Consecutive ws instructions overlap
+//     too (issue_interval, weights_hold; mxu_schedule.h), checked against pe_sequence.h.
 //   - Vector instructions take ceil(elements / lanes) cycles plus a fixed pipeline depth
 //     documented in docs/isa.md; row reductions add a log2(lanes) tree.
 //   - Byte counts are exact (what the instruction reads and writes in the UB/accumulators).
@@ -21,8 +22,21 @@
 
 namespace simulator {
 
+// The vector unit's pipeline (docs/isa.md "Semantics and timing"): an instruction streams its
+// elements L per cycle, then the last group needs kVectorPipelineDepth more cycles (operand
+// read, execute, round/pack, write back). exp/tanh/rsqrt/recip add kTranscendentalExtraDepth
+// (iterative approximation stages). Row reductions add ceil(log2 L) cycles of adder tree.
+inline constexpr int64_t kVectorPipelineDepth = 4;
+inline constexpr int64_t kTranscendentalExtraDepth = 8;
+
 struct UnitCost {
-  int64_t cycles = 0;
+  int64_t cycles = 0;          // latency: until its results are in place
+  // Cycles until the unit can accept its next instruction (<= cycles). Only consecutive ws
+  // matmul/conv instructions overlap (docs/isa.md); everything else has issue_interval = cycles.
+  int64_t issue_interval = 0;
+  // mxu.matmul / mxu.conv: cycles from its start during which its weight buffer must keep its
+  // tile (an mxu.ldw into that buffer may start then); 0 for other instructions.
+  int64_t weights_hold = 0;
   int64_t macs = 0;
   int64_t vector_element_ops = 0;
   int64_t ub_bytes_read = 0, ub_bytes_written = 0;

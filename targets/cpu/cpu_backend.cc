@@ -1,1 +1,274 @@
-// Placeholder: being written (see the matching header).
+// The CPU backend: compile (optimize, lower to thunks + LLVM kernels, O3, JIT) and run.
+// See cpu_backend.h for the overall design and thunk_builder.h for what each op becomes.
+#include "targets/cpu/cpu_backend.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "compiler/memory/buffer_assignment.h"
+#include "compiler/target_description.h"
+#include "compiler/target_pipelines.h"
+#include "targets/cpu/aot.h"
+#include "targets/cpu/jit.h"
+#include "targets/cpu/thunk_builder.h"
+
+namespace cpu {
+namespace {
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+void WriteText(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw hlo::Error("cpu backend: cannot write " + path.string());
+}
+
+std::string FunctionText(const llvm::Function& function) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  function.print(os);
+  return os.str();
+}
+
+// Verifies each kernel on its own so a failure names the kernel (and its HLO instruction);
+// with a dump directory the broken kernel's IR is written there.
+void VerifyKernels(const llvm::Module& module, const ThunkBuildResult& built,
+                   const std::string& dump_dir) {
+  std::vector<std::pair<std::string, std::string>> kernels;  // symbol, instruction
+  for (const KernelThunk* kernel : built.kernels) kernels.emplace_back(kernel->symbol(), kernel->name());
+  for (const auto& epilogue : built.tile_epilogues)
+    kernels.emplace_back(epilogue->symbol, epilogue->symbol + " (a GEMM epilogue)");
+  for (const auto& [symbol, instruction] : kernels) {
+    const llvm::Function* function = module.getFunction(symbol);
+    if (function == nullptr) continue;
+    std::string report;
+    llvm::raw_string_ostream os(report);
+    if (!llvm::verifyFunction(*function, &os)) continue;
+    std::string where;
+    if (!dump_dir.empty()) {
+      std::filesystem::create_directories(dump_dir);
+      std::filesystem::path path = std::filesystem::path(dump_dir) / (symbol + ".ll");
+      WriteText(path, FunctionText(*function));
+      where = "; its IR is in " + path.string();
+    }
+    throw hlo::Error("cpu backend: LLVM rejected kernel '" + symbol + "' for instruction '" +
+                     instruction + "': " + os.str() + where);
+  }
+}
+
+// Identical kernels (a ResNet has dozens of equal conv epilogues) are compiled once: a kernel
+// whose IR, apart from its name, equals an earlier one's is deleted and its thunk calls the
+// earlier symbol. Returns how many were merged.
+int MergeIdenticalKernels(llvm::Module& module, ThunkBuildResult& built) {
+  std::map<std::string, std::string> symbol_of_body;
+  int merged = 0;
+  // Returns the symbol to call instead of `symbol` (itself when it is the first of its kind).
+  auto merge = [&](const std::string& symbol) -> std::string {
+    llvm::Function* function = module.getFunction(symbol);
+    if (function == nullptr) return symbol;
+    std::string body = FunctionText(*function);
+    const std::string name = "@" + symbol + "(";
+    if (size_t at = body.find(name); at != std::string::npos) body.replace(at, name.size(), "@(");
+    auto [it, inserted] = symbol_of_body.emplace(std::move(body), symbol);
+    if (inserted) return symbol;
+    function->eraseFromParent();
+    ++merged;
+    return it->second;
+  };
+  for (KernelThunk* kernel : built.kernels) kernel->set_symbol(merge(kernel->symbol()));
+  for (auto& epilogue : built.tile_epilogues) epilogue->symbol = merge(epilogue->symbol);
+  return merged;
+}
+
+void DumpKernels(const llvm::Module& module, const ThunkBuildResult& built,
+                 const std::string& dump_dir, const std::string& suffix) {
+  std::filesystem::create_directories(dump_dir);
+  std::vector<std::string> symbols;
+  for (const KernelThunk* kernel : built.kernels) symbols.push_back(kernel->symbol());
+  for (const auto& epilogue : built.tile_epilogues) symbols.push_back(epilogue->symbol);
+  for (const std::string& symbol : symbols) {
+    if (const llvm::Function* function = module.getFunction(symbol))
+      WriteText(std::filesystem::path(dump_dir) / (symbol + suffix), FunctionText(*function));
+  }
+}
+
+class CpuExecutable final : public targets::Executable {
+ public:
+  CpuExecutable(std::unique_ptr<hlo::Module> module, std::unique_ptr<ThunkSequence> entry,
+                std::unique_ptr<Jit> jit, int threads, std::map<std::string, double> counters,
+                std::map<std::string, std::string> artifacts)
+      : module_(std::move(module)), entry_(std::move(entry)), jit_(std::move(jit)),
+        pool_(std::make_unique<ThreadPool>(threads)), counters_(std::move(counters)),
+        artifacts_(std::move(artifacts)) {
+    // Storage for parameters whose layout is not row-major: those inputs are converted into it;
+    // row-major inputs are used in place (no thunk writes a parameter buffer).
+    std::vector<const ValueLayout*> leaves;
+    for (const ValueLayout& p : entry_->parameters()) CollectLeaves(p, leaves);
+    for (const ValueLayout* leaf : leaves) {
+      const bool converted = leaf->shape.IsArray() && !leaf->shape.HasDefaultLayout() &&
+                             leaf->shape.rank() > 1;
+      parameter_storage_.push_back(
+          converted ? std::make_unique<AlignedBytes>(ArrayByteSize(leaf->shape)) : nullptr);
+    }
+  }
+
+  hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto start = std::chrono::steady_clock::now();
+    const std::vector<ValueLayout>& parameters = entry_->parameters();
+    if (inputs.size() != parameters.size())
+      throw hlo::Error("cpu backend: module '" + module_->name() + "' takes " +
+                       std::to_string(parameters.size()) + " parameters, got " +
+                       std::to_string(inputs.size()) + " inputs");
+    std::vector<uint8_t*> leaf_pointers;
+    for (size_t i = 0; i < inputs.size(); ++i) BindInput(parameters[i], inputs[i], leaf_pointers);
+    entry_->BindParameters(leaf_pointers);
+    RunContext context;
+    context.pool = pool_.get();
+    context.kernel_ms = &kernel_ms_;
+    entry_->Run(context);
+    hlo::Literal result = ReadValue(*entry_, entry_->root());
+    ++runs_;
+    profile_.wall_ms = MillisecondsSince(start);
+    return result;
+  }
+
+  targets::Profile profile() const override {
+    targets::Profile profile = profile_;
+    profile.counters = counters_;
+    profile.counters["runs"] = static_cast<double>(runs_);
+    // Per-thunk time, averaged over the runs so far.
+    for (const auto& [name, ms] : kernel_ms_)
+      profile.counters["kernel_ms." + name] = runs_ > 0 ? ms / static_cast<double>(runs_) : 0.0;
+    return profile;
+  }
+  std::map<std::string, std::string> artifacts() const override { return artifacts_; }
+
+ private:
+  void BindInput(const ValueLayout& layout, const hlo::Literal& input,
+                 std::vector<uint8_t*>& leaf_pointers) {
+    if (!input.shape().Compatible(layout.shape))
+      throw hlo::Error("cpu backend: input of shape " + input.shape().ToString(false) +
+                       " does not match parameter shape " + layout.shape.ToString(false));
+    if (layout.shape.IsTuple()) {
+      for (size_t i = 0; i < layout.elements.size(); ++i)
+        BindInput(layout.elements[i], input.elements()[i], leaf_pointers);
+      return;
+    }
+    AlignedBytes* storage = parameter_storage_.at(leaf_pointers.size()).get();
+    if (storage != nullptr) {
+      LiteralToPhysical(input, layout.shape, storage->data());
+      leaf_pointers.push_back(storage->data());
+      return;
+    }
+    if (layout.shape.IsArray() &&
+        static_cast<int64_t>(input.bytes().size()) != ArrayByteSize(layout.shape))
+      throw hlo::Error("cpu backend: input of " + std::to_string(input.bytes().size()) +
+                       " bytes for parameter shape " + layout.shape.ToString(false));
+    // Literals are logical row-major, which is this buffer's layout: read it in place.
+    leaf_pointers.push_back(const_cast<uint8_t*>(input.bytes().data()));
+  }
+
+  std::unique_ptr<hlo::Module> module_;  // the optimized module the thunks point into
+  std::unique_ptr<ThunkSequence> entry_;
+  std::unique_ptr<Jit> jit_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::vector<std::unique_ptr<AlignedBytes>> parameter_storage_;
+  std::map<std::string, double> counters_;
+  std::map<std::string, std::string> artifacts_;
+  std::map<std::string, double> kernel_ms_;
+  int64_t runs_ = 0;
+  targets::Profile profile_;
+  std::mutex mutex_;
+};
+
+class CpuBackend final : public targets::Backend {
+ public:
+  explicit CpuBackend(CpuBackendOptions options) : options_(std::move(options)) {}
+  std::string name() const override { return "cpu"; }
+  std::string description() const override {
+    return "LLVM CPU backend: generated AVX-512 kernels (ORC JIT) + own GEMM/convolution";
+  }
+
+  std::unique_ptr<targets::Executable> Compile(const hlo::Module& input) override {
+    auto start = std::chrono::steady_clock::now();
+    std::map<std::string, double> counters;
+    std::unique_ptr<hlo::Module> module = input.Clone();
+    const compiler::TargetDescription& target = compiler::CpuTarget();
+    compiler::MakeTargetPipeline(target).Run(*module);
+    counters["compile_ms.optimize"] = MillisecondsSince(start);
+
+    compiler::BufferAssignment assignment = compiler::AssignBuffers(*module, target);
+    counters["peak_bytes"] = static_cast<double>(assignment.peak_bytes());
+
+    auto lower_start = std::chrono::steady_clock::now();
+    auto context = std::make_unique<llvm::LLVMContext>();
+    auto llvm_module = std::make_unique<llvm::Module>(module->name(), *context);
+    ThunkBuilder builder(*llvm_module, nullptr);
+    std::unique_ptr<ThunkSequence> entry = builder.Build(*module->entry(), assignment.schedule());
+    ThunkBuildResult& built = builder.result();
+    counters["compile_ms.lower"] = MillisecondsSince(lower_start);
+    for (const auto& [name, value] : built.counters) counters[name] = value;
+    counters.try_emplace("thunks.fallback", 0.0);
+    counters.try_emplace("thunks.kernel", 0.0);
+
+    std::map<std::string, std::string> artifacts;
+    std::string fallbacks;
+    for (const std::string& reason : built.fallback_reasons) fallbacks += reason + "\n";
+    artifacts["fallbacks.txt"] = fallbacks;
+
+    VerifyKernels(*llvm_module, built, options_.dump_dir);
+    counters["kernels.merged"] = MergeIdenticalKernels(*llvm_module, built);
+    if (options_.keep_object) {
+      // Emitted before O3 so the runner and the kernels are optimized together.
+      try {
+        EmitModelRunner(*llvm_module, *entry);
+        artifacts["model.h"] = ModelRunnerHeader(*entry, module->name());
+      } catch (const hlo::Error& error) {
+        artifacts["aot_error"] = error.what();
+      }
+    }
+    if (options_.keep_ir) artifacts["kernels.ll"] = ModuleToString(*llvm_module);
+    if (!options_.dump_dir.empty()) DumpKernels(*llvm_module, built, options_.dump_dir, ".ll");
+
+    auto llvm_start = std::chrono::steady_clock::now();
+    std::unique_ptr<llvm::TargetMachine> machine = MakeHostTargetMachine();
+    OptimizeModule(*llvm_module, *machine);
+    if (options_.keep_ir) artifacts["kernels.opt.ll"] = ModuleToString(*llvm_module);
+    if (options_.keep_object) artifacts["kernels.o"] = EmitObjectFile(*llvm_module, *machine);
+    if (!options_.dump_dir.empty()) DumpKernels(*llvm_module, built, options_.dump_dir, ".opt.ll");
+
+    std::unique_ptr<Jit> jit;
+    if ((!built.kernels.empty() || !built.tile_epilogues.empty()) && !options_.skip_jit) {
+      jit = std::make_unique<Jit>(std::move(llvm_module), std::move(context));
+      for (KernelThunk* kernel : built.kernels)
+        kernel->set_function(reinterpret_cast<KernelFunction>(jit->Lookup(kernel->symbol())));
+      for (auto& epilogue : built.tile_epilogues)
+        epilogue->function = reinterpret_cast<TileFunction>(jit->Lookup(epilogue->symbol));
+    }
+    counters["compile_ms.llvm"] = MillisecondsSince(llvm_start);
+    counters["compile_ms"] = MillisecondsSince(start);
+    return std::make_unique<CpuExecutable>(std::move(module), std::move(entry), std::move(jit),
+                                           options_.threads, std::move(counters),
+                                           std::move(artifacts));
+  }
+
+ private:
+  CpuBackendOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<targets::Backend> MakeCpuBackend(CpuBackendOptions options) {
+  return std::make_unique<CpuBackend>(std::move(options));
+}
+
+}  // namespace cpu

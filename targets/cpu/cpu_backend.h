@@ -4,6 +4,10 @@
 // sequence of thunks over one preallocated buffer (compiler/memory's buffer assignment):
 // generated kernels, GEMM/convolution calls (gemm.h) with fused epilogues, and runtime routines
 // for control flow (while, conditional, call), sort, gather, scatter and custom-calls.
+// Artifacts of an Executable: "fallbacks.txt" (instructions run by the reference evaluator and
+// why), plus the IR / object file when asked for below. Profile counters: thunk counts by kind
+// ("thunks.kernel", "thunks.gemm", "thunks.fallback", ...), compile-phase times and per-thunk
+// run times averaged over runs ("kernel_ms.<instruction>").
 #pragma once
 
 #include <memory>
@@ -16,6 +20,11 @@ namespace cpu {
 struct CpuBackendOptions {
   int threads = 0;              // 0: all cores
   std::string dump_dir;         // non-empty: write <kernel>.ll before/after optimization here
+  bool keep_ir = false;         // artifacts "kernels.ll" / "kernels.opt.ll" (before / after O3)
+  bool keep_object = false;     // artifacts "kernels.o" (the optimized kernels plus
+                                // retarget_model_run, aot.h) and "model.h"; when the module
+                                // cannot be run ahead of time, "aot_error" says why instead
+  bool skip_jit = false;        // compile only (for --emit): the Executable cannot Run kernels
 };
 
 std::unique_ptr<targets::Backend> MakeCpuBackend(CpuBackendOptions options = {});

@@ -29,6 +29,7 @@ struct GemmBlock {
   int64_t cols = 0;
   float* c = nullptr;  // &C[row][col]
   int64_t ldc = 0;     // C's leading dimension (elements)
+  int64_t batch = 0;   // SgemmBatched: which GEMM of the batch (row/col are within it); else 0
 };
 using GemmEpilogue = std::function<void(const GemmBlock& block)>;
 
@@ -56,7 +57,8 @@ void SgemmBatched(const GemmArgs& args, int64_t batch, int64_t stride_a, int64_t
 // 2-D convolution, NHWC input, HWIO filter, NHWC output, with XLA's window semantics
 // (strides, padding low/high, lhs dilation, rhs dilation, feature_group_count for grouped and
 // depthwise convolutions). Computed as GEMMs over tiles of an implicit im2col (never the whole
-// im2col in memory). The epilogue sees blocks of the output viewed as (N*OH*OW) x OC.
+// im2col in memory); depthwise ones by a direct vectorized loop (docs/cpu-runtime.md). The
+// epilogue sees blocks of the output viewed as (N*OH*OW) x OC.
 struct Conv2DArgs {
   int64_t batch = 0, in_h = 0, in_w = 0, in_c = 0;
   int64_t k_h = 0, k_w = 0, out_c = 0;
@@ -73,7 +75,8 @@ struct Conv2DArgs {
 };
 void Conv2D(const Conv2DArgs& args, ThreadPool* pool);
 
-// Which micro-kernel this machine uses ("avx512 16x? ...", "avx2 ...", "portable"), for stats.
+// Which micro-kernel this machine uses ("avx512 6x64 (+3 shapes)", "avx2 6x16", "portable 4x16"),
+// for stats.
 const char* GemmKernelName();
 
 }  // namespace cpu

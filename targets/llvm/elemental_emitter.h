@@ -11,7 +11,7 @@
 //   - Transcendentals (exp, log, log1p, expm1, tanh, logistic, sin, cos, atan2, power, rsqrt,
 //     sqrt, cbrt, erf) are emitted as straight-line IR (llvm_math.h): no calls into libm, so
 //     LLVM's loop vectorizer can vectorize a loop over them; accuracy is stated per function in
-//     llvm_math.h (f32 within a few ulp; f64 through the LLVM intrinsics where they are exact).
+//     llvm_math.h (f32 within a few ulp; f64 through the C library, see EmitLibmCallF64).
 //   - Index arithmetic is in i64; generated code never reads outside an operand (dynamic-slice
 //     start indices are clamped as hlo/ir.h says; pad/concatenate/slice select the source).
 //   - Target-independent: the only target facts are those LLVM's DataLayout gives.
@@ -19,6 +19,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -55,7 +56,7 @@ class IrArray {
   llvm::Value* LinearIndex(llvm::IRBuilder<>& b, const IrIndex& index) const;
   // Logical index of a physical linear offset (inverse of LinearIndex).
   IrIndex DelinearizeIndex(llvm::IRBuilder<>& b, llvm::Value* linear) const;
-  llvm::Value* EmitLoad(llvm::IRBuilder<>& b, const IrIndex& index) const;   // register type
+  llvm::Value* EmitLoad(llvm::IRBuilder<>& b, const IrIndex& index) const;  // register type
   void EmitStore(llvm::IRBuilder<>& b, const IrIndex& index, llvm::Value* value) const;
   // Marks loads/stores of this array as not aliasing other kernel arguments (noalias scopes
   // are the caller's business; this only sets alignment and invariant.load for read-only).
@@ -75,6 +76,10 @@ class ElementalEmitter {
 
   // The generator for `inst`, whose operands' elements come from `operands` (one per operand,
   // in order). Covers every opcode for which FusibleInEmitter() is true. Throws hlo::Error.
+  // The generator is memoized: called again at the same index Values where its earlier value
+  // dominates, it returns that value instead of emitting the element again. `inst` (and its
+  // called computations) must outlive the generator, and IR it emitted must not be erased while
+  // the emitter is in use (use one emitter per kernel function).
   ElementGenerator MakeGenerator(const hlo::Instruction& inst,
                                  std::vector<ElementGenerator> operands);
 
@@ -102,10 +107,38 @@ class ElementalEmitter {
   virtual llvm::Value* EmitExp(llvm::Value* x);
   virtual llvm::Value* EmitLog(llvm::Value* x);
   virtual llvm::Value* EmitTanh(llvm::Value* x);
+  // Every f64 transcendental (exp, log, expm1, log1p, tanh, sin, cos, tan, pow, atan2, cbrt,
+  // erf): the default calls the C library function of that name (readnone, no errno); a GPU
+  // backend maps the names to its own (NVPTX cannot select llvm.exp.f64 and friends).
+  virtual llvm::Value* EmitLibmCallF64(const std::string& name,
+                                       std::vector<llvm::Value*> arguments);
 
  private:
+  // One op family per file (docs/codegen.md): elemental_math.cc (elementwise arithmetic),
+  // elemental_convert.cc (convert, bitcast-convert, reduce-precision, compare),
+  // elemental_data_movement.cc, elemental_reduce.cc. Each returns a generator or throws.
+  ElementGenerator MakeUnmemoizedGenerator(const hlo::Instruction& inst,
+                                           std::vector<ElementGenerator> operands);
+  ElementGenerator MakeElementwiseGenerator(const hlo::Instruction& inst,
+                                            std::vector<ElementGenerator> operands);
+  llvm::Value* EmitElementwise(const hlo::Instruction& inst, std::span<llvm::Value* const> values);
+  llvm::Value* EmitFloatUnary(const hlo::Instruction& inst, llvm::Value* x);
+  llvm::Value* EmitFloatBinary(const hlo::Instruction& inst, llvm::Value* x, llvm::Value* y);
+  ElementGenerator MakeDataMovementGenerator(const hlo::Instruction& inst,
+                                             std::vector<ElementGenerator> operands);
+  ElementGenerator MakeConstantGenerator(const hlo::Instruction& inst);
+  // Every result of a (possibly variadic) reduce, sharing one loop per index.
+  std::vector<ElementGenerator> MakeReduceGenerators(const hlo::Instruction& inst,
+                                                     std::vector<ElementGenerator> operands);
+
   llvm::IRBuilder<>& b_;
   llvm::Module& module_;
+  // Array constants already placed in module_ (one private global per instruction).
+  std::map<const hlo::Instruction*, llvm::GlobalVariable*> constant_globals_;
+  // For each block the emitter created, a block that dominates it (from the structure of the
+  // if/loop it built). Memoized values are reused in every block their block dominates, so a
+  // reduce loop sees values computed before it. Blocks are assumed to outlive the emitter.
+  std::map<llvm::BasicBlock*, llvm::BasicBlock*> dominating_block_;
 };
 
 // True for the opcodes MakeGenerator handles (elementwise math, compare/select/clamp, convert,

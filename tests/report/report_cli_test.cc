@@ -1,55 +1,23 @@
 // `retarget report` end to end (build/bin/retarget run through the shell on temporary files):
-// two corpus models, the 100-column table, and the error paths — unknown targets, an existing
-// --json OUT, OUT naming an input, a model that fails while the others are reported.
+// two corpus models (their JSON checked against docs/report.schema.json), the 100-column table,
+// --prices and --config, and the error paths — unknown targets and presets, bad price files, an
+// existing --json/--html OUT, OUT naming an input, a model that fails while the others are
+// reported.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "tests/report/cli_fixture.h"
+#include "tests/report/json_schema.h"
 #include "tests/report/json_value.h"
-#include "tests/test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using report_test::JsonValue;
-
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-class ReportCliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("retarget_report_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  void Write(const std::string& name, const std::string& text) const {
-    std::ofstream(Path(name), std::ios::binary) << text;
-  }
-  Result Retarget(const std::string& args) const {
-    const std::string command = "cd '" + dir_.string() + "' && '" + testing_support::BinDir() +
-                                "/retarget' " + args + " >stdout.txt 2>stderr.txt";
-    const int status = std::system(command.c_str());
-    Result result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = testing_support::ReadFile(Path("stdout.txt"));
-    result.err = testing_support::ReadFile(Path("stderr.txt"));
-    return result;
-  }
-  fs::path dir_;
-};
+using Result = report_test::CommandResult;
+using ReportCliTest = report_test::ReportCliFixture;
 
 constexpr char kGood[] =
     "HloModule good\nENTRY main {\n  p = f32[4] parameter(0)\n  ROOT e = f32[4] exponential(p)\n}\n";
@@ -74,6 +42,9 @@ TEST_F(ReportCliTest, TwoCorpusModelsOnThreeTargets) {
       << r.out;
   const JsonValue json = report_test::ParseJson(testing_support::ReadFile(Path("out.json")));
   ASSERT_EQ(json["models"].array.size(), 2u);
+  const JsonValue schema = report_test::ParseJson(
+      testing_support::ReadFile(std::string(RETARGET_DOCS_DIR) + "/report.schema.json"));
+  EXPECT_TRUE(report_test::SchemaChecker(schema).Validate(json).empty());
 
   // mha_block: two bf16 batched dots of 2 * 12 * 128 * 128 * 64 FLOPs each go to Eigen /
   // cuBLASLt and run natively on the MXU; at most the other FLOPs are carried.
@@ -112,10 +83,10 @@ TEST_F(ReportCliTest, UnknownTargetsAndMissingFilesAreUsageErrors) {
   EXPECT_EQ(Retarget("report good.hlo --targets ,").exit_code, 2);
   EXPECT_EQ(Retarget("report").exit_code, 2);
   EXPECT_EQ(Retarget("report good.hlo --bogus").exit_code, 2);
-  Result html = Retarget("report good.hlo --html x.html");  // documented, not in this slice
-  EXPECT_EQ(html.exit_code, 1);
-  EXPECT_NE(html.err.find("--html is not available yet"), std::string::npos) << html.err;
-  EXPECT_FALSE(fs::exists(Path("x.html")));
+  Result same = Retarget("report good.hlo --json x.out --html x.out");
+  EXPECT_EQ(same.exit_code, 2);
+  EXPECT_NE(same.err.find("--json and --html name the same file"), std::string::npos) << same.err;
+  EXPECT_FALSE(fs::exists(Path("x.out")));
   Result help = Retarget("report --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--targets LIST"), std::string::npos);
@@ -161,6 +132,99 @@ TEST_F(ReportCliTest, AFailingModelKeepsItsRowAndTheOthers) {
   EXPECT_EQ(good["targets"]["cpu"]["owners"]["generated"].number, 1);
   EXPECT_EQ(good["targets"]["systolic"]["owners"]["native"].number, 1);
   EXPECT_EQ(good["carried_across"]["cpu->systolic"]["instructions"].number, 1);
+}
+
+TEST_F(ReportCliTest, PricesFromAFileSetTheCost) {
+  Write("good.hlo", kGood);
+  Write("p.cfg", "# test prices\ncpu.usd_per_hour = 36\ncpu.source = test; cited\n");
+  Result r = Retarget("report good.hlo --targets cpu,gpu --prices p.cfg --json out.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const JsonValue json = report_test::ParseJson(testing_support::ReadFile(Path("out.json")));
+  const JsonValue& cpu = json["models"].array.at(0)["targets"]["cpu"];
+  EXPECT_EQ(cpu["usd_per_hour"].number, 36);
+  EXPECT_EQ(cpu["price_source"].string, "test; cited");
+  // $36/hour = 1 cent per second: 1e6 runs of latency_ms cost latency_ms * 1e3 * 0.01 dollars.
+  EXPECT_NEAR(cpu["cost_per_1m_usd"].number, cpu["latency_ms"].number * 10, 1e-12);
+  EXPECT_EQ(json["models"].array.at(0)["targets"]["gpu"]["usd_per_hour"].number, 4.54);
+  EXPECT_NE(r.out.find("$/hour"), std::string::npos);
+
+  Write("bad.cfg", "cpu.usd_per_hour = 1\n\ngpu.usd_per_hour = lots\n");
+  Result bad = Retarget("report good.hlo --prices bad.cfg --json bad.json");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("bad.cfg:3:20: error: bad value 'lots' for 'gpu.usd_per_hour'"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_EQ(bad.out, "");  // checked before any work
+  EXPECT_FALSE(fs::exists(Path("bad.json")));
+  Write("unknown.cfg", "tpu.usd_per_hour = 1\n");
+  Result unknown = Retarget("report good.hlo --prices unknown.cfg");
+  EXPECT_NE(unknown.err.find("unknown.cfg:1:1: error: unknown target 'tpu' (targets: interp, cpu, "
+                             "gpu, systolic)"),
+            std::string::npos)
+      << unknown.err;
+  EXPECT_EQ(Retarget("report good.hlo --prices missing.cfg").exit_code, 1);
+}
+
+TEST_F(ReportCliTest, ConfigEstimatesTheSystolicColumn) {
+  Write("good.hlo", kGood);
+  Result builtin = Retarget("report good.hlo --targets systolic --json b.json");
+  Result v1 = Retarget("report good.hlo --targets systolic --config tpu-v1 --json v1.json");
+  Result slow = Retarget(
+      "report good.hlo --targets systolic --config gemmini --set clock.mhz=500 --json g.json");
+  ASSERT_EQ(builtin.exit_code, 0) << builtin.err;
+  ASSERT_EQ(v1.exit_code, 0) << v1.err;
+  ASSERT_EQ(slow.exit_code, 0) << slow.err;
+  auto cell = [&](const std::string& file) {
+    return report_test::ParseJson(testing_support::ReadFile(Path(file)));
+  };
+  const JsonValue b = cell("b.json"), t = cell("v1.json"), g = cell("g.json");
+  const auto latency = [](const JsonValue& json) {
+    return json["models"].array.at(0)["targets"]["systolic"]["latency_ms"].number;
+  };
+  EXPECT_EQ(b["systolic_config"].kind, JsonValue::Kind::kNull);
+  EXPECT_EQ(t["systolic_config"].string, "tpu-v1");
+  EXPECT_EQ(latency(t), latency(b));  // same array, clock, lanes and bandwidth
+  // exp of 4 f32 on gemmini at 500 MHz: 4 ops on 16 lanes * 500 MHz vs 32 bytes at 16 GB/s,
+  // plus 10 us to issue.
+  EXPECT_EQ(g["systolic_config"].string, "gemmini --set clock.mhz=500");
+  EXPECT_NEAR(latency(g), (std::max(4 / (16 * 500e6), 32 / 16e9) + 10e-6) * 1e3, 1e-12);
+  EXPECT_EQ(slow.out.rfind("systolic: estimated with accelerator config 'gemmini --set "
+                           "clock.mhz=500'\n== good\n", 0),
+            0u)
+      << slow.out;
+
+  Result preset = Retarget("report good.hlo --config tpu9");
+  EXPECT_EQ(preset.exit_code, 1);
+  EXPECT_NE(preset.err.find("not a preset: tpu-v1, gemmini, tpu-v4-mxu"), std::string::npos)
+      << preset.err;
+  EXPECT_EQ(preset.out, "");
+  Result key = Retarget("report good.hlo --config gemmini --set clock.ghz=1");
+  EXPECT_EQ(key.exit_code, 1);
+  EXPECT_NE(key.err.find("unknown key 'clock.ghz'"), std::string::npos) << key.err;
+  Result without = Retarget("report good.hlo --targets cpu --config gemmini");
+  EXPECT_EQ(without.exit_code, 2);
+  EXPECT_NE(without.err.find("which --targets does not include"), std::string::npos);
+}
+
+TEST_F(ReportCliTest, HtmlIsWrittenOnceAndKeptWithoutForce) {
+  Write("good.hlo", kGood);
+  Result r = Retarget("report good.hlo --html page.html");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = testing_support::ReadFile(Path("page.html"));
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("Chart.js v3"), std::string::npos);  // inlined, not linked
+  EXPECT_EQ(page.find("<script src"), std::string::npos);
+  EXPECT_NE(page.find("<svg"), std::string::npos);
+  Write("keep.html", "keep me");
+  Result refused = Retarget("report good.hlo --html keep.html");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("keep.html: already exists (use --force to overwrite)"),
+            std::string::npos);
+  EXPECT_EQ(testing_support::ReadFile(Path("keep.html")), "keep me");
+  EXPECT_EQ(Retarget("report good.hlo --html keep.html --force").exit_code, 0);
+  EXPECT_EQ(testing_support::ReadFile(Path("keep.html")).rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(Retarget("report good.hlo --html good.hlo --force").exit_code, 1);
+  EXPECT_EQ(testing_support::ReadFile(Path("good.hlo")), kGood);
 }
 
 }  // namespace

@@ -124,19 +124,16 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
   EXPECT_EQ(Retarget("print '" + Example() + "' --format json").exit_code, 2);
 }
 
-TEST_F(CliTest, UnavailableCommandsAndTargetsExitWithOne) {
-  for (const char* command :
-       {"sim p.bin --set a=1 --set b=2", "sweep m.hlo"}) {
-    Result r = Retarget(command);
-    EXPECT_EQ(r.exit_code, 1) << command;
-    EXPECT_NE(r.err.find("is not available yet"), std::string::npos) << r.err;
-  }
-  for (const char* target : {"cpu", "gpu", "systolic"}) {
-    Result r = Retarget("run '" + Example() + "' --target " + target);
-    EXPECT_EQ(r.exit_code, 1);
-    EXPECT_EQ(r.err, "retarget: error: target '" + std::string(target) +
-                         "' is not available yet in this build (available: interp)\n");
-  }
+TEST_F(CliTest, UnavailableTargetExitsWithOneAndListsTheAvailableOnes) {
+  // The GPU backend is not in this build yet: a clear error naming the targets that are.
+  Result r = Retarget("run '" + Example() + "' --target gpu");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("retarget: error: target 'gpu' is not available yet in this build "
+                       "(available: interp"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("cpu"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("systolic"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, VerifySucceedsOnCorpusAndExample) {

@@ -2,10 +2,12 @@
 // in docs/report-format.md).
 //
 // Guarantees: a target whose pipeline or analysis throws gets an error cell and never stops the
-// others; the original module is only read (each target compiles a Clone()); latency, energy and
-// cost come from the TargetDescription and the cost model only, so they are deterministic.
+// others; the original module is only read (each target compiles a Clone()); energy comes from
+// the TargetDescription and the cost model only; latency too unless the latency hook supplies a
+// checked measured/simulated figure for a model within the budget; cost = latency x price.
 #include "tools/report/report.h"
 
+#include <cmath>
 #include <exception>
 #include <new>
 #include <unordered_set>
@@ -14,6 +16,7 @@
 #include "compiler/ownership.h"
 #include "compiler/target_pipelines.h"
 #include "tools/report/carried_across.h"
+#include "tools/report/graph_dot.h"
 
 namespace report {
 namespace {
@@ -111,6 +114,39 @@ std::map<std::string, double> Shares(const std::map<std::string, double>& by_own
   return shares;
 }
 
+// The price of `target`: from `prices` (DefaultPrices() when empty) by name, else the
+// TargetDescription's own figure.
+Price PriceOf(const TargetDescription& target, const PriceTable& prices) {
+  static const PriceTable defaults = DefaultPrices();
+  const PriceTable& table = prices.empty() ? defaults : prices;
+  if (auto it = table.find(target.name); it != table.end()) return it->second;
+  Price price;
+  if (target.price_per_hour_usd > 0) price.usd_per_hour = target.price_per_hour_usd;
+  price.source = "TargetDescription " + target.name;
+  return price;
+}
+
+// The latency hook's figure, asked only for a model within the budget; an unusable answer is an
+// error of the target's cell (a backend bug must not pass for a measurement).
+std::optional<MeasuredLatency> MeasuredWithinBudget(const hlo::Module& original,
+                                                    const TargetDescription& target,
+                                                    double estimated_seconds,
+                                                    const compiler::ModuleStats& stats,
+                                                    const ReportOptions& options) {
+  if (!options.latency) return std::nullopt;
+  const LatencyBudget& budget = options.budget;
+  if (estimated_seconds > budget.max_run_seconds) return std::nullopt;
+  if (budget.max_memory_bytes > 0 && stats.peak_buffer_bytes > budget.max_memory_bytes) {
+    return std::nullopt;
+  }
+  std::optional<MeasuredLatency> measured = options.latency(original, target, budget);
+  if (measured && !IsValidMeasuredLatency(*measured)) {
+    throw hlo::Error("the latency hook returned an unusable latency for " + target.name +
+                     " (source '" + measured->source + "')");
+  }
+  return measured;
+}
+
 // Fills `cell` for one target; throws whatever the pipeline or the analysis throws.
 void FillCell(TargetCell& cell, const hlo::Module& original,
               const std::vector<OriginalInstruction>& originals, const TargetDescription& target,
@@ -143,11 +179,19 @@ void FillCell(TargetCell& cell, const hlo::Module& original,
   const Estimate estimate = EstimateModule(stats, target);
   cell.latency_ms = estimate.seconds * 1e3;
   cell.latency_source = "estimated";
+  if (std::optional<MeasuredLatency> measured =
+          MeasuredWithinBudget(original, target, estimate.seconds, stats, options)) {
+    cell.latency_ms = measured->ms;
+    cell.latency_source = measured->source;
+  }
   if (HasEnergyModel(target)) {
     cell.energy_mj = (estimate.dynamic_joules + target.energy.idle_watts * estimate.seconds) * 1e3;
   }
-  if (target.price_per_hour_usd > 0) {
-    cell.cost_per_1m_usd = estimate.seconds * target.price_per_hour_usd / 3600.0 * 1e6;
+  cell.energy_source = "estimated";
+  cell.price = PriceOf(target, options.prices);
+  cell.cost_per_1m_usd = CostPerMillion(cell.latency_ms / 1e3, cell.price);
+  if (options.graph_node_budget > 0) {
+    cell.graph_dot = EntryGraphDot(*copy, stats, options.graph_node_budget);
   }
 
   cell.original_owners = OwnersOfOriginals(originals, stats, unoptimized);
@@ -183,6 +227,11 @@ std::string_view OwnerKey(Owner owner) {
     case Owner::kCollective: return "collective";
   }
   return "";
+}
+
+bool IsValidMeasuredLatency(const MeasuredLatency& latency) {
+  return std::isfinite(latency.ms) && latency.ms >= 0 &&
+         (latency.source == "measured" || latency.source == "simulated");
 }
 
 bool IsCompilerOwned(Owner owner) {

@@ -1,16 +1,18 @@
-// The portability report (issue 8, first slice): for each model and target, who owns each
-// instruction after the target's pipeline, what it costs by the cost model, and for each ordered
-// pair of targets the share the shared compiler carries across. docs/report-format.md documents
-// every figure and the JSON schema.
+// The portability report (issue 8): for each model and target, who owns each instruction after
+// the target's pipeline, what it costs (latency, energy, price), and for each ordered pair of
+// targets the share the shared compiler carries across. docs/report-format.md documents every
+// figure and the JSON schema; docs/report.md is the user guide.
 //
 // Guarantees:
 //   * BuildModelReport never throws for a failure on one target: that target's cell carries the
 //     error message and the other targets are reported as usual; carried-across pairs that
 //     involve a failed target are reported with the error instead of shares.
 //   * The input module is never modified: each target compiles its own Clone().
-//   * Every figure is a function of the module and the TargetDescriptions only (deterministic).
-// Not in this slice: measured or simulated latency (every latency is the cost model's estimate,
-// labelled "estimated"), price files, presets, HTML.
+//   * Every figure is a function of the module, the TargetDescriptions, the price table and what
+//     the latency hook returns (deterministic when the hook is).
+// Latency: the cost model's estimate, labelled "estimated", unless ReportOptions::latency (the
+// extension point for the CPU backend and the simulator) returns a measured or simulated figure
+// for a model within the LatencyBudget. Energy is always the cost model's estimate.
 #pragma once
 
 #include <array>
@@ -24,6 +26,7 @@
 
 #include "compiler/target_description.h"
 #include "hlo/ir.h"
+#include "tools/report/prices.h"
 
 namespace report {
 
@@ -31,6 +34,11 @@ namespace report {
 // trivial instructions (parameter, constant, tuple, ...) are not counted anywhere.
 inline constexpr std::array<std::string_view, 6> kOwnerKeys = {
     "generated", "library", "native", "host_fallback", "unsupported", "collective"};
+// The colour of each owner in the HTML page's charts and graphs, parallel to kOwnerKeys (the
+// colour-blind-safe Okabe-Ito palette), and of trivial instructions in graphs.
+inline constexpr std::array<std::string_view, 6> kOwnerColours = {
+    "#009E73", "#E69F00", "#56B4E9", "#CC79A7", "#D55E00", "#999933"};
+inline constexpr std::string_view kTrivialColour = "#DDDDDD";
 std::string_view OwnerKey(compiler::Owner owner);  // "" for kNoCode
 // Owners that mean "the shared compiler handles it": generated kernels and accelerator-native
 // instructions. The rest (library calls, host fallbacks, unsupported custom-calls, collectives)
@@ -68,9 +76,14 @@ struct TargetCell {
   int64_t kernels = 0;
   std::vector<CustomCallUse> custom_calls;
   double latency_ms = 0;
-  std::string latency_source = "estimated";
+  std::string latency_source = "estimated";  // "measured", "simulated" or "estimated"
   std::optional<double> energy_mj;        // unset where the target has no energy model
+  std::string energy_source = "estimated";  // the cost model's EnergyModel (only source yet)
   std::optional<double> cost_per_1m_usd;  // unset where the target has no price
+  Price price;                            // the price the cost was computed with
+  // DOT text of the compiled entry computation, nodes coloured by owner (graph_dot.h); filled
+  // only when ReportOptions::graph_node_budget > 0.
+  std::string graph_dot;
   // Owner of each non-trivial original instruction, by name (input of carried-across).
   std::map<std::string, OriginalOwner> original_owners;
   std::vector<HandSupplied> by_hand;  // what this target needs outside the shared compiler
@@ -98,6 +111,9 @@ struct ModelReport {
 
 struct Report {
   std::vector<ModelReport> models;
+  // The accelerator config the systolic column was estimated with: its name and any --set
+  // overrides, e.g. "gemmini --set clock.mhz=500"; empty: the built-in systolic description.
+  std::string systolic_config;
   bool HasErrors() const;
 };
 
@@ -105,8 +121,33 @@ struct Report {
 // compiler::MakeTargetPipeline(target). Tests substitute a failing one.
 using CompileFunction = std::function<void(hlo::Module&, const compiler::TargetDescription&)>;
 
+// How long and how large a model may be for a measured or simulated run; a model over the
+// budget (by the cost model's estimate and the buffer assignment's peak) keeps its estimate.
+struct LatencyBudget {
+  double max_run_seconds = 60;     // estimated seconds per run
+  int64_t max_memory_bytes = 0;    // peak buffer bytes on the target; 0: no limit
+};
+
+struct MeasuredLatency {
+  double ms = 0;
+  std::string source;  // "measured" (a backend ran it) or "simulated" (the SystemC model)
+};
+
+// The extension point where tools/ plugs the backends in: a latency for (original module,
+// target), or nullopt when none is available (the estimate stands). Called only for models
+// within the budget; what it returns is checked (a finite ms >= 0, a known source).
+using LatencyFunction = std::function<std::optional<MeasuredLatency>(
+    const hlo::Module& original, const compiler::TargetDescription& target,
+    const LatencyBudget& budget)>;
+
 struct ReportOptions {
   CompileFunction compile;  // empty: the target's pipeline
+  // Prices by target name; empty: DefaultPrices(). A target missing from the table uses its
+  // TargetDescription's price_per_hour_usd.
+  PriceTable prices;
+  LatencyFunction latency;  // empty: every latency is estimated
+  LatencyBudget budget;
+  int64_t graph_node_budget = 0;  // > 0: keep TargetCell::graph_dot, at most this many nodes
 };
 
 ModelReport BuildModelReport(const std::string& name, const std::string& file,
@@ -123,5 +164,7 @@ ModelReport FailedModelReport(const std::string& name, const std::string& file,
 std::string ReportToJson(const Report& report);
 // The terminal tables (lines of at most 100 columns, except error messages).
 std::string ReportToTable(const Report& report);
+// Whether a measured latency is usable (finite, >= 0, source "measured" or "simulated").
+bool IsValidMeasuredLatency(const MeasuredLatency& latency);
 
 }  // namespace report

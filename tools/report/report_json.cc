@@ -52,7 +52,11 @@ std::string CellJson(const TargetCell& cell) {
   out += ", \"latency_ms\": " + or_null(Num(cell.latency_ms));
   out += ", \"latency_source\": " + or_null(Str(cell.latency_source));
   out += ", \"energy_mj\": " + Num(cell.energy_mj);
+  out += ", \"energy_source\": " + (ok && cell.energy_mj ? Str(cell.energy_source) : "null");
   out += ", \"cost_per_1m_usd\": " + Num(cell.cost_per_1m_usd);
+  out += ", \"usd_per_hour\": " + (ok ? Num(cell.price.usd_per_hour) : "null");
+  out += ", \"price_source\": " +
+         (ok && cell.price.usd_per_hour ? Str(cell.price.source) : std::string("null"));
   std::string hand = "[";
   for (const HandSupplied& work : cell.by_hand) {
     hand += (hand.size() > 1 ? ", " : "") + std::string("{\"owner\": ") + Str(work.owner) +
@@ -103,8 +107,10 @@ std::string ReportToJson(const Report& report) {
   for (size_t i = 0; i < report.models.size(); ++i) {
     out += (i ? ",\n" : "\n") + ModelJson(report.models[i]);
   }
-  out += report.models.empty() ? "]}\n" : "\n  ]}\n";
-  return out;
+  out += report.models.empty() ? "]" : "\n  ]";
+  out += ",\n \"systolic_config\": " +
+         (report.systolic_config.empty() ? std::string("null") : Str(report.systolic_config));
+  return out + "}\n";
 }
 
 }  // namespace report

@@ -1,9 +1,11 @@
 // ReportToTable: the terminal form of the report, one block per model, at most 100 columns
 // (error messages and very long names excepted; lists wrap at 100).
 //
-// Layout per model: the name, then the module's name and size; the owner table (instructions by owner with the FLOP share in
-// parentheses); the cost table (fusion coverage, kernels, estimated latency, energy, cost); the
-// carried-across shares of every ordered pair; what each target needs by hand; custom-calls.
+// Layout: a line naming the accelerator config when --config was given; then per model the
+// name, the module's name and size; the owner table (instructions by owner with the FLOP share
+// in parentheses); the cost table (fusion coverage, kernels, latency and its source, estimated
+// energy, price per hour, cost per million inferences); the carried-across shares of every
+// ordered pair; what each target needs by hand; custom-calls.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -78,7 +80,7 @@ void OwnerTable(std::string& out, const ModelReport& model) {
 void CostTable(std::string& out, const ModelReport& model) {
   out += Pad("target", 10) + PadLeft("fusion", 8) + PadLeft("kernels", 9) +
          PadLeft("latency ms", 12) + "  " + Pad("source", 11) + PadLeft("energy mJ", 11) +
-         PadLeft("$ per 1M inferences", 21) + "\n";
+         PadLeft("$/hour", 9) + PadLeft("$ per 1M inferences", 21) + "\n";
   for (const TargetCell& cell : model.targets) {
     if (cell.error) {
       out += Pad(cell.target, 10) + "error: " + *cell.error + "\n";
@@ -88,6 +90,8 @@ void CostTable(std::string& out, const ModelReport& model) {
            PadLeft(std::to_string(cell.kernels), 9) +
            PadLeft(Format("%.4g", cell.latency_ms), 12) + "  " + Pad(cell.latency_source, 11) +
            PadLeft(cell.energy_mj ? Format("%.4g", *cell.energy_mj) : "n/a", 11) +
+           PadLeft(cell.price.usd_per_hour ? Format("%.4g", *cell.price.usd_per_hour) : "n/a",
+                   9) +
            PadLeft(cell.cost_per_1m_usd ? Format("%.4g", *cell.cost_per_1m_usd) : "n/a", 21) +
            "\n";
   }
@@ -136,8 +140,12 @@ void HandAndCustomCalls(std::string& out, const ModelReport& model) {
 
 std::string ReportToTable(const Report& report) {
   std::string out;
-  for (const ModelReport& model : report.models) {
-    if (!out.empty()) out += "\n";
+  if (!report.systolic_config.empty()) {
+    out += "systolic: estimated with accelerator config '" + report.systolic_config + "'\n";
+  }
+  for (size_t i = 0; i < report.models.size(); ++i) {
+    const ModelReport& model = report.models[i];
+    if (i > 0) out += "\n";
     out += "== " + model.name;
     if (model.error) {
       out += ": error: " + *model.error + "\n";

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -160,7 +161,7 @@ std::string ToolHelp(const std::vector<CommandSpec>& commands) {
       "commands:\n";
   for (const CommandSpec& spec : commands) {
     std::string name = "  " + spec.name;
-    name.resize(12, ' ');
+    name.resize(std::max<size_t>(12, name.size() + 1), ' ');  // long names keep a space
     out += name + spec.summary + (spec.available ? "" : " (not available yet)") + "\n";
   }
   out +=

@@ -1,23 +1,33 @@
-// `retarget report FILE... [--targets cpu,gpu,systolic] [--json OUT] [--force]`: compiles every
-// model for every target with the shared optimizer, and prints who owns what, the estimated
-// latency / energy / cost, and the share carried across each pair of targets
-// (docs/report-format.md).
+// `retarget report FILE... [--targets cpu,gpu,systolic] [--config PRESET|FILE] [--set K=V]...
+// [--prices FILE] [--json OUT] [--html OUT] [--force] [--max-run-seconds S] [--max-memory B]`:
+// compiles every model for every target with the shared optimizer, and prints who owns what,
+// the latency / energy / cost, and the share carried across each pair of targets
+// (docs/report.md, docs/report-format.md).
 //
-// Guarantees: flags and the output path are checked before any work (an unknown target is a
-// usage error listing the valid ones; an existing OUT is kept unless --force; OUT never replaces
-// an input). A model that fails to load, or fails on one target, still gets its row with the
-// error in its cells; the exit status is then 1, after the whole report has been written.
+// Guarantees: flags, the price file, the accelerator config and the output paths are checked
+// before any work (an unknown target is a usage error listing the valid ones; an unknown preset
+// lists the presets; an existing OUT is kept unless --force; OUT never replaces an input). A
+// model that fails to load, or fails on one target, still gets its row with the error in its
+// cells; the exit status is then 1, after the whole report has been written.
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "hlo/module_io.h"
+#include "tools/report/arch_target.h"
+#include "tools/report/graph_dot.h"
+#include "tools/report/prices.h"
 #include "tools/report/report.h"
+#include "tools/report/report_html.h"
 #include "tools/retarget/cmd_report.h"
 #include "tools/retarget/opt_support.h"
+#include "tools/retarget/report_latency.h"
 #include "tools/retarget/run_support.h"
 
 namespace cli {
 namespace {
+
+constexpr int64_t kMaxConfigFileBytes = int64_t{1} << 20;
 
 const std::vector<std::string>& ReportTargetNames() {
   static const std::vector<std::string> names = {"cpu", "gpu", "systolic"};
@@ -44,6 +54,47 @@ std::vector<const compiler::TargetDescription*> TargetsArgument(const ParsedArgs
   return targets;
 }
 
+// --config PRESET|FILE and --set K=V (on tpu-v1 when only --set is given), or nullopt.
+std::optional<systolic::ArchConfig> ConfigArgument(
+    const ParsedArgs& args, const std::vector<const compiler::TargetDescription*>& targets) {
+  auto sets = args.all.find("--set");
+  const bool has_sets = sets != args.all.end() && !sets->second.empty();
+  if (!args.Has("--config") && !has_sets) return std::nullopt;
+  bool has_systolic = false;
+  for (const auto* target : targets) has_systolic |= target == &compiler::SystolicTarget();
+  if (!has_systolic) throw UsageError("--config and --set describe the systolic target, "
+                                      "which --targets does not include");
+  const std::string config = args.Get("--config").value_or("tpu-v1");
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(config, ec) &&
+      std::filesystem::file_size(config, ec) > static_cast<uintmax_t>(kMaxConfigFileBytes)) {
+    throw hlo::Error(config + ": config file is larger than " +
+                     std::to_string(kMaxConfigFileBytes) + " bytes");
+  }
+  return systolic::LoadArchConfig(config, has_sets ? sets->second : std::vector<std::string>{});
+}
+
+// An output path: never an input, never the other output, kept unless --force.
+void CheckOutput(const std::optional<std::string>& path, const ParsedArgs& args) {
+  if (!path) return;
+  RefuseToOverwriteInputs(*path, args.positional);
+  std::error_code ec;
+  if (!args.Has("--force") && std::filesystem::exists(*path, ec)) {
+    throw hlo::Error(*path + ": already exists (use --force to overwrite)");
+  }
+}
+
+report::LatencyBudget BudgetArgument(const ParsedArgs& args) {
+  report::LatencyBudget budget;
+  if (auto seconds = args.Get("--max-run-seconds")) {
+    budget.max_run_seconds = ParseNonNegativeDouble("--max-run-seconds", *seconds);
+  }
+  if (auto bytes = args.Get("--max-memory")) {
+    budget.max_memory_bytes = ParsePositiveInt("--max-memory", *bytes, int64_t{1} << 50);
+  }
+  return budget;
+}
+
 std::string ErrorText(const std::exception& error, const std::string& file) {
   if (const auto* e = dynamic_cast<const hlo::Error*>(&error)) return hlo::FormatError(*e, file);
   return error.what();
@@ -59,48 +110,79 @@ CommandSpec ReportSpec() {
   spec.details =
       "For each model and target: compiles a copy with the target's pipeline, then reports\n"
       "instructions by owner (counts, shares of FLOPs), fusion coverage, kernels, custom-calls\n"
-      "and whether each target supports them, latency estimated by the cost model, energy and\n"
-      "cost per million inferences; and for each ordered pair of targets the share the shared\n"
-      "compiler carries across (docs/report-format.md). A failure on one target is shown in\n"
-      "its cell and makes the exit status 1. Not yet: --html (exit 1), measured/simulated\n"
-      "latency, --prices, --config.\n"
+      "and whether each target supports them, latency (labelled measured / simulated /\n"
+      "estimated; every figure is the cost model's estimate until the backends are wired in),\n"
+      "energy (estimated) and cost per million inferences from a price table; and for each\n"
+      "ordered pair of targets the share the shared compiler carries across. A failure on one\n"
+      "target is shown in its cell and makes the exit status 1. Guide: docs/report.md; figures\n"
+      "and JSON schema: docs/report-format.md, docs/report.schema.json.\n"
       "\nexamples:\n"
       "  retarget report examples/mlp.hlo\n"
-      "  retarget report a.hlo b.hlo --targets gpu,cpu --json out/report.json --force\n";
+      "  retarget report a.hlo b.hlo --targets gpu,cpu --json out/report.json --force\n"
+      "  retarget report examples/mlp.hlo --config gemmini --prices examples/prices.cfg\n"
+      "  retarget report examples/mlp.hlo --html out/report.html\n";
   spec.min_positional = 1;
   spec.max_positional = -1;
   spec.flags = {
       {"--targets", "LIST", "comma-separated targets (default cpu,gpu,systolic)", ""},
+      {"--config", "PRESET|FILE",
+       "systolic column from a config: tpu-v1, gemmini, tpu-v4-mxu or a file", ""},
+      {"--set", "KEY=VALUE", "override one accelerator config key (repeatable)", "", false, true},
+      {"--prices", "FILE", "$/hour per target (key = value lines; defaults: examples/prices.cfg)",
+       ""},
       {"--json", "OUT", "write the report as JSON to OUT (the table still goes to stdout)", ""},
+      {"--html", "OUT", "write one self-contained HTML page (charts, tables, graphs) to OUT", ""},
       {"--force", "", "replace OUT if it exists (never an input FILE)", ""},
-      {"--html", "OUT", "not available yet (the HTML page comes with a later slice)", ""},
+      {"--max-run-seconds", "S",
+       "latency budget: models estimated slower keep the estimate (default 60)", ""},
+      {"--max-memory", "BYTES", "latency budget: peak buffer bytes for a measured run", ""},
   };
   return spec;
 }
 
-int RunReport(const ParsedArgs& args, const Context&) {
-  const std::vector<const compiler::TargetDescription*> targets = TargetsArgument(args);
-  if (args.Has("--html")) {
-    throw hlo::Error("--html is not available yet in this build; use --json OUT "
-                     "(docs/report-format.md)");
+int RunReport(const ParsedArgs& args, const Context& context) {
+  const std::vector<const compiler::TargetDescription*> builtin = TargetsArgument(args);
+  const std::optional<std::string> json = args.Get("--json"), html = args.Get("--html");
+  if (json && html && *json == *html) throw UsageError("--json and --html name the same file");
+  report::ReportOptions options;
+  options.budget = BudgetArgument(args);
+  const std::optional<systolic::ArchConfig> config = ConfigArgument(args, builtin);
+  options.prices = args.Has("--prices") ? report::LoadPrices(*args.Get("--prices"))
+                                        : report::DefaultPrices();
+  CheckOutput(json, args);
+  CheckOutput(html, args);
+  std::string chart_js;
+  if (html) {
+    chart_js = report::ReadChartJs(report::kDebianChartJs);
+    options.graph_node_budget = report::kDefaultGraphNodeBudget;
   }
-  const bool force = args.Has("--force");
-  std::optional<std::string> json = args.Get("--json");
-  if (json) {
-    RefuseToOverwriteInputs(*json, args.positional);
-    std::error_code ec;
-    if (!force && std::filesystem::exists(*json, ec)) {
-      throw hlo::Error(*json + ": already exists (use --force to overwrite)");
+  options.latency = ReportLatencyHook(context);
+
+  // The systolic column under --config is a derived copy of the built-in description.
+  std::unique_ptr<compiler::TargetDescription> configured;
+  std::vector<const compiler::TargetDescription*> targets = builtin;
+  report::Report result;
+  if (config) {
+    configured = std::make_unique<compiler::TargetDescription>(
+        report::SystolicTargetFromConfig(*config));
+    for (auto*& target : targets) {
+      if (target == &compiler::SystolicTarget()) target = configured.get();
+    }
+    result.systolic_config = config->name;
+    if (auto sets = args.all.find("--set"); sets != args.all.end()) {
+      for (const std::string& assignment : sets->second) {
+        result.systolic_config += " --set " + assignment;
+      }
     }
   }
 
-  report::Report result;
   for (const std::string& file : args.positional) {
     const std::string name = std::filesystem::path(file).stem().string();
     try {
       hlo::LoadedModule loaded = hlo::LoadModule(file);
       Heartbeat heartbeat("report on " + file);
-      result.models.push_back(report::BuildModelReport(name, file, *loaded.module, targets));
+      result.models.push_back(
+          report::BuildModelReport(name, file, *loaded.module, targets, options));
     } catch (const std::bad_alloc&) {
       result.models.push_back(report::FailedModelReport(name, file, "out of memory", targets));
     } catch (const std::exception& error) {
@@ -111,7 +193,16 @@ int RunReport(const ParsedArgs& args, const Context&) {
 
   std::cout << report::ReportToTable(result);
   std::cout.flush();
+  const bool force = args.Has("--force");
   if (json) WriteOutputFile(*json, report::ReportToJson(result), force, args.positional);
+  if (html) {
+    std::vector<std::string> warnings;
+    const std::string page = report::ReportToHtml(result, chart_js, report::HtmlOptions{}, &warnings);
+    for (const std::string& warning : warnings) {
+      std::cerr << "retarget report: warning: graph not rendered: " << warning << "\n";
+    }
+    WriteOutputFile(*html, page, force, args.positional);
+  }
   if (result.HasErrors()) {
     std::cerr << "retarget report: error: some models or targets failed (see their cells)\n";
     return kExitFailure;

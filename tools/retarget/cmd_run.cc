@@ -4,9 +4,13 @@
 // Output files never replace FILE or the --inputs file.
 #include <chrono>
 #include <iostream>
+#include <sstream>
 
 #include "hlo/evaluator.h"
 #include "hlo/module_io.h"
+#include "simulator/trace.h"
+#include "targets/systolic/arch_config.h"
+#include "targets/systolic/systolic_backend.h"
 #include "tools/io/compare.h"
 #include "tools/io/inputs.h"
 #include "tools/retarget/cli.h"
@@ -30,6 +34,11 @@ struct RunOptions {
   bool compare = false;
   std::optional<io::Tolerance> tolerance;  // nullopt: the per-type defaults
   int64_t repeat = 1;
+  // --target systolic only: the accelerator configuration and where to write its assembly.
+  std::optional<std::string> config;
+  std::vector<std::string> overrides;
+  std::optional<std::string> emit_asm;
+  std::optional<std::string> trace;
 };
 
 RunOptions ReadOptions(const ParsedArgs& args) {
@@ -55,6 +64,14 @@ RunOptions ReadOptions(const ParsedArgs& args) {
   }
   if (auto repeat = args.Get("--repeat"))
     options.repeat = ParsePositiveInt("--repeat", *repeat, kMaxRepeat);
+  options.config = args.Get("--config");
+  if (auto it = args.all.find("--set"); it != args.all.end()) options.overrides = it->second;
+  options.emit_asm = args.Get("--emit-asm");
+  options.trace = args.Get("--trace");
+  if ((options.config || !options.overrides.empty() || options.emit_asm || options.trace) &&
+      options.target != "systolic") {
+    throw UsageError("--config, --set, --emit-asm and --trace apply to --target systolic only");
+  }
   return options;
 }
 
@@ -103,7 +120,7 @@ CommandSpec RunSpec() {
   spec.min_positional = 1;
   spec.max_positional = 1;
   spec.flags = {
-      {"--target", "T", "interp (cpu, gpu, systolic: not available yet)", "", /*required=*/true},
+      {"--target", "T", "interp, cpu, systolic (gpu: not available yet)", "", /*required=*/true},
       {"--inputs", "SPEC", "random:SEED (default random:0) or FILE.npz / FILE.npy", ""},
       {"--output", "FILE.npz", "write the outputs (out0, out1, ...)", ""},
       {"--compare", "interp", "also run the reference interpreter and compare", ""},
@@ -111,17 +128,39 @@ CommandSpec RunSpec() {
       {"--atol", "A", "absolute tolerance for --compare", ""},
       {"--repeat", "N", "run N times and report median and min time", ""},
       {"--stats-json", "OUT", "write timings, outputs and the comparison as JSON", ""},
+      {"--config", "PRESET|FILE",
+       "systolic: accelerator preset or config file (default: tpu-v1 with array.dtypes=int8,bf16,f32)",
+       ""},
+      {"--set", "K=V", "systolic: override one configuration key", "", false, true},
+      {"--emit-asm", "OUT.sasm", "systolic: write the accelerator programs (.sasm)", ""},
+      {"--trace", "OUT.json", "systolic: write the first run's timeline (Chrome trace JSON)", ""},
   };
   return spec;
 }
 
 int RunRun(const ParsedArgs& args, const Context& context) {
   RunOptions options = ReadOptions(args);
-  targets::Backend& backend = FindBackend(context, options.target);
+  std::unique_ptr<targets::Backend> configured;  // systolic with --config / --set / --trace
+  std::ostringstream trace_text;
+  std::optional<simulator::ChromeTraceWriter> trace;
+  if (options.config || !options.overrides.empty() || options.trace) {
+    // Without --config: TPU v1 with the multi-pass bf16/f32 MXU modes the systolic target
+    // description assumes (compiler/targets/systolic.cc), like the registered backend.
+    std::vector<std::string> overrides = options.overrides;
+    if (!options.config) overrides.insert(overrides.begin(), "array.dtypes=int8,bf16,f32");
+    systolic::ArchConfig config =
+        systolic::LoadArchConfig(options.config.value_or("tpu-v1"), overrides);
+    if (options.trace) trace.emplace(trace_text, config.clock_mhz, config.name);
+    configured = targets::MakeSystolicBackend(config, context.backends->Find("interp"),
+                                              trace ? &*trace : nullptr);
+  }
+  targets::Backend& backend = configured ? *configured : FindBackend(context, options.target);
   std::vector<std::string> protected_inputs = {options.file};
   if (options.inputs.rfind("random:", 0) != 0) protected_inputs.push_back(options.inputs);
   if (options.output) RefuseToOverwriteInputs(*options.output, protected_inputs);
   if (options.stats_json) RefuseToOverwriteInputs(*options.stats_json, protected_inputs);
+  if (options.emit_asm) RefuseToOverwriteInputs(*options.emit_asm, protected_inputs);
+  if (options.trace) RefuseToOverwriteInputs(*options.trace, protected_inputs);
 
   hlo::LoadedModule loaded = hlo::LoadModule(options.file);
   const hlo::Module& module = *loaded.module;
@@ -134,6 +173,11 @@ int RunRun(const ParsedArgs& args, const Context& context) {
     executable = backend.Compile(module);
   }
   double compile_ms = MillisecondsSince(compile_start);
+  if (options.emit_asm) {
+    auto artifacts = executable->artifacts();
+    WriteOutputFile(*options.emit_asm, artifacts["program.sasm"], /*force=*/true,
+                    protected_inputs);
+  }
 
   std::vector<double> times_ms;
   hlo::Literal result;
@@ -147,12 +191,17 @@ int RunRun(const ParsedArgs& args, const Context& context) {
     }
   }
   std::vector<io::NpyArray> outputs = io::FlattenOutputs(result);
+  if (options.trace) {
+    WriteOutputFile(*options.trace, trace_text.str(), /*force=*/true, protected_inputs);
+  }
   Timing timing = Summarize(times_ms);
 
   std::cout << "module: " << module.name() << " (" << module.instruction_count()
             << " instructions), target: " << backend.name() << ", inputs: " << options.inputs
             << "\n";
   PrintOutputs(outputs);
+  // The interpreter does no compiling worth reporting (and its output is pinned by tests).
+  if (backend.name() != "interp") std::cout << "compile: " << compile_ms << " ms\n";
   std::cout << FormatTiming(timing, times_ms.size()) << std::endl;
 
   if (options.output) {
@@ -179,9 +228,14 @@ int RunRun(const ParsedArgs& args, const Context& context) {
     stats.Add("runs", static_cast<double>(times_ms.size())).Add("times_ms", times_ms);
     stats.Add("median_ms", timing.median_ms).Add("min_ms", timing.min_ms);
     stats.AddRaw("outputs", OutputsJson(outputs));
+    // Backend counters; the cpu backend's "kernel_ms.<instruction>" are per-kernel times
+    // averaged over the runs (targets/cpu/cpu_backend.h).
     JsonObject counters;
     for (const auto& [name, value] : executable->profile().counters) counters.Add(name, value);
     stats.AddRaw("counters", counters.ToString());
+    if (backend.name() == "systolic") {  // cycles, clock_mhz, ... also at the top level
+      for (const auto& [name, value] : executable->profile().counters) stats.Add(name, value);
+    }
     if (comparison) {
       JsonObject compare;
       compare.Add("against", "interp")

@@ -6,7 +6,9 @@
 namespace cli {
 namespace {
 
-CommandSpec Unavailable(std::string name, std::string arguments, std::string summary,
+// Unused while every command of the table is implemented; kept for the next one documented
+// before it lands.
+[[maybe_unused]] CommandSpec Unavailable(std::string name, std::string arguments, std::string summary,
                         std::vector<FlagSpec> flags) {
   CommandSpec spec;
   spec.name = std::move(name);
@@ -22,20 +24,7 @@ CommandSpec Unavailable(std::string name, std::string arguments, std::string sum
 }  // namespace
 
 std::vector<CommandSpec> UnavailableSpecs() {
-  return {
-      Unavailable("sim", "PROGRAM", "run a systolic-array program on the simulator",
-                  {{"--config", "PRESET|FILE", "accelerator configuration", ""},
-                   {"--set", "K=V", "override one configuration key", ""},
-                   {"--trace", "OUT.json", "write a trace", ""},
-                   {"--vcd", "OUT.vcd", "write a waveform", ""},
-                   {"--stats-json", "OUT", "write cycle and energy statistics", ""}}),
-      Unavailable("sweep", "FILE", "what-if studies over accelerator parameters",
-                  {{"--set", "KEY=V1,V2,...", "values to sweep", ""},
-                   {"--csv", "OUT", "write results as CSV", ""},
-                   {"--html", "OUT", "write results as HTML", ""},
-                   {"--jobs", "N", "parallel jobs", "-j"},
-                   {"--manifest", "OUT", "write the run manifest", ""}}),
-  };
+  return {};  // every command of DESIGN.md's table is implemented
 }
 
 }  // namespace cli

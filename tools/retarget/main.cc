@@ -5,10 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "targets/cpu/cpu_backend.h"
 #include "targets/interp/interp_backend.h"
+#include "targets/systolic/arch_config.h"
+#include "targets/systolic/systolic_backend.h"
 #include "tools/retarget/cli.h"
 #include "tools/retarget/cmd_report.h"
 #include "tools/retarget/cmd_scalesim.h"
+#include "tools/retarget/cmd_sim.h"
+#include "tools/retarget/cmd_sweep.h"
 
 namespace {
 
@@ -27,6 +32,10 @@ std::vector<Command> Commands() {
       {cli::OptSpec(), cli::RunOpt},
       {cli::ReportSpec(), cli::RunReport},
       {cli::ScalesimSpec(), cli::RunScalesim},
+      {cli::SimSpec(), cli::RunSim},
+      {cli::SweepSpec(), cli::RunSweep},
+      {cli::SweepPointSpec(), cli::RunSweepPoint},  // internal: one point, run by `sweep`
+      {cli::SweepMergeSpec(), cli::RunSweepMerge},
   };
   for (cli::CommandSpec& spec : cli::UnavailableSpecs())
     commands.push_back({std::move(spec), nullptr});
@@ -90,6 +99,12 @@ int Dispatch(const std::vector<std::string>& args, const cli::Context& context) 
 int main(int argc, char** argv) {
   targets::BackendRegistry backends;
   backends.Add(targets::MakeInterpBackend());
+  backends.Add(cpu::MakeCpuBackend());
+  // The accelerator: TPU v1 with the bf16/f32 matrix modes compiler/targets/systolic.cc assumes
+  // (`run --config/--set` builds others); its host fallback runs on the interpreter.
+  backends.Add(targets::MakeSystolicBackend(
+      systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.dtypes=int8,bf16,f32"}),
+      backends.Find("interp")));
   cli::Context context{&backends};
   std::vector<std::string> args(argv + 1, argv + argc);
   try {

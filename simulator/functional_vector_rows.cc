@@ -1,0 +1,86 @@
+// The vector unit's row operations (functional.h) over a row-major rows x cols matrix:
+//   vredsum  dst[r] = src[r][0] + src[r][1] + ... in order of increasing c, in dtype arithmetic
+//            (integers wrap; bf16/f16 round to their type after every addition, as an HLO reduce
+//            in that type does). Starting from src[r][0] keeps a row of -0 at -0.
+//   vredmax  dst[r] = max over c, NaN-propagating, -0 < +0.
+//   vbcast   dst[r][c] = per_row ? src[r] : src[c].
+// cols must be at least 1 for the reductions (an empty max has no value).
+#include <algorithm>
+#include <string>
+
+#include "hlo/diagnostic.h"
+#include "simulator/functional_vector_internal.h"
+
+namespace simulator::vector_internal {
+namespace {
+
+using systolic::Dtype;
+using systolic::Instruction;
+using systolic::Opcode;
+
+void Reduce(const Instruction& inst, Memories& memories) {
+  using F = systolic::VRedSumField;  // vredmax shares the layout
+  static_assert(static_cast<int>(systolic::VRedMaxField::dtype) == static_cast<int>(F::dtype));
+  const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+  const Dtype dtype = CheckedDtype(inst, field(F::dtype), DtypeClass::kNumeric);
+  const int64_t rows = static_cast<int64_t>(field(F::rows));
+  const int64_t cols = static_cast<int64_t>(field(F::cols));
+  if (cols < 1 && rows > 0) throw hlo::Error(Mnemonic(inst) + ": cols must be at least 1");
+  const bool sum = inst.opcode == Opcode::kVRedSum;
+  const int bytes = systolic::DtypeBytes(dtype);
+  std::vector<uint8_t> result(static_cast<size_t>(rows * bytes));
+  for (int64_t r = 0; r < rows; ++r) {  // one row at a time: host memory O(cols)
+    const std::vector<uint8_t> row =
+        ReadOperand(memories, AdvanceAddress(field(F::src), r * cols * bytes), cols, dtype);
+    uint8_t* out = &result[r * bytes];
+    std::copy(row.begin(), row.begin() + bytes, out);  // the first element
+    for (int64_t c = 1; c < cols; ++c) {
+      const uint8_t* x = &row[c * bytes];
+      if (IsFloatDtype(dtype)) {
+        const float acc = LoadFloat(dtype, out), value = LoadFloat(dtype, x);
+        StoreFloat(dtype, out, sum ? acc + value : FloatMax(acc, value));
+      } else {
+        const int64_t acc = LoadInt(dtype, out), value = LoadInt(dtype, x);
+        StoreIntWrapping(dtype, out, sum ? acc + value : std::max(acc, value));
+      }
+    }
+  }
+  std::span<uint8_t> out = WriteOperand(memories, field(F::dst), rows, dtype);
+  std::copy(result.begin(), result.end(), out.begin());
+}
+
+void Broadcast(const Instruction& inst, Memories& memories) {
+  using F = systolic::VBcastField;
+  const Dtype dtype = CheckedDtype(inst, inst.get(F::dtype), DtypeClass::kAny);
+  const int64_t rows = static_cast<int64_t>(inst.get(F::rows));
+  const int64_t cols = static_cast<int64_t>(inst.get(F::cols));
+  const bool per_row = inst.get(F::per_row) != 0;
+  const std::vector<uint8_t> src =
+      ReadOperand(memories, inst.get(F::src), per_row ? rows : cols, dtype);
+  const int bytes = systolic::DtypeBytes(dtype);
+  for (int64_t r = 0; r < rows; ++r) {  // row by row: the destination may be large
+    std::span<uint8_t> out = WriteOperand(
+        memories, AdvanceAddress(inst.get(F::dst), r * cols * bytes), cols, dtype);
+    for (int64_t c = 0; c < cols; ++c) {
+      const uint8_t* element = &src[(per_row ? r : c) * bytes];
+      std::copy(element, element + bytes, &out[c * bytes]);
+    }
+  }
+}
+
+}  // namespace
+
+void ExecuteRowOp(const Instruction& inst, Memories& memories) {
+  switch (inst.opcode) {
+    case Opcode::kVRedSum:
+    case Opcode::kVRedMax:
+      return Reduce(inst, memories);
+    case Opcode::kVBcast:
+      return Broadcast(inst, memories);
+    default:
+      break;
+  }
+  throw hlo::Error(Mnemonic(inst) + " is not a row operation");
+}
+
+}  // namespace simulator::vector_internal

@@ -1,0 +1,215 @@
+// The DMA engines and the DRAM channel (sim_dma.h).
+#include "simulator/sim_dma.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simulator::sim {
+
+using systolic::ConfigRegister;
+using systolic::Opcode;
+using systolic::Unit;
+
+namespace {
+
+// Cycles a transfer holds the DRAM channel.
+int64_t ChannelCycles(const Run& run, int64_t bus_bytes) {
+  const double cycles = static_cast<double>(bus_bytes) / run.dram_bytes_per_cycle;
+  // The relative epsilon keeps an exact quotient (64 B at 16 B/cycle) from rounding up to 5
+  // through floating-point noise in the bandwidth conversion.
+  return static_cast<int64_t>(std::ceil(cycles * (1 - 1e-12)));
+}
+
+}  // namespace
+
+DmaUnit::DmaUnit(sc_core::sc_module_name name, Shared& shared, Unit unit)
+    : UnitProcess(name, shared, unit) {
+  shared.MakeAbortable(load_issued_, load_issued_or_abort_);
+  shared.MakeAbortable(load_completed_, load_completed_or_abort_);
+  if (unit == Unit::kLoad) {
+    SC_HAS_PROCESS(DmaUnit);
+    SC_THREAD(WritebackThread);
+    set_stack_size(kThreadStackBytes);
+  }
+}
+
+void DmaUnit::Reset() {
+  in_flight_.clear();
+  stores_complete_at_ = 0;
+}
+
+void DmaUnit::WaitUntilDrained() {
+  while (!in_flight_.empty()) shared_.WaitFor(load_completed_or_abort_);
+  shared_.WaitUntil(stores_complete_at_);
+}
+
+void DmaUnit::Execute(size_t index, const systolic::Instruction& inst) {
+  switch (inst.opcode) {
+    case Opcode::kDmaLoad:
+      IssueLoad(index, Decode(inst));
+      return;
+    case Opcode::kDmaStore:
+      IssueStore(index, Decode(inst));
+      return;
+    default:  // ExecutingUnit() routes only DMA instructions here
+      throw hlo::Error("not a DMA instruction");
+  }
+}
+
+DmaUnit::Transfer DmaUnit::Decode(const systolic::Instruction& inst) const {
+  const RegisterFile& registers = shared_.run().registers;
+  Transfer t;
+  ConfigRegister dram_row, dram_plane, local_row, local_plane;
+  if (inst.opcode == Opcode::kDmaLoad) {
+    t.dram = inst.get(systolic::DmaLoadField::dram);
+    t.local = inst.get(systolic::DmaLoadField::local);
+    t.row_bytes = inst.get(systolic::DmaLoadField::row_bytes);
+    t.rows = inst.get(systolic::DmaLoadField::rows);
+    t.planes = inst.get(systolic::DmaLoadField::planes);
+    dram_row = ConfigRegister::kLoadDramRowStride, dram_plane = ConfigRegister::kLoadDramPlaneStride;
+    local_row = ConfigRegister::kLoadLocalRowStride;
+    local_plane = ConfigRegister::kLoadLocalPlaneStride;
+  } else {
+    t.dram = inst.get(systolic::DmaStoreField::dram);
+    t.local = inst.get(systolic::DmaStoreField::local);
+    t.row_bytes = inst.get(systolic::DmaStoreField::row_bytes);
+    t.rows = inst.get(systolic::DmaStoreField::rows);
+    t.planes = inst.get(systolic::DmaStoreField::planes);
+    dram_row = ConfigRegister::kStoreDramRowStride;
+    dram_plane = ConfigRegister::kStoreDramPlaneStride;
+    local_row = ConfigRegister::kStoreLocalRowStride;
+    local_plane = ConfigRegister::kStoreLocalPlaneStride;
+  }
+  // A stride register at 0 means packed: rows back to back, planes back to back.
+  auto reg = [&](ConfigRegister r) { return uint64_t{registers[static_cast<size_t>(r)]}; };
+  t.dram_row_stride = reg(dram_row) != 0 ? reg(dram_row) : t.row_bytes;
+  t.dram_plane_stride = reg(dram_plane) != 0 ? reg(dram_plane) : t.rows * t.dram_row_stride;
+  t.local_row_stride = reg(local_row) != 0 ? reg(local_row) : t.row_bytes;
+  t.local_plane_stride = reg(local_plane) != 0 ? reg(local_plane) : t.rows * t.local_row_stride;
+
+  // Field widths (16 + 16 + 12 bits) keep these products below 2^44: no overflow.
+  const uint64_t bytes = t.row_bytes * t.rows * t.planes;
+  const auto limit = static_cast<uint64_t>(hlo::GlobalLimits().max_bytes_per_allocation);
+  if (bytes > limit) {
+    throw hlo::Error("transfer of " + std::to_string(bytes) + " bytes exceeds the limit of " +
+                     std::to_string(limit) + " bytes per instruction");
+  }
+  const auto burst = static_cast<uint64_t>(shared_.run().config.dram_burst_bytes);
+  t.bytes = static_cast<int64_t>(bytes);
+  t.bus_bytes = static_cast<int64_t>((t.row_bytes + burst - 1) / burst * burst * t.rows * t.planes);
+  return t;
+}
+
+int64_t DmaUnit::AcquireChannel(const Transfer& transfer, int64_t channel_cycles) {
+  Run& run = shared_.run();
+  const int64_t now = shared_.Now();
+  const int64_t start = Shared::Reserve(run.dram_free, now, channel_cycles);
+  shared_.Stall(unit_, now, start, StallCause::kDram);
+  if (channel_cycles > 0) {
+    // The achieved DRAM bandwidth while this transfer holds the channel, in GB/s.
+    shared_.Counter("dram_gbps", start,
+                    static_cast<double>(transfer.bytes) / static_cast<double>(channel_cycles) *
+                        run.config.clock_mhz / 1000);
+    shared_.Counter("dram_gbps", start + channel_cycles, 0);
+  }
+  return start;
+}
+
+void DmaUnit::IssueLoad(size_t index, const Transfer& transfer) {
+  Run& run = shared_.run();
+  if (in_flight_.size() >= kDmaMaxInFlight) {  // every request slot taken: wait for one
+    const int64_t requested = shared_.Now();
+    while (in_flight_.size() >= kDmaMaxInFlight) shared_.WaitFor(load_completed_or_abort_);
+    shared_.Stall(unit_, requested, shared_.Now(), StallCause::kDram);
+  }
+  const int64_t channel_cycles = ChannelCycles(run, transfer.bus_bytes);
+  const int64_t channel_start = AcquireChannel(transfer, channel_cycles);
+  const int64_t data_end = channel_start + channel_cycles + run.dram_latency_cycles;
+  shared_.CheckCycleLimit(data_end);
+  in_flight_.push_back({index, transfer, channel_start, data_end});
+  load_issued_.notify();
+  // The engine is busy issuing its bursts until its slot ends; the latency overlaps what follows.
+  shared_.WaitUntil(channel_start + channel_cycles);
+}
+
+void DmaUnit::WritebackThread() {
+  for (;;) {
+    try {
+      for (;;) {
+        while (in_flight_.empty()) shared_.WaitFor(load_issued_or_abort_);
+        const InFlightLoad load = in_flight_.front();
+        try {
+          CompleteLoad(load);
+        } catch (const hlo::Error& e) {
+          shared_.Fail(load.index, e.message());
+        } catch (const std::exception& e) {
+          shared_.Fail(load.index, e.what());
+        }
+        in_flight_.pop_front();
+        load_completed_.notify();
+      }
+    } catch (const AbortRun&) {
+      sc_core::wait(shared_.run_started());
+    }
+  }
+}
+
+void DmaUnit::CompleteLoad(const InFlightLoad& load) {
+  Run& run = shared_.run();
+  const Transfer& transfer = load.transfer;
+  const bool to_acc = (transfer.local & systolic::kAccumulatorBit) != 0;
+  // The local port takes the data as it arrives: request it when the last port-width is due.
+  const int64_t port_bytes_per_cycle = to_acc ? run.acc_bytes_per_cycle : run.ub_bytes_per_cycle;
+  const int64_t port_cycles = CeilDiv(transfer.bytes, port_bytes_per_cycle);
+  shared_.WaitUntil(std::max(shared_.Now(), load.data_end - port_cycles));
+  const int64_t port_requested = shared_.Now();
+  const PortGrant grant = AcquirePorts(to_acc ? 0 : transfer.bytes, to_acc ? transfer.bytes : 0);
+  Copy(transfer, /*dram_to_local=*/true);
+
+  const int64_t end = std::max(load.data_end, grant.start + grant.cycles);
+  run.stats.dram_bytes_read += transfer.bytes;
+  (to_acc ? run.stats.acc_bytes_written : run.stats.ub_bytes_written) += transfer.bytes;
+  shared_.Busy(unit_, load.channel_start, end, load.index, grant.start - port_requested);
+  shared_.WaitUntil(end);
+}
+
+void DmaUnit::IssueStore(size_t index, const Transfer& transfer) {
+  Run& run = shared_.run();
+  const bool from_acc = (transfer.local & systolic::kAccumulatorBit) != 0;
+  const int64_t channel_cycles = ChannelCycles(run, transfer.bus_bytes);
+  // The store cannot end before this: refuse a run past the limit before copying anything.
+  shared_.CheckCycleLimit(shared_.Now() + channel_cycles + run.dram_latency_cycles);
+  // Read the local data first (through the port), then send it over the channel.
+  const PortGrant grant =
+      AcquirePorts(from_acc ? 0 : transfer.bytes, from_acc ? transfer.bytes : 0);
+  Copy(transfer, /*dram_to_local=*/false);
+  const int64_t channel_start = AcquireChannel(transfer, channel_cycles);
+  const int64_t end = std::max(channel_start + channel_cycles + run.dram_latency_cycles,
+                               grant.start + grant.cycles);
+  run.stats.dram_bytes_written += transfer.bytes;
+  (from_acc ? run.stats.acc_bytes_read : run.stats.ub_bytes_read) += transfer.bytes;
+  shared_.Busy(unit_, grant.start, end, index, channel_start - grant.start);
+  stores_complete_at_ = std::max(stores_complete_at_, end);
+  // Free for the next store once its slot ends; the latency overlaps what follows.
+  shared_.WaitUntil(std::max(channel_start + channel_cycles, grant.start + grant.cycles));
+}
+
+void DmaUnit::Copy(const Transfer& t, bool dram_to_local) {
+  Memories& memories = shared_.run().memories;
+  LocalMemory& local = memories.Local(t.local);
+  const uint64_t local_base = Memories::LocalOffset(t.local);
+  for (uint64_t plane = 0; plane < t.planes; ++plane) {
+    for (uint64_t row = 0; row < t.rows; ++row) {
+      const uint64_t dram_address = t.dram + plane * t.dram_plane_stride + row * t.dram_row_stride;
+      const uint64_t local_offset =
+          local_base + plane * t.local_plane_stride + row * t.local_row_stride;
+      if (dram_to_local) {
+        memories.dram.Read(dram_address, local.Write(local_offset, t.row_bytes));
+      } else {
+        memories.dram.Write(dram_address, local.Read(local_offset, t.row_bytes));
+      }
+    }
+  }
+}
+
+}  // namespace simulator::sim

@@ -1,0 +1,370 @@
+// The static liveness pre-pass and the run-time occupancy counters (sim_liveness.h).
+#include "simulator/sim_liveness.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace simulator {
+namespace {
+
+using systolic::ConfigRegister;
+using systolic::Dtype;
+using systolic::Instruction;
+using systolic::Opcode;
+
+// planes x rows x row_bytes at `local` (bit 25 selects the accumulators), strides in bytes.
+struct Access {
+  uint64_t local = 0;
+  uint64_t row_bytes = 0, rows = 1, row_stride = 0;
+  uint64_t planes = 1, plane_stride = 0;
+};
+
+// One memory's live definitions: disjoint byte ranges, each naming the instruction that wrote
+// it. Reads update the writer's last reader (per definition, not per byte: reading any part of
+// a result keeps all of it alive).
+class LiveRanges {
+ public:
+  LiveRanges(std::vector<OccupancyDelta>& deltas, std::vector<int64_t>& last_reader,
+             int64_t OccupancyDelta::*field)
+      : deltas_(deltas), last_reader_(last_reader), field_(field) {}
+
+  void Read(uint64_t begin, uint64_t end, size_t reader) {
+    auto it = ranges_.upper_bound(begin);
+    if (it != ranges_.begin() && std::prev(it)->second.end > begin) --it;
+    for (; it != ranges_.end() && it->first < end; ++it) {
+      last_reader_[it->second.writer] = static_cast<int64_t>(reader);
+    }
+  }
+
+  // Returns false when the memory holds more than kMaxLiveRanges ranges (analysis abandoned).
+  bool Write(uint64_t begin, uint64_t end, size_t writer) {
+    Split(begin);
+    Split(end);
+    auto it = ranges_.lower_bound(begin);
+    while (it != ranges_.end() && it->first < end) {
+      Release(it->second.writer, static_cast<int64_t>(it->second.end - it->first), writer);
+      it = ranges_.erase(it);
+    }
+    ranges_.emplace(begin, Range{end, writer});
+    deltas_[writer].*field_ += static_cast<int64_t>(end - begin);
+    return ranges_.size() <= kMaxLiveRanges;
+  }
+
+  // End of the program: what was read dies at its last reader; the rest stays live.
+  void Finish() {
+    for (const auto& [begin, range] : ranges_) {
+      const int64_t reader = last_reader_[range.writer];
+      if (reader >= 0) deltas_[static_cast<size_t>(reader)].*field_ -= static_cast<int64_t>(range.end - begin);
+    }
+  }
+
+ private:
+  struct Range {
+    uint64_t end;
+    size_t writer;
+  };
+  // Bytes of `writer`'s definition overwritten by `overwriter`: they die at their last reader so
+  // far, or at the overwriter if nobody read them.
+  void Release(size_t writer, int64_t bytes, size_t overwriter) {
+    const int64_t reader = last_reader_[writer];
+    deltas_[reader >= 0 ? static_cast<size_t>(reader) : overwriter].*field_ -= bytes;
+  }
+  // Makes `at` a range boundary.
+  void Split(uint64_t at) {
+    auto it = ranges_.upper_bound(at);
+    if (it == ranges_.begin()) return;
+    --it;
+    if (it->first < at && it->second.end > at) {
+      ranges_.emplace(at, Range{it->second.end, it->second.writer});
+      it->second.end = at;
+    }
+  }
+
+  std::map<uint64_t, Range> ranges_;  // begin -> range
+  std::vector<OccupancyDelta>& deltas_;
+  std::vector<int64_t>& last_reader_;
+  int64_t OccupancyDelta::*field_;
+};
+
+// Walks the program, turning each instruction into the accesses the units will make.
+class Planner {
+ public:
+  Planner(const systolic::Program& program, const systolic::ArchConfig& config)
+      : program_(program), config_(config) {
+    plan_.at_completion.resize(program.instructions.size());
+    last_reader_.assign(program.instructions.size(), -1);
+  }
+
+  LivenessPlan Run() {
+    for (size_t i = 0; i < program_.instructions.size() && plan_.tracked; ++i) {
+      const Instruction& inst = program_.instructions[i];
+      if (inst.opcode == Opcode::kHalt) break;
+      Visit(i, inst);
+    }
+    if (!plan_.tracked) return LivenessPlan{false, {}};
+    ub_.Finish();
+    acc_.Finish();
+    return std::move(plan_);
+  }
+
+ private:
+  uint64_t Reg(ConfigRegister reg) const { return registers_[static_cast<size_t>(reg)]; }
+  static uint64_t Or(uint64_t stride, uint64_t packed) { return stride != 0 ? stride : packed; }
+  static bool IsDtype(uint64_t raw) { return raw < systolic::DtypeSymbols().size(); }
+  static uint64_t Bytes(uint64_t elements, uint64_t raw_dtype) {
+    return elements * static_cast<uint64_t>(systolic::DtypeBytes(static_cast<Dtype>(raw_dtype)));
+  }
+  // A contiguous vector operand.
+  static Access Flat(uint64_t local, uint64_t bytes) { return Access{local, bytes, 1, bytes}; }
+
+  // Calls `fn(begin, end)` for each contiguous run of the access, clipped to its memory.
+  template <class Fn>
+  void ForEachRun(const Access& a, Fn fn) const {
+    if (a.row_bytes == 0 || a.rows == 0 || a.planes == 0) return;
+    const bool to_acc = (a.local & systolic::kAccumulatorBit) != 0;
+    const auto capacity = static_cast<uint64_t>(to_acc ? config_.acc_bytes : config_.ub_bytes);
+    const uint64_t base = a.local & (systolic::kAccumulatorBit - 1);
+    auto emit = [&](uint64_t begin, uint64_t end) {
+      end = std::min(end, capacity);
+      if (begin < end) fn(begin, end);
+    };
+    const bool packed = a.row_stride == a.row_bytes && a.plane_stride == a.rows * a.row_bytes;
+    if (packed || (a.rows == 1 && a.planes == 1)) {
+      return emit(base, base + a.row_bytes * a.rows * a.planes);
+    }
+    if (a.rows * a.planes > static_cast<uint64_t>(kMaxRunsPerAccess)) {  // bounding span
+      const uint64_t last = (a.planes - 1) * a.plane_stride + (a.rows - 1) * a.row_stride;
+      return emit(base, base + last + a.row_bytes);
+    }
+    for (uint64_t p = 0; p < a.planes; ++p) {
+      for (uint64_t r = 0; r < a.rows; ++r) {
+        const uint64_t begin = base + p * a.plane_stride + r * a.row_stride;
+        emit(begin, begin + a.row_bytes);
+      }
+    }
+  }
+
+  LiveRanges& Memory(const Access& a) {
+    return (a.local & systolic::kAccumulatorBit) != 0 ? acc_ : ub_;
+  }
+  void Read(size_t i, const Access& a) {
+    ForEachRun(a, [&](uint64_t b, uint64_t e) { Memory(a).Read(b, e, i); });
+  }
+  void Write(size_t i, const Access& a) {
+    ForEachRun(a, [&](uint64_t b, uint64_t e) {
+      if (!Memory(a).Write(b, e, i)) plan_.tracked = false;
+    });
+  }
+
+  void Visit(size_t i, const Instruction& inst);
+  void VisitDma(size_t i, const Instruction& inst);
+  void VisitMxu(size_t i, const Instruction& inst);
+  void VisitVector(size_t i, const Instruction& inst);
+
+  const systolic::Program& program_;
+  const systolic::ArchConfig& config_;
+  LivenessPlan plan_;
+  std::vector<int64_t> last_reader_;  // per writing instruction
+  LiveRanges ub_{plan_.at_completion, last_reader_, &OccupancyDelta::ub};
+  LiveRanges acc_{plan_.at_completion, last_reader_, &OccupancyDelta::acc};
+  std::array<uint64_t, 32> registers_{};
+  struct Tile {
+    bool loaded = false;
+    uint64_t k = 0, n = 0, dtype = 0;
+  };
+  std::array<Tile, 2> tiles_{};
+};
+
+void Planner::Visit(size_t i, const Instruction& inst) {
+  switch (systolic::GetInstrInfo(inst.opcode).unit) {
+    case systolic::Unit::kControl:
+      if (inst.opcode == Opcode::kCfgSet) {
+        const uint64_t reg = inst.get(systolic::CfgSetField::reg);
+        if (reg < registers_.size()) registers_[reg] = inst.get(systolic::CfgSetField::value);
+      }
+      return;  // nop, halt, sem.*: no data
+    case systolic::Unit::kLoad:
+    case systolic::Unit::kStore:
+      return VisitDma(i, inst);
+    case systolic::Unit::kMxu:
+      return VisitMxu(i, inst);
+    case systolic::Unit::kVector:
+      return VisitVector(i, inst);
+  }
+}
+
+void Planner::VisitDma(size_t i, const Instruction& inst) {
+  const bool load = inst.opcode == Opcode::kDmaLoad;
+  Access a;
+  if (load) {
+    using F = systolic::DmaLoadField;
+    a.local = inst.get(F::local);
+    a.row_bytes = inst.get(F::row_bytes), a.rows = inst.get(F::rows), a.planes = inst.get(F::planes);
+    a.row_stride = Or(Reg(ConfigRegister::kLoadLocalRowStride), a.row_bytes);
+    a.plane_stride = Or(Reg(ConfigRegister::kLoadLocalPlaneStride), a.rows * a.row_stride);
+    return Write(i, a);
+  }
+  using F = systolic::DmaStoreField;
+  a.local = inst.get(F::local);
+  a.row_bytes = inst.get(F::row_bytes), a.rows = inst.get(F::rows), a.planes = inst.get(F::planes);
+  a.row_stride = Or(Reg(ConfigRegister::kStoreLocalRowStride), a.row_bytes);
+  a.plane_stride = Or(Reg(ConfigRegister::kStoreLocalPlaneStride), a.rows * a.row_stride);
+  Read(i, a);
+}
+
+void Planner::VisitMxu(size_t i, const Instruction& inst) {
+  const uint64_t src_stride = Reg(ConfigRegister::kMxuSrcRowStride);
+  const uint64_t dst_stride = Reg(ConfigRegister::kMxuDstRowStride);
+  uint64_t src = 0, dst = 0, buf = 0, rows = 0, accumulate = 0;
+  Access input;
+  switch (inst.opcode) {
+    case Opcode::kMxuLoadWeights: {
+      using F = systolic::MxuLoadWeightsField;
+      const uint64_t k = inst.get(F::k), n = inst.get(F::n), dtype = inst.get(F::dtype);
+      if (!IsDtype(dtype)) return;
+      const uint64_t row = Bytes(n, dtype);
+      Read(i, Access{inst.get(F::src), row, k, Or(src_stride, row)});
+      tiles_[inst.get(F::buf) & 1] = Tile{true, k, n, dtype};
+      return;
+    }
+    case Opcode::kMxuMatmul: {
+      using F = systolic::MxuMatmulField;
+      src = inst.get(F::src), dst = inst.get(F::dst), buf = inst.get(F::buf) & 1;
+      rows = inst.get(F::m), accumulate = inst.get(F::acc);
+      const Tile& tile = tiles_[buf];
+      if (!tile.loaded) return;
+      const uint64_t row = Bytes(tile.k, tile.dtype);
+      input = Access{src, row, rows, Or(src_stride, row)};
+      break;
+    }
+    case Opcode::kMxuConv: {
+      using F = systolic::MxuConvField;
+      src = inst.get(F::src), dst = inst.get(F::dst), buf = inst.get(F::buf) & 1;
+      accumulate = inst.get(F::acc);
+      const uint64_t in_h = inst.get(F::in_h), in_w = inst.get(F::in_w), kh = inst.get(F::kh),
+                     kw = inst.get(F::kw), stride = inst.get(F::stride);
+      const Tile& tile = tiles_[buf];
+      if (!tile.loaded || kh < 1 || kw < 1 || stride < 1 || in_h < kh || in_w < kw ||
+          tile.k % (kh * kw) != 0) {
+        return;
+      }
+      const uint64_t cin = tile.k / (kh * kw);
+      const uint64_t out_h = (in_h - kh) / stride + 1, out_w = (in_w - kw) / stride + 1;
+      rows = out_h * out_w;
+      // The image rows and columns any window touches.
+      input = Access{src, Bytes(((out_w - 1) * stride + kw) * cin, tile.dtype),
+                     (out_h - 1) * stride + kh, Or(src_stride, Bytes(in_w * cin, tile.dtype))};
+      break;
+    }
+    default:
+      return;
+  }
+  const Tile& tile = tiles_[buf];
+  const Access output{dst, tile.n * 4, rows, Or(dst_stride, tile.n * 4)};
+  Read(i, input);
+  if (accumulate != 0) Read(i, output);
+  Write(i, output);
+}
+
+void Planner::VisitVector(size_t i, const Instruction& inst) {
+  const auto field = [&](auto f) { return inst.fields[static_cast<size_t>(f)]; };
+  switch (inst.opcode) {
+    case Opcode::kVAdd:
+    case Opcode::kVSub:
+    case Opcode::kVMul:
+    case Opcode::kVMax:
+    case Opcode::kVMin:
+    case Opcode::kVCmp: {
+      using F = systolic::VAddField;  // shared layout of the binary ops
+      const uint64_t count = field(F::count), dtype = field(F::dtype);
+      if (!IsDtype(dtype)) return;
+      Read(i, Flat(field(F::a), Bytes(count, dtype)));
+      Read(i, Flat(field(F::b), Bytes(count, dtype)));
+      const uint64_t out = inst.opcode == Opcode::kVCmp ? count : Bytes(count, dtype);
+      return Write(i, Flat(field(F::dst), out));
+    }
+    case Opcode::kVSel: {
+      using F = systolic::VSelField;
+      const uint64_t count = field(F::count), dtype = field(F::dtype);
+      if (!IsDtype(dtype)) return;
+      Read(i, Flat(field(F::mask), count));
+      Read(i, Flat(field(F::src), Bytes(count, dtype)));
+      Read(i, Flat(field(F::dst), Bytes(count, dtype)));
+      return Write(i, Flat(field(F::dst), Bytes(count, dtype)));
+    }
+    case Opcode::kVMov:
+    case Opcode::kVExp:
+    case Opcode::kVRecip:
+    case Opcode::kVRsqrt:
+    case Opcode::kVTanh: {
+      using F = systolic::VMovField;  // shared layout of the unary ops
+      const uint64_t count = field(F::count), dtype = field(F::dtype);
+      if (!IsDtype(dtype)) return;
+      Read(i, Flat(field(F::src), Bytes(count, dtype)));
+      return Write(i, Flat(field(F::dst), Bytes(count, dtype)));
+    }
+    case Opcode::kVFill: {
+      using F = systolic::VFillField;
+      if (!IsDtype(field(F::dtype))) return;
+      return Write(i, Flat(field(F::dst), Bytes(field(F::count), field(F::dtype))));
+    }
+    case Opcode::kVCvt:
+    case Opcode::kVRequant: {
+      using F = systolic::VCvtField;  // vrequant shares the layout
+      const uint64_t count = field(F::count);
+      if (!IsDtype(field(F::src_type)) || !IsDtype(field(F::dst_type))) return;
+      Read(i, Flat(field(F::src), Bytes(count, field(F::src_type))));
+      return Write(i, Flat(field(F::dst), Bytes(count, field(F::dst_type))));
+    }
+    case Opcode::kVRedSum:
+    case Opcode::kVRedMax: {
+      using F = systolic::VRedSumField;  // vredmax shares the layout
+      const uint64_t rows = field(F::rows), cols = field(F::cols), dtype = field(F::dtype);
+      if (!IsDtype(dtype)) return;
+      Read(i, Flat(field(F::src), Bytes(rows * cols, dtype)));
+      return Write(i, Flat(field(F::dst), Bytes(rows, dtype)));
+    }
+    case Opcode::kVBcast: {
+      using F = systolic::VBcastField;
+      const uint64_t rows = field(F::rows), cols = field(F::cols), dtype = field(F::dtype);
+      if (!IsDtype(dtype)) return;
+      Read(i, Flat(field(F::src), Bytes(field(F::per_row) != 0 ? rows : cols, dtype)));
+      return Write(i, Flat(field(F::dst), Bytes(rows * cols, dtype)));
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace
+
+LivenessPlan PlanLiveness(const systolic::Program& program, const systolic::ArchConfig& config) {
+  return Planner(program, config).Run();
+}
+
+void OccupancyCounters::Completed(size_t index, int64_t end_cycle) {
+  if (!tracked() || index >= plan_->at_completion.size()) return;
+  const OccupancyDelta& delta = plan_->at_completion[index];
+  if (delta.ub != 0 || delta.acc != 0) pending_.push(Pending{end_cycle, delta});
+}
+
+void OccupancyCounters::Advance(int64_t cycle, TraceSink* trace) {
+  while (!pending_.empty() && pending_.top().cycle < cycle) {
+    // Everything completing in one cycle is one sample.
+    const int64_t at = pending_.top().cycle;
+    const int64_t ub_before = ub_, acc_before = acc_;
+    while (!pending_.empty() && pending_.top().cycle == at) {
+      ub_ += pending_.top().delta.ub;
+      acc_ += pending_.top().delta.acc;
+      pending_.pop();
+    }
+    ub_peak_ = std::max(ub_peak_, ub_);
+    acc_peak_ = std::max(acc_peak_, acc_);
+    if (trace == nullptr) continue;
+    if (ub_ != ub_before) trace->Counter("ub_bytes_live", at, static_cast<double>(ub_));
+    if (acc_ != acc_before) trace->Counter("acc_bytes_live", at, static_cast<double>(acc_));
+  }
+}
+
+}  // namespace simulator

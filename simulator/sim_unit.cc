@@ -1,0 +1,183 @@
+// The queued units' common loop and the front end (sim_unit.h).
+#include "simulator/sim_unit.h"
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+namespace simulator::sim {
+
+using systolic::Opcode;
+using systolic::Unit;
+
+// ---------------------------------------------------------------------------------------------
+// UnitProcess
+
+UnitProcess::UnitProcess(sc_core::sc_module_name name, Shared& shared, Unit unit)
+    : sc_core::sc_module(name), shared_(shared), unit_(unit) {
+  SC_HAS_PROCESS(UnitProcess);
+  SC_THREAD(Thread);
+  set_stack_size(kThreadStackBytes);
+}
+
+void UnitProcess::Thread() {
+  const size_t u = static_cast<size_t>(unit_);
+  for (;;) {
+    try {
+      // Runs across Simulate calls: between runs the thread waits here for the next push.
+      for (;;) {
+        InstructionQueue& queue = shared_.queue(unit_);
+        while (queue.empty()) shared_.WaitFor(queue.pushed_or_abort);
+        const uint32_t index = queue.Pop();
+        queue.popped.notify();  // a slot is free: wakes a front end stalled on this queue
+        Run& run = shared_.run();
+        run.current[u] = index;
+        const systolic::Instruction& inst = run.program.instructions[index];
+        try {
+          Dispatch(index, inst);
+        } catch (const hlo::Error& e) {
+          shared_.Fail(index, e.message());
+        } catch (const std::bad_alloc&) {
+          shared_.Fail(index, "out of host memory");
+        } catch (const std::exception& e) {
+          shared_.Fail(index, e.what());
+        }
+        run.current[u] = -1;
+      }
+    } catch (const AbortRun&) {
+      // The run failed; the queues were cleared. Resume with the next run.
+      sc_core::wait(shared_.run_started());
+    }
+  }
+}
+
+void UnitProcess::Dispatch(size_t index, const systolic::Instruction& inst) {
+  switch (inst.opcode) {
+    case Opcode::kCfgSet:
+      ExecuteCfgSet(index, inst);
+      return;
+    case Opcode::kSemSignal:
+      ExecuteSemSignal(index, inst);
+      return;
+    case Opcode::kSemWait:
+      ExecuteSemWait(index, inst);
+      return;
+    default:
+      Execute(index, inst);  // the unit's own instructions; each unit switches exhaustively
+      return;
+  }
+}
+
+// Registers are read when an instruction starts; queuing cfg.set on the register's owner makes
+// it take effect between that unit's earlier and later instructions. 1 cycle.
+void UnitProcess::ExecuteCfgSet(size_t index, const systolic::Instruction& inst) {
+  const int64_t start = shared_.Now();
+  const uint64_t reg = inst.get(systolic::CfgSetField::reg);
+  shared_.run().registers[reg] = static_cast<uint32_t>(inst.get(systolic::CfgSetField::value));
+  shared_.Busy(unit_, start, start + 1, index);
+  shared_.WaitUntil(start + 1);
+}
+
+// Waits for the unit's earlier work (not a stall: the unit is busy), then 1 cycle; the count
+// becomes visible when the signal completes.
+void UnitProcess::ExecuteSemSignal(size_t index, const systolic::Instruction& inst) {
+  WaitUntilDrained();
+  const int64_t start = shared_.Now();
+  shared_.Busy(unit_, start, start + 1, index);
+  shared_.WaitUntil(start + 1);
+  const size_t sem = inst.get(systolic::SemSignalField::sem);
+  shared_.run().semaphores[sem] += static_cast<int64_t>(inst.get(systolic::SemSignalField::count));
+  shared_.semaphore_event(sem).notify();
+}
+
+// Blocks until the semaphore holds `count` (a "semaphore" stall), takes it, then 1 cycle.
+void UnitProcess::ExecuteSemWait(size_t index, const systolic::Instruction& inst) {
+  Run& run = shared_.run();
+  const size_t u = static_cast<size_t>(unit_);
+  const size_t sem = inst.get(systolic::SemWaitField::sem);
+  const auto count = static_cast<int64_t>(inst.get(systolic::SemWaitField::count));
+  const int64_t requested = shared_.Now();
+  run.semaphore_blocked[u] = true;
+  while (run.semaphores[sem] < count) shared_.WaitFor(shared_.semaphore_or_abort(sem));
+  run.semaphore_blocked[u] = false;
+  const int64_t start = shared_.Now();
+  shared_.Stall(unit_, requested, start, StallCause::kSemaphore);
+  run.semaphores[sem] -= count;
+  shared_.Busy(unit_, start, start + 1, index);
+  shared_.WaitUntil(start + 1);
+}
+
+UnitProcess::PortGrant UnitProcess::AcquirePorts(int64_t ub_bytes, int64_t acc_bytes) {
+  Run& run = shared_.run();
+  const int64_t now = shared_.Now();
+  const int64_t ub_cycles = ub_bytes > 0 ? CeilDiv(ub_bytes, run.ub_bytes_per_cycle) : 0;
+  const int64_t acc_cycles = acc_bytes > 0 ? CeilDiv(acc_bytes, run.acc_bytes_per_cycle) : 0;
+  int64_t start = now;
+  if (ub_cycles > 0) start = std::max(start, run.ub_free);
+  if (acc_cycles > 0) start = std::max(start, run.acc_free);
+  if (start > now) {
+    // The port that became free last is the one the unit waited for.
+    const bool waited_for_ub = ub_cycles > 0 && run.ub_free == start;
+    shared_.Stall(unit_, now, start, waited_for_ub ? StallCause::kUbPort : StallCause::kAccPort);
+  }
+  if (ub_cycles > 0) run.ub_free = start + ub_cycles;
+  if (acc_cycles > 0) run.acc_free = start + acc_cycles;
+  shared_.WaitUntil(start);
+  return {start, std::max(ub_cycles, acc_cycles)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// FrontEnd
+
+FrontEnd::FrontEnd(sc_core::sc_module_name name, Shared& shared)
+    : sc_core::sc_module(name), shared_(shared) {
+  SC_HAS_PROCESS(FrontEnd);
+  SC_THREAD(Thread);
+  set_stack_size(kThreadStackBytes);
+}
+
+void FrontEnd::Thread() {
+  for (;;) {
+    sc_core::wait(shared_.run_started());
+    try {
+      try {
+        FetchAll();
+      } catch (const hlo::Error& e) {  // e.g. from a trace sink: the run's error
+        shared_.FailRun(e);
+      } catch (const std::exception& e) {
+        shared_.FailRun(hlo::Error(std::string("front end: ") + e.what()));
+      }
+    } catch (const AbortRun&) {
+      // The run failed; Simulate reports why.
+    }
+  }
+}
+
+void FrontEnd::FetchAll() {
+  Run& run = shared_.run();
+  const std::vector<systolic::Instruction>& instructions = run.program.instructions;
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    run.fetch_index = i;
+    const int64_t now = shared_.Now();
+    const Unit unit = run.unit_of[i];
+    if (unit == Unit::kControl) {  // nop or halt: one cycle here
+      shared_.Busy(Unit::kControl, now, now + 1, i);
+      shared_.WaitUntil(now + 1);
+      if (instructions[i].opcode == Opcode::kHalt) break;
+      continue;
+    }
+    InstructionQueue& queue = shared_.queue(unit);
+    if (queue.full()) {
+      while (queue.full()) shared_.WaitFor(queue.popped_or_abort);
+      shared_.Stall(Unit::kControl, now, shared_.Now(), StallCause::kQueueFull);
+    }
+    queue.Push(static_cast<uint32_t>(i));
+    queue.pushed.notify();  // immediate: an idle unit starts it in this very cycle
+    shared_.WaitUntil(shared_.Now() + 1);
+  }
+  run.fetch_index = instructions.size();
+  run.fetch_done = true;
+  run.end_cycle = std::max(run.end_cycle, shared_.Now());
+}
+
+}  // namespace simulator::sim

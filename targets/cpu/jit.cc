@@ -1,0 +1,165 @@
+// Host TargetMachine, O3 optimization, object emission and the ORC JIT (see jit.h).
+#include "targets/cpu/jit.h"
+
+#include <mutex>
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
+
+#include "hlo/diagnostic.h"
+
+namespace cpu {
+namespace {
+
+// Allows reassociation on exactly the floating-point add/multiply that carry a loop's
+// accumulator (phi -> fadd -> phi): the reductions of generated kernels. LLVM's loop vectorizer
+// vectorizes an FP reduction only when it may reorder it; everything else keeps IEEE order.
+// Runs right before the vectorizer, when the emitter's accumulator allocas have become phis.
+struct ReassociateReductions : llvm::PassInfoMixin<ReassociateReductions> {
+  llvm::PreservedAnalyses run(llvm::Function& function, llvm::FunctionAnalysisManager&) {
+    bool changed = false;
+    for (llvm::BasicBlock& block : function) {
+      for (llvm::PHINode& phi : block.phis()) {
+        if (!phi.getType()->isFloatingPointTy()) continue;
+        for (llvm::Value* incoming : phi.incoming_values()) {
+          auto* op = llvm::dyn_cast<llvm::BinaryOperator>(incoming);
+          if (op == nullptr || (op->getOpcode() != llvm::Instruction::FAdd &&
+                                op->getOpcode() != llvm::Instruction::FMul))
+            continue;
+          if (op->getOperand(0) != &phi && op->getOperand(1) != &phi) continue;
+          op->setHasAllowReassoc(true);
+          changed = true;
+        }
+      }
+    }
+    return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
+  }
+};
+
+}  // namespace
+
+void InitializeLlvmOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::string HostCpuName() { return llvm::sys::getHostCPUName().str(); }
+
+std::string HostCpuFeatures() {
+  std::string features;
+  for (const auto& [name, enabled] : llvm::sys::getHostCPUFeatures()) {
+    if (!features.empty()) features += ",";
+    features += enabled ? '+' : '-';
+    features += name.str();
+  }
+  return features;
+}
+
+std::unique_ptr<llvm::TargetMachine> MakeHostTargetMachine() {
+  InitializeLlvmOnce();
+  std::string triple = llvm::sys::getProcessTriple();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (target == nullptr) throw hlo::Error("cpu backend: no LLVM target for " + triple + ": " + error);
+  llvm::TargetOptions options;  // IEEE semantics: no fast-math globally (hlo/ir.h)
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, HostCpuName(), HostCpuFeatures(), options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) throw hlo::Error("cpu backend: cannot create an LLVM TargetMachine for " + triple);
+  return machine;
+}
+
+void OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine) {
+  module.setTargetTriple(machine.getTargetTriple().str());
+  module.setDataLayout(machine.createDataLayout());
+  std::string report;
+  llvm::raw_string_ostream os(report);
+  if (llvm::verifyModule(module, &os))
+    throw hlo::Error("cpu backend: generated LLVM IR does not verify: " + os.str());
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder builder(&machine, tuning);
+  builder.registerVectorizerStartEPCallback(
+      [](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
+        passes.addPass(ReassociateReductions());
+      });
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  passes.run(module, mam);
+}
+
+std::string EmitObjectFile(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    throw hlo::Error("cpu backend: this LLVM target cannot emit object files");
+  passes.run(module);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+std::string ModuleToString(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return os.str();
+}
+
+namespace {
+std::string TakeMessage(llvm::Error error) { return llvm::toString(std::move(error)); }
+}  // namespace
+
+Jit::Jit(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context) {
+  InitializeLlvmOnce();
+  auto machine_builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machine_builder)
+    throw hlo::Error("cpu backend: " + TakeMessage(machine_builder.takeError()));
+  machine_builder->setCPU(HostCpuName());
+  machine_builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*machine_builder).create();
+  if (!jit) throw hlo::Error("cpu backend: cannot create the JIT: " + TakeMessage(jit.takeError()));
+  jit_ = std::move(*jit);
+  // Generated code may call memcpy/memset (LLVM forms them from loops): resolve from the process.
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      jit_->getDataLayout().getGlobalPrefix());
+  if (!process) throw hlo::Error("cpu backend: " + TakeMessage(process.takeError()));
+  jit_->getMainJITDylib().addGenerator(std::move(*process));
+  module->setDataLayout(jit_->getDataLayout());
+  if (llvm::Error error = jit_->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+    throw hlo::Error("cpu backend: JIT rejected the module: " + TakeMessage(std::move(error)));
+}
+
+void* Jit::Lookup(const std::string& name) {
+  auto address = jit_->lookup(name);
+  if (!address)
+    throw hlo::Error("cpu backend: kernel '" + name + "' failed to compile: " +
+                     TakeMessage(address.takeError()));
+  return address->toPtr<void*>();
+}
+
+}  // namespace cpu

@@ -1,0 +1,215 @@
+// Loop-nest kernels around the elemental emitter (see kernel_emitter.h).
+#include "targets/cpu/kernel_emitter.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+namespace cpu {
+
+using llvm_codegen::ElementGenerator;
+using llvm_codegen::IrArray;
+using llvm_codegen::IrIndex;
+
+// The latch branches from wherever the body left the builder.
+void EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi, const std::string& name,
+                 const std::function<void(llvm::Value*)>& body) {
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext& context = b.getContext();
+  llvm::BasicBlock* preheader = b.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(context, name + ".header", function);
+  auto* loop_body = llvm::BasicBlock::Create(context, name + ".body", function);
+  auto* exit = llvm::BasicBlock::Create(context, name + ".exit", function);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, name);
+  i->addIncoming(lo, preheader);
+  b.CreateCondBr(b.CreateICmpSLT(i, hi), loop_body, exit);
+  b.SetInsertPoint(loop_body);
+  body(i);
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), name + ".next", /*HasNUW=*/true,
+                                  /*HasNSW=*/true);
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateBr(header);
+  b.SetInsertPoint(exit);
+}
+
+int64_t OuterRows(const hlo::Shape& shape) {
+  if (shape.rank() == 0) return 1;
+  return shape.dims[static_cast<size_t>(shape.EffectiveMinorToMajor().back())];
+}
+
+int64_t ElementsPerRow(const hlo::Shape& shape) {
+  int64_t rows = OuterRows(shape);
+  return rows == 0 ? 0 : shape.ElementCount() / rows;
+}
+
+std::string KernelSymbol(const llvm::Module& module, const std::string& hlo_name) {
+  std::string base = "k_";
+  for (char c : hlo_name) base += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  std::string symbol = base;
+  for (int n = 1; module.getFunction(symbol) != nullptr; ++n) symbol = base + "_" + std::to_string(n);
+  return symbol;
+}
+
+namespace {
+
+// The function, its arrays and its generators: what both kernel forms start with.
+struct KernelFrame {
+  llvm::Function* function = nullptr;
+  std::vector<IrArray> outputs;
+  std::vector<ElementGenerator> generators;
+};
+
+KernelFrame BeginKernel(llvm::IRBuilder<>& b, llvm::Module& module, const LoopKernelSpec& spec,
+                        const GeneratorFactory& make_outputs, int index_arguments,
+                        llvm_codegen::ElementalEmitter& emitter) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::Type* ptr = b.getPtrTy();
+  std::vector<llvm::Type*> parameters = {ptr};
+  for (int i = 0; i < index_arguments; ++i) parameters.push_back(b.getInt64Ty());
+  auto* type = llvm::FunctionType::get(b.getVoidTy(), parameters, false);
+  KernelFrame frame;
+  frame.function = llvm::Function::Create(type, llvm::Function::ExternalLinkage, spec.name, module);
+  frame.function->addFnAttr(llvm::Attribute::NoUnwind);
+  frame.function->addParamAttr(0, llvm::Attribute::NoAlias);
+  llvm::Argument* buffers = frame.function->getArg(0);
+  buffers->setName("buffers");
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", frame.function));
+  auto load_base = [&](size_t slot) {
+    llvm::Value* address = b.CreateConstInBoundsGEP1_64(ptr, buffers, slot);
+    return b.CreateLoad(ptr, address, "buffer" + std::to_string(slot));
+  };
+  std::vector<ElementGenerator> loads;
+  for (size_t i = 0; i < spec.operands.size(); ++i) {
+    IrArray operand(load_base(i), spec.operands[i]);
+    operand.set_read_only(true);
+    loads.push_back([&b, operand](const IrIndex& index) { return operand.EmitLoad(b, index); });
+  }
+  for (size_t i = 0; i < spec.outputs.size(); ++i)
+    frame.outputs.emplace_back(load_base(spec.operands.size() + i), spec.outputs[i]);
+  frame.generators = make_outputs(emitter, std::move(loads));
+  if (frame.generators.size() != frame.outputs.size())
+    throw hlo::Error("cpu backend: kernel " + spec.name + " has " +
+                     std::to_string(frame.generators.size()) + " generators for " +
+                     std::to_string(frame.outputs.size()) + " outputs");
+  return frame;
+}
+
+void StoreAll(llvm::IRBuilder<>& b, KernelFrame& frame, const IrIndex& index) {
+  std::vector<llvm::Value*> values;
+  for (const ElementGenerator& generator : frame.generators) values.push_back(generator(index));
+  for (size_t i = 0; i < frame.outputs.size(); ++i) frame.outputs[i].EmitStore(b, index, values[i]);
+}
+
+}  // namespace
+
+void EmitTileKernel(llvm::Module& module, const LoopKernelSpec& spec,
+                    const GeneratorFactory& make_outputs) {
+  llvm::IRBuilder<> b(module.getContext());
+  llvm_codegen::ElementalEmitter emitter(b, module);
+  KernelFrame frame = BeginKernel(b, module, spec, make_outputs, 4, emitter);
+  llvm::Value* row = frame.function->getArg(1);
+  llvm::Value* rows = frame.function->getArg(2);
+  llvm::Value* col = frame.function->getArg(3);
+  llvm::Value* cols = frame.function->getArg(4);
+  const hlo::Shape& shape = spec.outputs.at(0);
+  if (shape.rank() == 0 || !shape.HasDefaultLayout())
+    throw hlo::Error("cpu backend: tile kernel " + spec.name + " needs a row-major array");
+  const size_t last = static_cast<size_t>(shape.rank() - 1);
+  EmitForLoop(b, row, b.CreateAdd(row, rows), "row", [&](llvm::Value* r) {
+    // Row r of the matrix view -> indices of all dimensions but the last (row-major).
+    IrIndex index(last + 1, nullptr);
+    llvm::Value* rest = r;
+    for (size_t d = last; d-- > 0;) {
+      llvm::Value* extent = b.getInt64(shape.dims[d]);
+      index[d] = b.CreateURem(rest, extent);
+      rest = b.CreateUDiv(rest, extent);
+    }
+    EmitForLoop(b, col, b.CreateAdd(col, cols), "col", [&](llvm::Value* c) {
+      index[last] = c;
+      StoreAll(b, frame, index);
+    });
+  });
+  b.CreateRetVoid();
+}
+
+void EmitLoopKernel(llvm::Module& module, const LoopKernelSpec& spec,
+                    const GeneratorFactory& make_outputs) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::IRBuilder<> b(context);
+  llvm::Type* ptr = b.getPtrTy();
+  llvm::Type* i64 = b.getInt64Ty();
+  auto* type = llvm::FunctionType::get(b.getVoidTy(), {ptr, i64, i64}, false);
+  auto* function =
+      llvm::Function::Create(type, llvm::Function::ExternalLinkage, spec.name, module);
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  function->addParamAttr(0, llvm::Attribute::NoAlias);
+  llvm::Argument* buffers = function->getArg(0);
+  llvm::Argument* begin = function->getArg(1);
+  llvm::Argument* end = function->getArg(2);
+  buffers->setName("buffers");
+  begin->setName("begin");
+  end->setName("end");
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
+
+  auto load_base = [&](size_t slot) {
+    llvm::Value* address = b.CreateConstInBoundsGEP1_64(ptr, buffers, slot);
+    return b.CreateLoad(ptr, address, "buffer" + std::to_string(slot));
+  };
+  std::vector<IrArray> operands;
+  for (size_t i = 0; i < spec.operands.size(); ++i) {
+    operands.emplace_back(load_base(i), spec.operands[i]);
+    operands.back().set_read_only(true);
+  }
+  std::vector<IrArray> outputs;
+  for (size_t i = 0; i < spec.outputs.size(); ++i)
+    outputs.emplace_back(load_base(spec.operands.size() + i), spec.outputs[i]);
+
+  llvm_codegen::ElementalEmitter emitter(b, module);
+  std::vector<ElementGenerator> loads;
+  for (const IrArray& operand : operands)
+    loads.push_back([&b, operand](const IrIndex& index) { return operand.EmitLoad(b, index); });
+  std::vector<ElementGenerator> generators = make_outputs(emitter, std::move(loads));
+  if (generators.size() != outputs.size())
+    throw hlo::Error("cpu backend: kernel " + spec.name + " has " +
+                     std::to_string(generators.size()) + " generators for " +
+                     std::to_string(outputs.size()) + " outputs");
+
+  const hlo::Shape& iteration = spec.iteration ? *spec.iteration : spec.outputs.at(0);
+  // Physical dimensions, major first: the outer loop takes [begin, end), the others run fully.
+  std::vector<int64_t> minor_to_major = iteration.EffectiveMinorToMajor();
+  std::vector<int64_t> major_first(minor_to_major.rbegin(), minor_to_major.rend());
+  IrIndex index(static_cast<size_t>(iteration.rank()), nullptr);
+
+  std::function<void(size_t)> nest = [&](size_t level) {
+    if (level == major_first.size()) {
+      std::vector<llvm::Value*> values;
+      for (const ElementGenerator& generator : generators) values.push_back(generator(index));
+      IrIndex at = index;
+      if (spec.offset_dim >= 0) {
+        auto d = static_cast<size_t>(spec.offset_dim);
+        at[d] = b.CreateAdd(at[d], b.getInt64(spec.offset), "", /*HasNUW=*/true, /*HasNSW=*/true);
+      }
+      for (size_t i = 0; i < outputs.size(); ++i) outputs[i].EmitStore(b, at, values[i]);
+      return;
+    }
+    const int64_t dim = major_first[level];
+    llvm::Value* lo = level == 0 ? static_cast<llvm::Value*>(begin) : b.getInt64(0);
+    llvm::Value* hi = level == 0 ? static_cast<llvm::Value*>(end)
+                                 : b.getInt64(iteration.dims[static_cast<size_t>(dim)]);
+    std::string loop_name = "d";
+    loop_name += std::to_string(dim);
+    EmitForLoop(b, lo, hi, loop_name, [&](llvm::Value* i) {
+      index[static_cast<size_t>(dim)] = i;
+      nest(level + 1);
+    });
+  };
+  if (major_first.empty()) {
+    // A scalar: one element, computed when the range covers row 0.
+    EmitForLoop(b, begin, end, "scalar", [&](llvm::Value*) { nest(0); });
+  } else {
+    nest(0);
+  }
+  b.CreateRetVoid();
+}
+
+}  // namespace cpu

@@ -1,0 +1,259 @@
+// Runtime thunks: kernel launch, control flow, dynamic-update-slice and the evaluator fallback
+// (see runtime_thunks.h).
+#include "targets/cpu/runtime_thunks.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace cpu {
+
+// ---- value helpers -------------------------------------------------------------------------
+
+std::vector<uint8_t*> LeafPointers(const ThunkSequence& sequence, const ValueLayout& value) {
+  std::vector<const ValueLayout*> leaves;
+  CollectLeaves(value, leaves);
+  std::vector<uint8_t*> pointers;
+  for (const ValueLayout* leaf : leaves) pointers.push_back(sequence.buffer(leaf->buffer));
+  return pointers;
+}
+
+std::vector<int64_t> LeafBytes(const ValueLayout& value) {
+  std::vector<const ValueLayout*> leaves;
+  CollectLeaves(value, leaves);
+  std::vector<int64_t> bytes;
+  for (const ValueLayout* leaf : leaves) bytes.push_back(ArrayByteSize(leaf->shape));
+  return bytes;
+}
+
+hlo::Literal ReadValue(const ThunkSequence& sequence, const ValueLayout& value) {
+  if (!value.shape.IsTuple()) return PhysicalToLiteral(value.shape, sequence.buffer(value.buffer));
+  std::vector<hlo::Literal> elements;
+  for (const ValueLayout& element : value.elements) elements.push_back(ReadValue(sequence, element));
+  return hlo::Literal::Tuple(std::move(elements));
+}
+
+void WriteValue(ThunkSequence& sequence, const ValueLayout& value, const hlo::Literal& literal) {
+  if (!value.shape.IsTuple()) {
+    LiteralToPhysical(literal, value.shape, sequence.buffer(value.buffer));
+    return;
+  }
+  if (literal.elements().size() != value.elements.size())
+    throw hlo::Error("cpu backend: tuple result arity mismatch");
+  for (size_t i = 0; i < value.elements.size(); ++i)
+    WriteValue(sequence, value.elements[i], literal.elements()[i]);
+}
+
+// ---- KernelThunk ---------------------------------------------------------------------------
+
+KernelThunk::KernelThunk(std::string name, std::string symbol, std::vector<int64_t> buffers,
+                         int64_t rows, int64_t elements_per_row)
+    : Thunk(std::move(name)), symbol_(std::move(symbol)), buffers_(std::move(buffers)),
+      rows_(rows), elements_per_row_(elements_per_row) {}
+
+void KernelThunk::Run(ThunkSequence& sequence, RunContext& context) {
+  if (function_ == nullptr) throw hlo::Error("cpu backend: kernel " + symbol_ + " was not compiled");
+  std::vector<void*> pointers;
+  pointers.reserve(buffers_.size());
+  for (int64_t id : buffers_) pointers.push_back(sequence.buffer(id));
+  void** args = pointers.data();
+  // Below ~32K elements a thread hand-off costs more than it saves.
+  constexpr int64_t kElementsPerChunk = 1 << 15;
+  const int64_t total = rows_ * std::max<int64_t>(elements_per_row_, 1);
+  if (context.pool == nullptr || total < 2 * kElementsPerChunk || rows_ < 2) {
+    function_(args, 0, rows_);
+    return;
+  }
+  const int64_t min_rows =
+      std::max<int64_t>(1, kElementsPerChunk / std::max<int64_t>(elements_per_row_, 1));
+  KernelFunction function = function_;
+  context.pool->ParallelFor(rows_, min_rows,
+                            [function, args](int64_t b, int64_t e) { function(args, b, e); });
+}
+
+// ---- WhileThunk ----------------------------------------------------------------------------
+
+WhileThunk::WhileThunk(std::string name, ValueLayout init, ValueLayout state,
+                       std::unique_ptr<ThunkSequence> condition,
+                       std::unique_ptr<ThunkSequence> body)
+    : Thunk(std::move(name)), init_(std::move(init)), state_(std::move(state)),
+      condition_(std::move(condition)), body_(std::move(body)) {}
+
+void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
+  std::vector<uint8_t*> state = LeafPointers(sequence, state_);
+  std::vector<int64_t> bytes = LeafBytes(state_);
+  CopyLeaves(LeafPointers(sequence, init_), state, bytes);
+  const int64_t limit = hlo::GlobalLimits().max_while_iterations;
+  for (int64_t iteration = 0;; ++iteration) {
+    condition_->BindParameters(state);
+    condition_->Run(context);
+    if (*condition_->RootLeaves().at(0) == 0) return;
+    if (iteration >= limit)
+      throw hlo::Error("cpu backend: while loop " + name() + " exceeded " +
+                       std::to_string(limit) + " iterations");
+    body_->BindParameters(state);
+    body_->Run(context);
+    CopyLeaves(body_->RootLeaves(), state, bytes);
+  }
+}
+
+// ---- ConditionalThunk ----------------------------------------------------------------------
+
+ConditionalThunk::ConditionalThunk(std::string name, int64_t selector,
+                                   hlo::PrimitiveType selector_type,
+                                   std::vector<ValueLayout> branch_operands, ValueLayout output,
+                                   std::vector<std::unique_ptr<ThunkSequence>> branches)
+    : Thunk(std::move(name)), selector_(selector), selector_type_(selector_type),
+      branch_operands_(std::move(branch_operands)), output_(std::move(output)),
+      branches_(std::move(branches)) {}
+
+void ConditionalThunk::Run(ThunkSequence& sequence, RunContext& context) {
+  const uint8_t* selector = sequence.buffer(selector_);
+  const int64_t count = static_cast<int64_t>(branches_.size());
+  int64_t branch = 0;
+  if (selector_type_ == hlo::PrimitiveType::kPred) {
+    branch = *selector != 0 ? 0 : 1;
+  } else {
+    int32_t index = 0;
+    std::memcpy(&index, selector, sizeof(index));
+    branch = (index < 0 || index >= count) ? count - 1 : index;
+  }
+  ThunkSequence& callee = *branches_[static_cast<size_t>(branch)];
+  callee.BindParameters(LeafPointers(sequence, branch_operands_[static_cast<size_t>(branch)]));
+  callee.Run(context);
+  CopyLeaves(callee.RootLeaves(), LeafPointers(sequence, output_), LeafBytes(output_));
+}
+
+// ---- CallThunk -----------------------------------------------------------------------------
+
+CallThunk::CallThunk(std::string name, std::vector<ValueLayout> operands, ValueLayout output,
+                     std::unique_ptr<ThunkSequence> callee)
+    : Thunk(std::move(name)), operands_(std::move(operands)), output_(std::move(output)),
+      callee_(std::move(callee)) {}
+
+void CallThunk::Run(ThunkSequence& sequence, RunContext& context) {
+  std::vector<uint8_t*> leaves;
+  for (const ValueLayout& operand : operands_) {
+    std::vector<uint8_t*> more = LeafPointers(sequence, operand);
+    leaves.insert(leaves.end(), more.begin(), more.end());
+  }
+  callee_->BindParameters(leaves);
+  callee_->Run(context);
+  CopyLeaves(callee_->RootLeaves(), LeafPointers(sequence, output_), LeafBytes(output_));
+}
+
+// ---- DynamicUpdateSliceThunk ---------------------------------------------------------------
+
+DynamicUpdateSliceThunk::DynamicUpdateSliceThunk(std::string name, const hlo::Instruction& dus,
+                                                 std::vector<int64_t> operands, int64_t output)
+    : Thunk(std::move(name)), target_(dus.operand(0)->shape()), update_(dus.operand(1)->shape()),
+      operands_(std::move(operands)), output_(output) {
+  for (int64_t i = 2; i < dus.operand_count(); ++i)
+    start_types_.push_back(dus.operand(i)->shape().type);
+}
+
+namespace {
+int64_t ReadScalarIndex(const uint8_t* p, hlo::PrimitiveType type) {
+  switch (hlo::ByteSize(type)) {
+    case 1: return hlo::IsSignedInteger(type) ? int64_t{*reinterpret_cast<const int8_t*>(p)} : int64_t{*p};
+    case 2: {
+      int16_t s; uint16_t u;
+      std::memcpy(&s, p, 2); std::memcpy(&u, p, 2);
+      return hlo::IsSignedInteger(type) ? int64_t{s} : int64_t{u};
+    }
+    case 4: {
+      int32_t s; uint32_t u;
+      std::memcpy(&s, p, 4); std::memcpy(&u, p, 4);
+      return hlo::IsSignedInteger(type) ? int64_t{s} : int64_t{u};
+    }
+    default: {
+      int64_t s;
+      std::memcpy(&s, p, 8);
+      // An unsigned 64-bit index beyond int64 clamps to the largest start anyway.
+      return (!hlo::IsSignedInteger(type) && s < 0) ? INT64_MAX : s;
+    }
+  }
+}
+}  // namespace
+
+void DynamicUpdateSliceThunk::Run(ThunkSequence& sequence, RunContext&) {
+  uint8_t* out = sequence.buffer(output_);
+  const uint8_t* target = sequence.buffer(operands_[0]);
+  const uint8_t* update = sequence.buffer(operands_[1]);
+  const int64_t element = hlo::ByteSize(target_.type);
+  if (out != target) std::memcpy(out, target, static_cast<size_t>(ArrayByteSize(target_)));
+  const int64_t rank = target_.rank();
+  if (update_.ElementCount() == 0) return;
+  std::vector<int64_t> start(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t s = ReadScalarIndex(sequence.buffer(operands_[static_cast<size_t>(d) + 2]),
+                                start_types_[static_cast<size_t>(d)]);
+    const int64_t hi = target_.dims[static_cast<size_t>(d)] - update_.dims[static_cast<size_t>(d)];
+    start[static_cast<size_t>(d)] = std::clamp<int64_t>(s, 0, hi);
+  }
+  if (rank == 0) {
+    std::memcpy(out, update, static_cast<size_t>(element));
+    return;
+  }
+  // Row-major: copy the update one innermost row at a time.
+  std::vector<int64_t> target_strides = hlo::RowMajorStrides(target_.dims);
+  const int64_t row = update_.dims.back();
+  const int64_t rows = update_.ElementCount() / row;
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += (start[static_cast<size_t>(d)] + index[static_cast<size_t>(d)]) *
+                target_strides[static_cast<size_t>(d)];
+    std::memcpy(out + offset * element, update + r * row * element,
+                static_cast<size_t>(row * element));
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (++index[static_cast<size_t>(d)] < update_.dims[static_cast<size_t>(d)]) break;
+      index[static_cast<size_t>(d)] = 0;
+    }
+  }
+}
+
+// ---- EvaluatorThunk ------------------------------------------------------------------------
+
+std::unique_ptr<hlo::Computation> MakeIsland(const hlo::Instruction& instruction) {
+  auto island = std::make_unique<hlo::Computation>("island." + instruction.name());
+  std::vector<hlo::Instruction*> parameters;
+  for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+    std::string name = "p";  // (appending avoids GCC 12's -Wrestrict false positive on "p" + s)
+    name += std::to_string(i);
+    auto parameter = std::make_unique<hlo::Instruction>(std::move(name), hlo::Opcode::kParameter,
+                                                        instruction.operand(i)->shape());
+    parameter->set_attrs(hlo::ParameterAttrs{i});
+    parameters.push_back(island->AddInstruction(std::move(parameter)));
+  }
+  auto copy = std::make_unique<hlo::Instruction>(instruction.name(), instruction.opcode(),
+                                                 instruction.shape());
+  copy->set_attrs(instruction.attrs());
+  copy->mutable_opaque_attributes() = instruction.opaque_attributes();
+  copy->mutable_called_computations() = instruction.called_computations();
+  copy->set_location(instruction.location());
+  for (hlo::Instruction* parameter : parameters) copy->AppendOperand(parameter);
+  island->set_root(island->AddInstruction(std::move(copy)));
+  return island;
+}
+
+EvaluatorThunk::EvaluatorThunk(std::string name, std::unique_ptr<hlo::Computation> owned,
+                               const hlo::Computation* computation,
+                               std::vector<ValueLayout> operands, ValueLayout output,
+                               const hlo::CustomCallRegistry* custom_calls)
+    : Thunk(std::move(name)), owned_(std::move(owned)),
+      computation_(owned_ ? owned_.get() : computation), operands_(std::move(operands)),
+      output_(std::move(output)), custom_calls_(custom_calls) {}
+
+void EvaluatorThunk::Run(ThunkSequence& sequence, RunContext&) {
+  std::vector<hlo::Literal> arguments;
+  arguments.reserve(operands_.size());
+  for (const ValueLayout& operand : operands_) arguments.push_back(ReadValue(sequence, operand));
+  std::vector<const hlo::Literal*> pointers;
+  for (const hlo::Literal& argument : arguments) pointers.push_back(&argument);
+  hlo::EvaluatorOptions options;
+  options.custom_calls = custom_calls_;
+  WriteValue(sequence, output_, hlo::EvaluateComputation(*computation_, pointers, options));
+}
+
+}  // namespace cpu

@@ -1,0 +1,94 @@
+// The CPU backend's runtime: a compiled computation is a ThunkSequence — a buffer table plus a
+// list of thunks (generated-kernel launches, GEMM/convolution calls, control flow, runtime
+// routines) run in schedule order.
+//
+// Guarantees:
+//   - Every array value of the computation has one buffer id. Buffers of instructions are owned
+//     by the sequence (allocated once at compile time, reused by every run); parameter buffers
+//     are bound to the caller's memory before each run (no copy); tuple / get-tuple-element /
+//     bitcast / opt-barrier results are aliases (the same id as their source).
+//   - A thunk reads only buffers of instructions scheduled before it and writes only its own
+//     instruction's buffers, so running thunks in order computes the computation.
+//   - Run never aborts on bad data: runtime failures (e.g. a while loop beyond
+//     hlo::GlobalLimits().max_while_iterations) throw hlo::Error naming the instruction.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "targets/cpu/buffers.h"
+#include "targets/cpu/thread_pool.h"
+
+namespace cpu {
+
+class ThunkSequence;
+
+// Per-run state shared by every thunk: the thread pool and the per-kernel time profile.
+struct RunContext {
+  ThreadPool* pool = nullptr;
+  bool profile = true;
+  std::map<std::string, double>* kernel_ms = nullptr;  // thunk name -> ms, accumulated
+};
+
+class Thunk {
+ public:
+  explicit Thunk(std::string name) : name_(std::move(name)) {}
+  virtual ~Thunk() = default;
+  const std::string& name() const { return name_; }
+  // "kernel", "gemm", "conv", "while", "fallback", ...: the profile counters group by it.
+  virtual const char* kind() const = 0;
+  virtual void Run(ThunkSequence& sequence, RunContext& context) = 0;
+
+ private:
+  std::string name_;
+};
+
+class ThunkSequence {
+ public:
+  explicit ThunkSequence(std::string name) : name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+
+  // Buffer table. An owned buffer is allocated now; a bound one gets its pointer from Bind.
+  int64_t AddOwnedBuffer(int64_t bytes);
+  int64_t AddBoundBuffer();
+  uint8_t* buffer(int64_t id) const { return pointers_[static_cast<size_t>(id)]; }
+  int64_t buffer_count() const { return static_cast<int64_t>(pointers_.size()); }
+  bool is_bound(int64_t id) const { return owned_[static_cast<size_t>(id)] == nullptr; }
+  int64_t owned_size(int64_t id) const {
+    return is_bound(id) ? 0 : owned_[static_cast<size_t>(id)]->size();
+  }
+
+  void AddThunk(std::unique_ptr<Thunk> thunk) { thunks_.push_back(std::move(thunk)); }
+  const std::vector<std::unique_ptr<Thunk>>& thunks() const { return thunks_; }
+
+  std::vector<ValueLayout>& mutable_parameters() { return parameters_; }
+  const std::vector<ValueLayout>& parameters() const { return parameters_; }
+  void set_root(ValueLayout root) { root_ = std::move(root); }
+  const ValueLayout& root() const { return root_; }
+
+  // Points the parameters' leaves at `leaves` (depth-first over all parameters).
+  void BindParameters(const std::vector<uint8_t*>& leaves);
+  // Runs every thunk; afterwards the root leaves are at RootLeaves().
+  void Run(RunContext& context);
+  std::vector<uint8_t*> RootLeaves() const;
+  std::vector<const hlo::Shape*> ParameterLeafShapes() const;
+
+ private:
+  std::string name_;
+  std::vector<uint8_t*> pointers_;
+  std::vector<std::unique_ptr<AlignedBytes>> owned_;  // nullptr for bound buffers
+  std::vector<std::unique_ptr<Thunk>> thunks_;
+  std::vector<ValueLayout> parameters_;
+  ValueLayout root_;
+};
+
+// Copies `sources` (leaf pointers of one value) into `destinations`, leaf by leaf, correctly
+// even when a source is also a destination of another leaf (e.g. a while body swapping tuple
+// elements): such sources are staged first.
+void CopyLeaves(const std::vector<uint8_t*>& sources, const std::vector<uint8_t*>& destinations,
+                const std::vector<int64_t>& bytes);
+
+}  // namespace cpu

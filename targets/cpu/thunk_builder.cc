@@ -1,0 +1,265 @@
+// Instruction -> thunk lowering for the CPU backend (see thunk_builder.h).
+#include "targets/cpu/thunk_builder.h"
+
+#include "compiler/memory/schedule.h"
+#include "targets/cpu/contraction_thunks.h"
+#include "targets/cpu/gather_emitter.h"
+#include "targets/cpu/thunk_builder_internal.h"
+#include "targets/cpu/topk_thunk.h"
+#include "targets/cpu/window_emitter.h"
+
+namespace cpu {
+
+using hlo::Instruction;
+using hlo::Opcode;
+
+namespace {
+
+using builder_internal::Describe;
+
+bool IsCollective(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kAllGather:
+    case Opcode::kAllReduce:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectivePermute:
+    case Opcode::kReduceScatter:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+ThunkBuilder::ThunkBuilder(llvm::Module& module, const hlo::CustomCallRegistry* custom_calls)
+    : module_(module), custom_calls_(custom_calls) {
+  hlo::RegisterBuiltinCustomCalls(builtin_calls_);
+}
+
+ValueLayout ThunkBuilder::Allocate(ThunkSequence& sequence, const hlo::Shape& shape, bool bound) {
+  ValueLayout value;
+  value.shape = shape;
+  if (shape.IsTuple()) {
+    for (const hlo::Shape& element : shape.tuple_shapes)
+      value.elements.push_back(Allocate(sequence, element, bound));
+    return value;
+  }
+  value.buffer = bound ? sequence.AddBoundBuffer()
+                       : sequence.AddOwnedBuffer(shape.IsArray() ? ArrayByteSize(shape) : 0);
+  return value;
+}
+
+std::unique_ptr<ThunkSequence> ThunkBuilder::Build(
+    const hlo::Computation& computation, const std::vector<const Instruction*>& schedule) {
+  auto sequence = std::make_unique<ThunkSequence>(computation.name());
+  Scope scope{*sequence, {}};
+  for (const Instruction* parameter : computation.parameters()) {
+    if (parameter == nullptr)
+      throw hlo::Error(computation.location(), "cpu backend: computation '" +
+                                                   computation.name() + "' has a parameter gap");
+    sequence->mutable_parameters().push_back(Allocate(*sequence, parameter->shape(), true));
+    scope.values[parameter] = sequence->mutable_parameters().back();
+  }
+  for (const Instruction* inst : schedule) {
+    if (inst->opcode() == Opcode::kParameter) continue;
+    Lower(*inst, scope);
+  }
+  sequence->set_root(scope[computation.root()]);
+  return sequence;
+}
+
+std::unique_ptr<ThunkSequence> ThunkBuilder::BuildCallee(const hlo::Computation& callee) {
+  return Build(callee, compiler::ScheduleComputation(callee));
+}
+
+void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
+  ThunkSequence& sequence = scope.sequence;
+  switch (inst.opcode()) {
+    case Opcode::kConstant: {
+      ValueLayout value = Allocate(sequence, inst.shape(), false);
+      WriteValue(sequence, value, inst.attr<hlo::ConstantAttrs>().literal);
+      scope.values[&inst] = std::move(value);
+      return;
+    }
+    case Opcode::kTuple: {
+      ValueLayout value;
+      value.shape = inst.shape();
+      for (const Instruction* operand : inst.operands()) value.elements.push_back(scope[operand]);
+      scope.values[&inst] = std::move(value);
+      return;
+    }
+    case Opcode::kGetTupleElement: {
+      const ValueLayout& tuple = scope[inst.operand(0)];
+      const int64_t index = inst.attr<hlo::TupleIndexAttrs>().index;
+      if (index < 0 || index >= static_cast<int64_t>(tuple.elements.size()))
+        throw hlo::Error(inst.location(), "cpu backend: tuple index out of range in " + Describe(inst));
+      scope.values[&inst] = tuple.elements[static_cast<size_t>(index)];
+      return;
+    }
+    case Opcode::kOptimizationBarrier:
+      scope.values[&inst] = scope[inst.operand(0)];
+      return;
+    case Opcode::kBitcast: {
+      // A bitcast reinterprets the operand's physical bytes (hlo/ir.h): same buffer.
+      const ValueLayout& operand = scope[inst.operand(0)];
+      if (operand.shape.IsArray() && inst.shape().IsArray() &&
+          ArrayByteSize(operand.shape) == ArrayByteSize(inst.shape())) {
+        scope.values[&inst] = ValueLayout{inst.shape(), operand.buffer, {}};
+        return;
+      }
+      break;
+    }
+    case Opcode::kReshape: {
+      // Between row-major layouts a reshape moves no bytes.
+      const ValueLayout& operand = scope[inst.operand(0)];
+      if (operand.shape.IsArray() && operand.shape.HasDefaultLayout() &&
+          inst.shape().HasDefaultLayout() && operand.shape.type == inst.shape().type) {
+        scope.values[&inst] = ValueLayout{inst.shape(), operand.buffer, {}};
+        return;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if (IsCollective(inst.opcode()))
+    throw hlo::Error(inst.location(), "cpu backend cannot compile instruction " + Describe(inst) +
+                                          ": the cpu target runs on one device (no collectives)");
+
+  ValueLayout output = Allocate(sequence, inst.shape(), false);
+  scope.values[&inst] = output;
+  auto operand_buffer = [&](int64_t i) { return scope[inst.operand(i)].buffer; };
+
+  switch (inst.opcode()) {
+    case Opcode::kFusion: {
+      const hlo::FusionKind kind = inst.attr<hlo::FusionAttrs>().kind;
+      if ((kind == hlo::FusionKind::kLoop || kind == hlo::FusionKind::kInput) &&
+          TryKernel(inst, scope, output))
+        return;
+      if (kind == hlo::FusionKind::kOutput && TryOutputFusion(inst, scope, output)) return;
+      // Anything else (kCustom fusions from other compilers, e.g. XNNPACK's) runs its fused
+      // computation as a nested thunk sequence, op by op: dots still reach the GEMM.
+      std::vector<ValueLayout> operands;
+      for (const Instruction* operand : inst.operands()) operands.push_back(scope[operand]);
+      result_.counters["thunks.fusion-as-call"] += 1;
+      sequence.AddThunk(std::make_unique<CallThunk>(
+          inst.name(), std::move(operands), output, BuildCallee(*inst.called_computations().at(0))));
+      return;
+    }
+    case Opcode::kDot:
+    case Opcode::kConvolution: {
+      if (auto thunk = MakeContractionThunk(inst, inst.name(), operand_buffer(0),
+                                            operand_buffer(1), output.buffer)) {
+        result_.counters[inst.opcode() == Opcode::kDot ? "thunks.gemm" : "thunks.conv"] += 1;
+        sequence.AddThunk(std::move(thunk));
+        return;
+      }
+      Fallback(inst, scope, output, "contraction form not covered by gemm.h");
+      return;
+    }
+    case Opcode::kWhile: {
+      auto condition = BuildCallee(*inst.called_computations().at(0));
+      auto body = BuildCallee(*inst.called_computations().at(1));
+      result_.counters["thunks.while"] += 1;
+      sequence.AddThunk(std::make_unique<WhileThunk>(inst.name(), scope[inst.operand(0)], output,
+                                                     std::move(condition), std::move(body)));
+      return;
+    }
+    case Opcode::kConditional: {
+      std::vector<ValueLayout> operands;
+      std::vector<std::unique_ptr<ThunkSequence>> branches;
+      for (size_t i = 0; i < inst.called_computations().size(); ++i) {
+        operands.push_back(scope[inst.operand(static_cast<int64_t>(i) + 1)]);
+        branches.push_back(BuildCallee(*inst.called_computations()[i]));
+      }
+      result_.counters["thunks.conditional"] += 1;
+      sequence.AddThunk(std::make_unique<ConditionalThunk>(
+          inst.name(), operand_buffer(0), inst.operand(0)->shape().type, std::move(operands),
+          output, std::move(branches)));
+      return;
+    }
+    case Opcode::kCall: {
+      std::vector<ValueLayout> operands;
+      for (const Instruction* operand : inst.operands()) operands.push_back(scope[operand]);
+      result_.counters["thunks.call"] += 1;
+      sequence.AddThunk(std::make_unique<CallThunk>(inst.name(), std::move(operands), output,
+                                                    BuildCallee(*inst.called_computations().at(0))));
+      return;
+    }
+    case Opcode::kDynamicUpdateSlice: {
+      bool row_major = inst.shape().HasDefaultLayout();
+      for (const Instruction* operand : inst.operands())
+        row_major = row_major && operand->shape().HasDefaultLayout();
+      if (row_major) {
+        std::vector<int64_t> operands;
+        for (int64_t i = 0; i < inst.operand_count(); ++i) operands.push_back(operand_buffer(i));
+        result_.counters["thunks.dynamic-update-slice"] += 1;
+        sequence.AddThunk(std::make_unique<DynamicUpdateSliceThunk>(inst.name(), inst, operands,
+                                                                    output.buffer));
+        return;
+      }
+      Fallback(inst, scope, output, "non-default layout");
+      return;
+    }
+    case Opcode::kCustomCall: {
+      const std::string& target = inst.attr<hlo::CustomCallAttrs>().target;
+      const bool known = (custom_calls_ != nullptr && custom_calls_->Find(target) != nullptr) ||
+                         builtin_calls_.Find(target) != nullptr;
+      if (!known)
+        throw hlo::Error(inst.location(),
+                         "custom-call '" + target + "' has no CPU implementation (instruction '" +
+                             inst.name() + "')");
+      if (target == "TopK" && output.elements.size() == 2) {
+        if (auto thunk = MakeTopKThunk(inst, scope[inst.operand(0)].buffer,
+                                       output.elements[0].buffer, output.elements[1].buffer)) {
+          result_.counters["thunks.topk"] += 1;
+          sequence.AddThunk(std::move(thunk));
+          return;
+        }
+      }
+      Fallback(inst, scope, output, "custom-call form without a runtime routine");
+      return;
+    }
+    case Opcode::kTopK: {
+      if (output.elements.size() == 2) {
+        if (auto thunk = MakeTopKThunk(inst, scope[inst.operand(0)].buffer,
+                                       output.elements[0].buffer, output.elements[1].buffer)) {
+          result_.counters["thunks.topk"] += 1;
+          sequence.AddThunk(std::move(thunk));
+          return;
+        }
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if (inst.shape().IsArray() &&
+      (llvm_codegen::FusibleInEmitter(inst.opcode()) || CanGenerateReduceWindow(inst) ||
+       CanGenerateGather(inst)) &&
+      TryKernel(inst, scope, output))
+    return;
+  Fallback(inst, scope, output, "no generated form");
+}
+
+void ThunkBuilder::Fallback(const Instruction& inst, Scope& scope, const ValueLayout& output,
+                            const std::string& reason) {
+  std::vector<ValueLayout> operands;
+  for (const Instruction* operand : inst.operands()) operands.push_back(scope[operand]);
+  std::unique_ptr<hlo::Computation> island;
+  const hlo::Computation* computation = nullptr;
+  if (inst.opcode() == Opcode::kFusion) {
+    computation = inst.called_computations().at(0);
+  } else {
+    island = MakeIsland(inst);
+  }
+  result_.counters["thunks.fallback"] += 1;
+  result_.fallback_reasons.push_back(inst.name() + " (" +
+                                     std::string(hlo::OpcodeName(inst.opcode())) + "): " + reason);
+  scope.sequence.AddThunk(std::make_unique<EvaluatorThunk>(inst.name(), std::move(island),
+                                                           computation, std::move(operands),
+                                                           output, custom_calls_));
+}
+
+}  // namespace cpu

@@ -1,0 +1,83 @@
+// Lowers computations of an optimized module to ThunkSequences (thunk.h), emitting one LLVM
+// function per generated kernel into a shared llvm::Module.
+//
+// What becomes what (every instruction of a computation, in schedule order):
+//   parameter, constant, tuple, get-tuple-element, bitcast, opt-barrier,
+//   reshape between default layouts           -> buffers / aliases only (no thunk)
+//   fusion kLoop / kInput, and any standalone op the elemental emitter handles
+//                                             -> generated kernel (KernelThunk); a reduction
+//                                                inside a fusion that feeds other elements gets
+//                                                its own kernel into a scratch buffer first
+//   dot, convolution (f32/bf16/f16, the forms contraction_thunks.h covers)
+//                                             -> GEMM / Conv2D call
+//   fusion kOutput around such a contraction  -> GEMM / Conv2D into a scratch buffer with a
+//                                                generated epilogue: per block while it is in
+//                                                cache when the tail is elementwise over the
+//                                                (f32, unbatched) result, else a kernel over
+//                                                the whole output after the call
+//   reduce-window (one input), gather         -> generated kernel (window_emitter.h,
+//                                                gather_emitter.h)
+//   while, conditional, call, and fusions of other kinds (kCustom, or a kOutput fusion
+//   the library does not cover)               -> nested ThunkSequences, compiled the same way
+//   dynamic-update-slice (default layouts)    -> runtime routine
+//   custom-call "TopK" (f32/bf16 rows)        -> runtime routine (topk_thunk.h)
+//   everything else the evaluator implements (sort, scatter,
+//   reduce-window, ...)                       -> counted EvaluatorThunk fallback
+//   custom-call with a target nobody implements -> hlo::Error
+//     "custom-call 'X' has no CPU implementation" at compile time.
+// A kernel the emitter rejects is removed from the LLVM module and its instruction falls back
+// (counted, with the emitter's message kept in `fallback_reasons`).
+#pragma once
+
+#include <map>
+#include <set>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <llvm/IR/Module.h>
+
+#include "hlo/evaluator.h"
+#include "hlo/ir.h"
+#include "targets/cpu/contraction_thunks.h"
+#include "targets/cpu/runtime_thunks.h"
+#include "targets/cpu/thunk.h"
+
+namespace cpu {
+
+struct ThunkBuildResult {
+  std::vector<KernelThunk*> kernels;                 // to resolve after JIT
+  std::vector<std::shared_ptr<TileEpilogue>> tile_epilogues;  // likewise
+  std::map<std::string, double> counters;            // "thunks.kernel", "thunks.fallback", ...
+  std::vector<std::string> fallback_reasons;         // "name (opcode): why"
+};
+
+class ThunkBuilder {
+ public:
+  ThunkBuilder(llvm::Module& module, const hlo::CustomCallRegistry* custom_calls);
+  // `schedule` lists every instruction of `computation` in a valid order.
+  std::unique_ptr<ThunkSequence> Build(const hlo::Computation& computation,
+                                       const std::vector<const hlo::Instruction*>& schedule);
+  ThunkBuildResult& result() { return result_; }
+
+ private:
+  struct Scope;
+  ValueLayout Allocate(ThunkSequence& sequence, const hlo::Shape& shape, bool bound);
+  void Lower(const hlo::Instruction& inst, Scope& scope);
+  bool TryKernel(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
+  bool TryOutputFusion(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
+  void Fallback(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output,
+                const std::string& reason);
+  void AddKernelThunk(const std::string& hlo_name, Scope& scope, const std::string& symbol,
+                      std::vector<int64_t> buffers, const hlo::Shape& iteration,
+                      int64_t work_per_element = 1);
+  std::unique_ptr<ThunkSequence> BuildCallee(const hlo::Computation& callee);
+
+  llvm::Module& module_;
+  const hlo::CustomCallRegistry* custom_calls_;
+  hlo::CustomCallRegistry builtin_calls_;
+  ThunkBuildResult result_;
+  std::set<std::string> kernel_names_;
+};
+
+}  // namespace cpu

@@ -1,0 +1,216 @@
+// The GPU artifact (.rtgpu): the contract between the GPU code generator (which writes it on the
+// build machine) and the thin runtime `retarget-gpu-run` (which runs it on a GPU machine).
+//
+// Guarantees:
+//  - Plain C++17 and the standard library only, so the runtime builds from targets/gpu alone.
+//  - Self-describing and versioned: a reader rejects any other format version with
+//    "artifact format version 7; this runtime reads version 1" before looking further.
+//  - Every malformed, truncated or corrupt artifact raises gpu::ArtifactError (never a crash,
+//    never an allocation larger than the file); ValidateArtifact checks every arena slice,
+//    section reference, launch dimension and tensor size before anything runs.
+//
+// Container (all integers little-endian; docs/gpu-runtime.md has the full description):
+//
+//   offset 0   8 bytes   magic "RTGPU\0\r\n"
+//          8   u32       format version (kArtifactFormatVersion)
+//         12   u32       section count
+//         16   u64       total file size (detects truncation)
+//         24   section table, one entry per section:
+//                u16 name length, name bytes, u64 offset, u64 size, u32 CRC-32 of the bytes
+//              section data, each section starting at a multiple of 64 bytes
+//
+// The first section is "manifest": UTF-8 JSON describing the program (Manifest below). The other
+// sections hold PTX text, cubins and constant data, referred to by name from the manifest.
+//
+// Execution model: the program owns one device arena of `arena_bytes` (offsets come from the
+// compiler's buffer assignment). Constants are copied into the arena, parameters are uploaded
+// to their slices, `steps` run in order on one stream, results are read from their slices.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "targets/gpu/artifact_json.h"
+
+namespace gpu {
+
+inline constexpr uint32_t kArtifactFormatVersion = 1;
+inline constexpr char kArtifactMagic[8] = {'R', 'T', 'G', 'P', 'U', '\0', '\r', '\n'};
+inline constexpr const char* kManifestSection = "manifest";
+
+// Element types: manifest name, bytes per element, numpy descriptor used in .npz files.
+// bf16 has no numpy type: it travels as float32 (DESIGN.md), hence "<f4".
+#define RTGPU_DTYPES(X)            \
+  X(kPred, "pred", 1, "|b1")       \
+  X(kS8, "s8", 1, "|i1")           \
+  X(kU8, "u8", 1, "|u1")           \
+  X(kS16, "s16", 2, "<i2")         \
+  X(kU16, "u16", 2, "<u2")         \
+  X(kS32, "s32", 4, "<i4")         \
+  X(kU32, "u32", 4, "<u4")         \
+  X(kS64, "s64", 8, "<i8")         \
+  X(kU64, "u64", 8, "<u8")         \
+  X(kF16, "f16", 2, "<f2")         \
+  X(kBF16, "bf16", 2, "<f4")       \
+  X(kF32, "f32", 4, "<f4")         \
+  X(kF64, "f64", 8, "<f8")
+
+enum class DType {
+#define RTGPU_DTYPE_ENUM(id, name, bytes, npy) id,
+  RTGPU_DTYPES(RTGPU_DTYPE_ENUM)
+#undef RTGPU_DTYPE_ENUM
+};
+const char* DTypeName(DType dtype);
+int DTypeBytes(DType dtype);
+const char* DTypeNpyDescr(DType dtype);
+std::optional<DType> ParseDType(std::string_view name);
+
+// A byte range of the device arena.
+struct Slice {
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+  bool operator==(const Slice& o) const { return offset == o.offset && bytes == o.bytes; }
+};
+
+// An entry parameter or a result: where it lives in the arena and what it holds. `name` is the
+// .npz entry name (arg0, arg0.1, out0, ...). slice.bytes == product(shape) * DTypeBytes(dtype).
+struct TensorSlot {
+  std::string name;
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;
+  Slice slice;
+};
+
+// Data copied from a section into the arena before the first step (slice.bytes == section size).
+struct Constant {
+  std::string section;
+  Slice slice;
+};
+
+// One PTX module (several kernels may share it). When `cubin_section` is set and `cubin_arch`
+// (e.g. "sm_90") matches the device, the runtime loads the cubin; otherwise it JITs the PTX.
+struct PtxModule {
+  std::string name;
+  std::string ptx_section;
+  std::string cubin_section;  // may be empty
+  std::string cubin_arch;     // empty when there is no cubin
+};
+
+// One kernel parameter, in the order of the PTX entry's .param list.
+struct KernelArg {
+  enum class Kind { kBuffer, kS32, kS64, kF32 };  // buffer = device pointer to arena + offset
+  Kind kind = Kind::kBuffer;
+  Slice slice;           // kBuffer
+  int64_t integer = 0;   // kS32 / kS64
+  double real = 0.0;     // kF32
+};
+
+struct KernelLaunch {
+  std::string module;  // PtxModule::name
+  std::string entry;   // the .entry symbol
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t shared_bytes = 0;  // dynamic shared memory
+  std::vector<KernelArg> args;
+};
+
+// cuBLASLt epilogues the code generator may fuse into a matmul.
+#define RTGPU_EPILOGUES(X)      \
+  X(kNone, "none", false)       \
+  X(kRelu, "relu", false)       \
+  X(kBias, "bias", true)        \
+  X(kReluBias, "relu_bias", true) \
+  X(kGelu, "gelu", false)       \
+  X(kGeluBias, "gelu_bias", true)
+
+enum class Epilogue {
+#define RTGPU_EPILOGUE_ENUM(id, name, has_bias) id,
+  RTGPU_EPILOGUES(RTGPU_EPILOGUE_ENUM)
+#undef RTGPU_EPILOGUE_ENUM
+};
+const char* EpilogueName(Epilogue epilogue);
+bool EpilogueHasBias(Epilogue epilogue);
+std::optional<Epilogue> ParseEpilogue(std::string_view name);
+
+// D[b] = epilogue(alpha * op(A[b]) . op(B[b]) + beta * D[b] (+ bias)), all matrices ROW-MAJOR:
+// op(A) is m x k (A is stored k x m when transpose_a), op(B) is k x n, D is m x n; lda/ldb/ldd are
+// row strides in elements; stride_* are batch strides in elements (0 = broadcast the matrix).
+// The bias has n elements (one per output column) of `dtype`. Accumulation is in f32 (tf32 tensor
+// cores only when allow_tf32). dtype is f32, f16 or bf16 for A, B, D and bias.
+struct MatmulCall {
+  DType dtype = DType::kF32;
+  bool allow_tf32 = false;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  bool transpose_a = false, transpose_b = false;
+  int64_t lda = 0, ldb = 0, ldd = 0;
+  int64_t stride_a = 0, stride_b = 0, stride_d = 0;
+  double alpha = 1.0, beta = 0.0;
+  Epilogue epilogue = Epilogue::kNone;
+  Slice a, b, d, bias;  // bias only when EpilogueHasBias(epilogue)
+};
+
+// A cuDNN forward convolution, NCHW input, KCRS filter, NKPQ output (2-D: spatial rank 2).
+// Recorded by the format now; the runtime rejects it until its cuDNN path is written.
+struct ConvCall {
+  DType dtype = DType::kF32;
+  std::vector<int64_t> input_dims, filter_dims, output_dims;  // rank 2 + spatial rank
+  std::vector<int64_t> strides, padding_low, padding_high, dilations;  // spatial rank each
+  int64_t groups = 1;
+  Slice input, filter, output;
+};
+
+// A device-to-device copy inside the arena (e.g. a result that aliases a parameter).
+struct DeviceCopy {
+  Slice source, destination;
+};
+
+struct Step {
+  std::string name;  // for timings ("fusion.3", "dot.1")
+  std::variant<KernelLaunch, MatmulCall, ConvCall, DeviceCopy> call;
+};
+// "kernel", "cublaslt_matmul", "cudnn_conv", "copy".
+const char* StepKindName(const Step& step);
+
+struct Manifest {
+  std::string producer;            // e.g. "retarget 0.1"
+  std::string module_name;         // the HLO module
+  std::string target_arch = "sm_90";
+  uint64_t arena_bytes = 0;
+  uint64_t workspace_bytes = 0;    // cuBLASLt workspace the runtime allocates beside the arena
+  std::vector<TensorSlot> parameters;
+  std::vector<TensorSlot> results;
+  std::vector<Constant> constants;
+  std::vector<PtxModule> modules;
+  std::vector<Step> steps;
+};
+
+struct Artifact {
+  Manifest manifest;
+  std::map<std::string, std::string> sections;  // name -> bytes; never holds "manifest"
+};
+
+// Checks every invariant listed in the header comment. Throws ArtifactError naming the step,
+// slot or section at fault.
+void ValidateArtifact(const Artifact& artifact);
+
+JsonValue ManifestToJson(const Manifest& manifest);
+Manifest ManifestFromJson(const JsonValue& json);
+
+// Validates, then encodes the container.
+std::string SerializeArtifact(const Artifact& artifact);
+// Decodes and validates. `source_name` prefixes error messages.
+Artifact ParseArtifact(std::string_view bytes, const std::string& source_name = "artifact");
+
+void WriteArtifactFile(const Artifact& artifact, const std::string& path);
+Artifact ReadArtifactFile(const std::string& path);
+
+// CRC-32 (IEEE 802.3, as zip and PNG use), exposed for the .npz writer and tests.
+uint32_t Crc32(std::string_view bytes);
+
+}  // namespace gpu

@@ -1,0 +1,270 @@
+// The run loop (see executor.h).
+#include "targets/gpu/runtime/executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "targets/gpu/runtime/cublaslt_matmul.h"
+#include "targets/gpu/runtime/cuda_driver.h"
+#include "targets/gpu/runtime/cudnn_conv.h"
+#include "targets/gpu/runtime/run_error.h"
+
+namespace gpu::runtime {
+namespace {
+
+// cuBLASLt's recommended workspace on Hopper; used when the manifest asks for none.
+constexpr uint64_t kDefaultMatmulWorkspace = uint64_t{32} << 20;
+constexpr size_t kJitLogBytes = 8192;
+
+// Owns every driver object of one execution; the destructor releases them in reverse order.
+class Session {
+ public:
+  Session(const CudaDriver& cu, int ordinal) : cu_(cu) {
+    int count = 0;
+    cu_.Check(cu_.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (ordinal < 0 || ordinal >= count) {
+      throw RunError("device " + std::to_string(ordinal) + " requested, " + std::to_string(count) + " visible");
+    }
+    cu_.Check(cu_.cuDeviceGet(&device_, ordinal), "cuDeviceGet");
+    cu_.Check(cu_.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+    cu_.Check(cu_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+    cu_.Check(cu_.cuStreamCreate(&stream_, CU_STREAM_DEFAULT), "cuStreamCreate");
+  }
+  ~Session() {
+    for (CUevent e : events_) cu_.cuEventDestroy(e);
+    for (CUmodule m : modules_) cu_.cuModuleUnload(m);
+    for (CUdeviceptr p : allocations_) cu_.cuMemFree(p);
+    if (stream_) cu_.cuStreamDestroy(stream_);
+    if (context_) cu_.cuDevicePrimaryCtxRelease(device_);
+  }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  CUdeviceptr Allocate(uint64_t bytes, const std::string& what) {
+    CUdeviceptr p = 0;
+    cu_.Check(cu_.cuMemAlloc(&p, std::max<uint64_t>(bytes, 1)), "cuMemAlloc of " + std::to_string(bytes) + " bytes for " + what);
+    allocations_.push_back(p);
+    return p;
+  }
+  CUmodule LoadModule(const std::string& image, const std::string& what) {
+    std::string log(kJitLogBytes, '\0');
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* values[] = {log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(log.size()))};
+    CUmodule module = nullptr;
+    const CUresult r = cu_.cuModuleLoadDataEx(&module, image.c_str(), 2, options, values);
+    if (r != CUDA_SUCCESS) {
+      log.resize(log.find('\0'));
+      try {
+        cu_.Check(r, "loading module " + what);
+      } catch (const RunError& e) {
+        throw RunError(std::string(e.what()) + (log.empty() ? "" : "\n" + log));
+      }
+    }
+    modules_.push_back(module);
+    return module;
+  }
+  CUevent Event() {
+    CUevent e = nullptr;
+    cu_.Check(cu_.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+    events_.push_back(e);
+    return e;
+  }
+  CUdevice device() const { return device_; }
+  CUstream stream() const { return stream_; }
+
+ private:
+  const CudaDriver& cu_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  std::vector<CUdeviceptr> allocations_;
+  std::vector<CUmodule> modules_;
+  std::vector<CUevent> events_;
+};
+
+// What a step needs at launch time, prepared once.
+struct PreparedStep {
+  CUfunction function = nullptr;
+  std::vector<uint64_t> arg_storage;  // one 8-byte slot per kernel argument
+  std::vector<void*> arg_pointers;
+  std::unique_ptr<MatmulPlan> matmul;
+  std::unique_ptr<CudnnConvPlan> conv;
+  CUdeviceptr conv_workspace = 0;
+};
+
+}  // namespace
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void CheckSupported(const Artifact& artifact) {
+#ifndef RTGPU_HAVE_CUDNN
+  for (const Step& step : artifact.manifest.steps) {
+    if (std::holds_alternative<ConvCall>(step.call)) {
+      throw RunError("step '" + step.name + "': cudnn_conv not supported by this runtime build (built without cudnn_backend.h)");
+    }
+  }
+#else
+  (void)artifact;
+#endif
+}
+
+RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inputs, const RunOptions& options) {
+  CheckSupported(artifact);
+  const Manifest& m = artifact.manifest;
+  const CudaDriver& cu = CudaDriver::Load();
+  Session session(cu, options.device);
+  RunResult result;
+  {
+    char name[256] = {};
+    cu.Check(cu.cuDeviceGetName(name, sizeof name - 1, session.device()), "cuDeviceGetName");
+    result.device_name = name;
+    int major = 0, minor = 0;
+    cu.Check(cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, session.device()), "compute capability");
+    cu.Check(cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, session.device()), "compute capability");
+    result.compute_capability = major * 10 + minor;
+    cu.Check(cu.cuDriverGetVersion(&result.driver_version), "cuDriverGetVersion");
+  }
+  const std::string device_arch = "sm_" + std::to_string(result.compute_capability);
+
+  // Modules: the cubin when it was built for this exact device, else the PTX through the JIT.
+  std::map<std::string, CUmodule> modules;
+  for (const PtxModule& mod : m.modules) {
+    const bool use_cubin = !mod.cubin_section.empty() && mod.cubin_arch == device_arch;
+    const std::string& image = artifact.sections.at(use_cubin ? mod.cubin_section : mod.ptx_section);
+    modules[mod.name] = session.LoadModule(image, "'" + mod.name + "' (" + (use_cubin ? "cubin" : "PTX") + ")");
+  }
+
+  const CUdeviceptr arena = session.Allocate(m.arena_bytes, "the arena");
+  bool any_matmul = false;
+  for (const Step& s : m.steps) any_matmul = any_matmul || std::holds_alternative<MatmulCall>(s.call);
+  const uint64_t workspace_bytes = any_matmul ? std::max(m.workspace_bytes, kDefaultMatmulWorkspace) : m.workspace_bytes;
+  const CUdeviceptr workspace = workspace_bytes > 0 ? session.Allocate(workspace_bytes, "the workspace") : 0;
+  std::unique_ptr<CublasLtHandle> cublas;
+  if (any_matmul) cublas = std::make_unique<CublasLtHandle>();
+
+  std::vector<PreparedStep> prepared(m.steps.size());
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    const Step& step = m.steps[i];
+    PreparedStep& p = prepared[i];
+    if (const auto* k = std::get_if<KernelLaunch>(&step.call)) {
+      cu.Check(cu.cuModuleGetFunction(&p.function, modules.at(k->module), k->entry.c_str()),
+               "kernel '" + k->entry + "' in module '" + k->module + "'");
+      if (k->shared_bytes > 48 * 1024) {
+        cu.Check(cu.cuFuncSetAttribute(p.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k->shared_bytes),
+                 "shared memory opt-in for '" + k->entry + "'");
+      }
+      p.arg_storage.resize(k->args.size());
+      for (size_t a = 0; a < k->args.size(); ++a) {
+        const KernelArg& arg = k->args[a];
+        uint64_t& slot = p.arg_storage[a];
+        switch (arg.kind) {
+          case KernelArg::Kind::kBuffer: slot = arena + arg.slice.offset; break;
+          case KernelArg::Kind::kS32: { const int32_t v = static_cast<int32_t>(arg.integer); std::memcpy(&slot, &v, 4); break; }
+          case KernelArg::Kind::kS64: std::memcpy(&slot, &arg.integer, 8); break;
+          case KernelArg::Kind::kF32: { const float v = static_cast<float>(arg.real); std::memcpy(&slot, &v, 4); break; }
+        }
+      }
+      for (uint64_t& slot : p.arg_storage) p.arg_pointers.push_back(&slot);
+    } else if (const auto* mm = std::get_if<MatmulCall>(&step.call)) {
+      p.matmul = std::make_unique<MatmulPlan>(*cublas, *mm, workspace_bytes, step.name);
+    } else if (const auto* conv = std::get_if<ConvCall>(&step.call)) {
+#ifdef RTGPU_HAVE_CUDNN
+      p.conv = std::make_unique<CudnnConvPlan>(*conv, session.stream(), step.name);
+      if (p.conv->workspace_bytes() > 0) p.conv_workspace = session.Allocate(p.conv->workspace_bytes(), "cuDNN workspace");
+#else
+      (void)conv;
+#endif
+    }
+  }
+
+  auto upload = [&] {
+    for (const Constant& c : m.constants) {
+      const std::string& data = artifact.sections.at(c.section);
+      if (!data.empty()) cu.Check(cu.cuMemcpyHtoD(arena + c.slice.offset, data.data(), data.size()), "uploading constants");
+    }
+    for (size_t i = 0; i < m.parameters.size(); ++i) {
+      if (!inputs[i].empty()) {
+        cu.Check(cu.cuMemcpyHtoD(arena + m.parameters[i].slice.offset, inputs[i].data(), inputs[i].size()),
+                 "uploading " + m.parameters[i].name);
+      }
+    }
+  };
+  auto enqueue = [&](size_t i) {
+    const Step& step = m.steps[i];
+    const PreparedStep& p = prepared[i];
+    if (const auto* k = std::get_if<KernelLaunch>(&step.call)) {
+      cu.Check(cu.cuLaunchKernel(p.function, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2],
+                                 k->shared_bytes, session.stream(), const_cast<void**>(p.arg_pointers.data()), nullptr),
+               "launching '" + step.name + "'");
+    } else if (p.matmul) {
+      p.matmul->Enqueue(arena, workspace, session.stream());
+    } else if (p.conv) {
+      p.conv->Enqueue(arena, p.conv_workspace);
+    } else if (const auto* c = std::get_if<DeviceCopy>(&step.call)) {
+      cu.Check(cu.cuMemcpyDtoDAsync(arena + c->destination.offset, arena + c->source.offset, c->source.bytes,
+                                    session.stream()),
+               "copy '" + step.name + "'");
+    } else {
+      throw RunError("step '" + step.name + "' cannot run in this runtime build");
+    }
+  };
+
+  upload();
+  for (int w = 0; w < options.warmup; ++w) {
+    for (size_t i = 0; i < m.steps.size(); ++i) enqueue(i);
+  }
+  cu.Check(cu.cuStreamSynchronize(session.stream()), "warm-up");
+
+  std::vector<CUevent> marks;
+  for (size_t i = 0; i <= m.steps.size(); ++i) marks.push_back(session.Event());
+  std::vector<std::vector<double>> step_ms(m.steps.size());
+  std::vector<double> total_ms;
+  for (int r = 0; r < options.repeat; ++r) {
+    cu.Check(cu.cuEventRecord(marks[0], session.stream()), "cuEventRecord");
+    for (size_t i = 0; i < m.steps.size(); ++i) {
+      enqueue(i);
+      cu.Check(cu.cuEventRecord(marks[i + 1], session.stream()), "cuEventRecord");
+    }
+    cu.Check(cu.cuEventSynchronize(marks.back()), "running the steps");
+    for (size_t i = 0; i < m.steps.size(); ++i) {
+      float ms = 0;
+      cu.Check(cu.cuEventElapsedTime(&ms, marks[i], marks[i + 1]), "cuEventElapsedTime");
+      step_ms[i].push_back(ms);
+    }
+    float total = 0;
+    cu.Check(cu.cuEventElapsedTime(&total, marks[0], marks.back()), "cuEventElapsedTime");
+    total_ms.push_back(total);
+  }
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    StepTiming t{m.steps[i].name, StepKindName(m.steps[i])};
+    if (!step_ms[i].empty()) {
+      t.median_ms = Median(step_ms[i]);
+      t.min_ms = *std::min_element(step_ms[i].begin(), step_ms[i].end());
+    }
+    result.steps.push_back(t);
+  }
+  if (!total_ms.empty()) {
+    result.total_median_ms = Median(total_ms);
+    result.total_min_ms = *std::min_element(total_ms.begin(), total_ms.end());
+  }
+
+  // The results come from one clean run on fresh inputs.
+  cu.Check(cu.cuCtxSynchronize(), "synchronizing");
+  upload();
+  for (size_t i = 0; i < m.steps.size(); ++i) enqueue(i);
+  cu.Check(cu.cuStreamSynchronize(session.stream()), "final run");
+  for (const TensorSlot& r : m.results) {
+    std::string bytes(r.slice.bytes, '\0');
+    if (!bytes.empty()) cu.Check(cu.cuMemcpyDtoH(bytes.data(), arena + r.slice.offset, bytes.size()), "downloading " + r.name);
+    result.results.push_back(std::move(bytes));
+  }
+  return result;
+}
+
+}  // namespace gpu::runtime

@@ -1,0 +1,50 @@
+// Runs a validated artifact on one GPU: upload, warm-up, timed repeats, final run, download.
+//
+// Guarantees: timings are CUDA events recorded on the one stream between consecutive steps, so
+// a step's time is the device time from the end of the previous step to its end (launch gaps
+// included); per-step and whole-program medians are over `repeat` runs after `warmup` runs.
+// The results come from a separate final run on freshly uploaded inputs and constants, so steps
+// that write into parameter slices (input/output aliasing) cannot skew them. Every driver or
+// library failure is a RunError; device memory, modules and the context are released on the way
+// out.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "targets/gpu/artifact.h"
+
+namespace gpu::runtime {
+
+struct RunOptions {
+  int device = 0;
+  int warmup = 3;
+  int repeat = 10;
+};
+
+struct StepTiming {
+  std::string name;
+  std::string kind;
+  double median_ms = 0.0;
+  double min_ms = 0.0;
+};
+
+struct RunResult {
+  std::string device_name;
+  int compute_capability = 0;  // e.g. 90
+  int driver_version = 0;      // e.g. 13000
+  std::vector<StepTiming> steps;
+  double total_median_ms = 0.0;
+  double total_min_ms = 0.0;
+  std::vector<std::string> results;  // device bytes of each manifest result
+};
+
+// Throws RunError naming the first step that this runtime build cannot execute (cudnn_conv).
+void CheckSupported(const Artifact& artifact);
+
+RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inputs, const RunOptions& options);
+
+// The median of a non-empty list (mean of the middle two for even sizes).
+double Median(std::vector<double> values);
+
+}  // namespace gpu::runtime

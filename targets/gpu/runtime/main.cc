@@ -1,0 +1,174 @@
+// retarget-gpu-run: the thin GPU runtime. Loads a .rtgpu artifact, takes inputs from .npz,
+// runs it on an NVIDIA GPU, writes the results as .npz and per-step times measured with CUDA
+// events. Depends only on the CUDA toolkit (driver loaded with dlopen, cuBLASLt linked).
+//
+// Exit status: 0 on success, 1 on any error (bad artifact, bad inputs, no driver, CUDA failure),
+// 2 on bad usage. The artifact and the inputs are checked before the driver is touched, so those
+// errors read the same on machines without a GPU.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "targets/gpu/artifact.h"
+#include "targets/gpu/runtime/executor.h"
+#include "targets/gpu/runtime/npz.h"
+#include "targets/gpu/runtime/run_error.h"
+#include "targets/gpu/runtime/tensors.h"
+
+namespace {
+
+using gpu::runtime::RunError;
+
+constexpr const char* kUsage =
+    "usage: retarget-gpu-run ARTIFACT.rtgpu [options]\n"
+    "  --inputs FILE.npz|random:SEED  entries arg0, arg1, ... (default random:1)\n"
+    "  --output FILE.npz              write results out0, out1, ...\n"
+    "  --warmup N                     untimed runs before timing (default 3)\n"
+    "  --repeat N                     timed runs; medians are over these (default 10)\n"
+    "  --device I                     CUDA device ordinal (default 0)\n"
+    "  --stats-json FILE              per-step and total times as JSON\n"
+    "  --describe                     print the artifact's manifest summary and exit (no GPU needed)\n"
+    "  --version                      print the artifact format version this runtime reads\n";
+
+struct Options {
+  std::string artifact, inputs = "random:1", output, stats_json;
+  gpu::runtime::RunOptions run;
+  bool describe = false;
+};
+
+int ParseCount(const std::string& flag, const std::string& text, int lowest) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < lowest || v > 1000000) {
+    throw std::invalid_argument(flag + " needs an integer >= " + std::to_string(lowest) + ", got '" + text + "'");
+  }
+  return static_cast<int>(v);
+}
+
+Options ParseArgs(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--inputs") o.inputs = value();
+    else if (arg == "--output") o.output = value();
+    else if (arg == "--stats-json") o.stats_json = value();
+    else if (arg == "--warmup") o.run.warmup = ParseCount(arg, value(), 0);
+    else if (arg == "--repeat") o.run.repeat = ParseCount(arg, value(), 1);
+    else if (arg == "--device") o.run.device = ParseCount(arg, value(), 0);
+    else if (arg == "--describe") o.describe = true;
+    else if (!arg.empty() && arg[0] == '-') throw std::invalid_argument("unknown option " + arg);
+    else if (o.artifact.empty()) o.artifact = arg;
+    else throw std::invalid_argument("more than one artifact given");
+  }
+  if (o.artifact.empty()) throw std::invalid_argument("no artifact given");
+  return o;
+}
+
+std::string Shape(const std::vector<int64_t>& s) {
+  std::string t = "[";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i > 0) t += ',';
+    t += std::to_string(s[i]);
+  }
+  return t + "]";
+}
+
+void Describe(const gpu::Artifact& a) {
+  const gpu::Manifest& m = a.manifest;
+  std::printf("module %s (format version %u, producer '%s', target %s)\n", m.module_name.c_str(),
+              gpu::kArtifactFormatVersion, m.producer.c_str(), m.target_arch.c_str());
+  std::printf("arena %llu bytes, workspace %llu bytes\n", static_cast<unsigned long long>(m.arena_bytes),
+              static_cast<unsigned long long>(m.workspace_bytes));
+  for (const auto& p : m.parameters) std::printf("parameter %s %s%s\n", p.name.c_str(), gpu::DTypeName(p.dtype), Shape(p.shape).c_str());
+  for (const auto& r : m.results) std::printf("result %s %s%s\n", r.name.c_str(), gpu::DTypeName(r.dtype), Shape(r.shape).c_str());
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    std::printf("step %zu %s %s\n", i, gpu::StepKindName(m.steps[i]), m.steps[i].name.c_str());
+  }
+  for (const auto& [name, bytes] : a.sections) std::printf("section %s %zu bytes\n", name.c_str(), bytes.size());
+}
+
+void WriteStats(const Options& o, const gpu::Artifact& a, const gpu::runtime::RunResult& r) {
+  using gpu::JsonValue;
+  JsonValue j = JsonValue::Object();
+  j.Set("artifact", JsonValue::String(o.artifact));
+  j.Set("module", JsonValue::String(a.manifest.module_name));
+  j.Set("device", JsonValue::String(r.device_name));
+  j.Set("compute_capability", JsonValue::Int(r.compute_capability));
+  j.Set("driver_version", JsonValue::Int(r.driver_version));
+  j.Set("warmup", JsonValue::Int(o.run.warmup));
+  j.Set("repeat", JsonValue::Int(o.run.repeat));
+  j.Set("total_median_ms", JsonValue::Double(r.total_median_ms));
+  j.Set("total_min_ms", JsonValue::Double(r.total_min_ms));
+  JsonValue steps = JsonValue::Array();
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    JsonValue s = JsonValue::Object();
+    s.Set("index", JsonValue::Int(static_cast<int64_t>(i)));
+    s.Set("name", JsonValue::String(r.steps[i].name));
+    s.Set("kind", JsonValue::String(r.steps[i].kind));
+    s.Set("median_ms", JsonValue::Double(r.steps[i].median_ms));
+    s.Set("min_ms", JsonValue::Double(r.steps[i].min_ms));
+    steps.Push(std::move(s));
+  }
+  j.Set("steps", std::move(steps));
+  std::ofstream out(o.stats_json);
+  out << j.ToText() << "\n";
+  if (!out) throw RunError(o.stats_json + ": cannot write");
+}
+
+int Run(const Options& o) {
+  const gpu::Artifact artifact = gpu::ReadArtifactFile(o.artifact);
+  if (o.describe) {
+    Describe(artifact);
+    return 0;
+  }
+  gpu::runtime::CheckSupported(artifact);
+  std::vector<std::string> inputs;
+  if (o.inputs.rfind("random:", 0) == 0) {
+    char* end = nullptr;
+    const std::string seed = o.inputs.substr(7);
+    const unsigned long long v = std::strtoull(seed.c_str(), &end, 10);
+    if (seed.empty() || *end != '\0') throw RunError("--inputs random:SEED needs an integer seed, got '" + seed + "'");
+    inputs = gpu::runtime::RandomInputs(artifact.manifest, v);
+  } else {
+    inputs = gpu::runtime::BindInputs(artifact.manifest, gpu::runtime::ReadNpzFile(o.inputs), o.inputs);
+  }
+  const gpu::runtime::RunResult r = gpu::runtime::Execute(artifact, inputs, o.run);
+  std::printf("device: %s (sm_%d, driver %d)\n", r.device_name.c_str(), r.compute_capability, r.driver_version);
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    std::printf("step %zu %-16s %-24s median %.4f ms, min %.4f ms\n", i, r.steps[i].kind.c_str(), r.steps[i].name.c_str(),
+                r.steps[i].median_ms, r.steps[i].min_ms);
+  }
+  std::printf("time: median %.4f ms, min %.4f ms over %d runs\n", r.total_median_ms, r.total_min_ms, o.run.repeat);
+  if (!o.output.empty()) gpu::runtime::WriteNpzFile(gpu::runtime::ResultsToNpz(artifact.manifest, r.results), o.output);
+  if (!o.stats_json.empty()) WriteStats(o, artifact, r);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") { std::cout << kUsage; return 0; }
+    if (arg == "--version") { std::printf("retarget-gpu-run: artifact format version %u\n", gpu::kArtifactFormatVersion); return 0; }
+  }
+  Options options;
+  try {
+    options = ParseArgs(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "retarget-gpu-run: %s\n%s", e.what(), kUsage);
+    return 2;
+  }
+  try {
+    return Run(options);
+  } catch (const std::exception& e) {  // ArtifactError, RunError, bad_alloc: a message, never a crash
+    std::fprintf(stderr, "retarget-gpu-run: error: %s\n", e.what());
+    return 1;
+  }
+}

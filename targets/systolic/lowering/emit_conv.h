@@ -1,0 +1,37 @@
+// Emission of a 2-D convolution (NHWC input, HWIO kernel: the systolic pipeline's canonical
+// b01f_01io->b01f), alone or as the core of an output fusion, on the matrix unit — without
+// materializing im2col anywhere.
+//
+// For each band of output rows (all columns) and each column tile of output features:
+//   load:   the input rows the band needs into UB, HWC with the padded width; padding comes
+//           from an all-zero DRAM region (never written, so it reads as zero) by the same DMA;
+//           the kernel's (kh*kw*cin) x tn panel in one strided load
+//   mxu:    per kernel tap (i, j) and block of <= array.rows input channels: one mxu.ldw, then
+//           one mxu.matmul per output row whose activations are read straight from the input
+//           tile with mxu.src_row_stride = stride * cin elements (implicit im2col by strides)
+//   vector: the epilogue (row_program.h) on the accumulator tile; store: the output rows.
+// Double buffering and tokens as in emit_matmul.h.
+//
+// Guarantees: exactly the convolution's sums (in tap-major, channel order) followed by the
+// epilogue; false with the reason (nothing emitted) for other forms (dilation, groups,
+// negative padding, non-canonical labels) or when no band fits the buffers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "targets/systolic/arch_config.h"
+#include "targets/systolic/lowering/program_builder.h"
+#include "targets/systolic/lowering/row_program.h"
+
+namespace systolic::lowering {
+
+// `zeros`: a DRAM region of at least ConvZeroBytes(conv) bytes that is never written.
+bool EmitConvFusion(ProgramBuilder& builder, const RowProgram& program, const ArchConfig& config,
+                    const std::vector<uint64_t>& params, int64_t input, int64_t kernel,
+                    uint64_t result, uint64_t zeros, std::string* why);
+
+int64_t ConvZeroBytes(const hlo::Instruction& conv);
+
+}  // namespace systolic::lowering

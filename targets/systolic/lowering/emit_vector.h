@@ -1,0 +1,56 @@
+// Emission of row programs (row_program.h) on the vector unit: per-tile buffer planning with
+// liveness, the tile's loads, its vector ops and its store, and the double-buffered row-tile
+// pipeline of a whole elementwise / reduction fusion.
+//
+// Guarantees:
+//   - PlanTileBuffers allocates each value when it is defined and frees it after its last use
+//     (a tile's loads all precede its compute, so they are allocated first); it returns nullopt
+//     when the tile does not fit `capacity` bytes.
+//   - Emitted vector ops respect the ISA's field widths (20-bit counts are split; rows and cols
+//     of a tile are kept <= 65535 by the planner).
+//   - EmitRowFusion pipelines tiles through two buffer sets: the load unit fills set t%2 while
+//     the vector unit computes the other, ordered by load->vector, vector->store and
+//     store->load tokens (the last guards a set's reuse). Signals and waits are balanced.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "targets/systolic/arch_config.h"
+#include "targets/systolic/lowering/program_builder.h"
+#include "targets/systolic/lowering/row_program.h"
+
+namespace systolic::lowering {
+
+// Rows [row0, row0+rows) x columns [col0, col0+cols) of the program's outer x inner matrix.
+struct Tile {
+  int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+};
+
+struct TileBuffers {
+  std::vector<int64_t> offset;  // per value, bytes from the set's base; -1 in the accumulators
+  int64_t footprint = 0;        // bytes one set occupies
+};
+
+inline constexpr int64_t kLocalAlignment = 64;
+
+std::optional<TileBuffers> PlanTileBuffers(const RowProgram& program, int64_t rows, int64_t cols,
+                                           int64_t capacity);
+
+// `params` are the DRAM addresses of the external operands; `set_base` the UB address of the
+// buffer set; `dot_acc` the accumulator address of the dot's tile (output fusions).
+void EmitTileLoads(ProgramBuilder& builder, const RowProgram& program, const TileBuffers& buffers,
+                   uint64_t set_base, const Tile& tile, const std::vector<uint64_t>& params);
+void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
+                     const TileBuffers& buffers, uint64_t set_base, const Tile& tile,
+                     uint64_t dot_acc);
+void EmitTileStore(ProgramBuilder& builder, const RowProgram& program, const TileBuffers& buffers,
+                   uint64_t set_base, const Tile& tile, uint64_t result, uint64_t dot_acc);
+
+// A whole fusion without a dot. Returns false (with the reason) when no row tile fits the UB.
+bool EmitRowFusion(ProgramBuilder& builder, const RowProgram& program, const ArchConfig& config,
+                   const std::vector<uint64_t>& params, uint64_t result, std::string* why);
+
+}  // namespace systolic::lowering

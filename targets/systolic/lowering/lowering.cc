@@ -1,0 +1,319 @@
+// Lower (lowering.h): walks the entry computation, assigns DRAM, emits segments, falls back.
+#include "targets/systolic/lowering/lowering.h"
+
+#include <map>
+
+#include "targets/systolic/disassembler.h"
+#include "targets/systolic/lowering/emit_conv.h"
+#include "targets/systolic/lowering/emit_data_movement.h"
+#include "targets/systolic/lowering/emit_matmul.h"
+#include "targets/systolic/lowering/emit_vector.h"
+#include "targets/systolic/lowering/program_builder.h"
+#include "targets/systolic/lowering/row_program.h"
+#include "targets/systolic/lowering/scratchpad.h"
+
+namespace systolic::lowering {
+namespace {
+
+using hlo::Instruction;
+using hlo::Opcode;
+
+std::vector<const hlo::Shape*> Leaves(const hlo::Shape& shape) {
+  std::vector<const hlo::Shape*> leaves;
+  hlo::FlattenShape(shape, leaves);
+  return leaves;
+}
+
+class Lowerer {
+ public:
+  Lowerer(const hlo::Module& module, const ArchConfig& config)
+      : module_(module), config_(config), dram_(*module.entry(), config) {}
+
+  LoweredModule Run() {
+    const hlo::Computation& entry = *module_.entry();
+    out_.parameters.resize(static_cast<size_t>(entry.parameter_count()));
+    // Values written before the first step come first, so they never share bytes.
+    for (const auto& owned : entry.instructions()) {
+      if (owned->opcode() == Opcode::kParameter) {
+        values_[owned.get()] = dram_.Allocate(*owned);
+        out_.parameters[static_cast<size_t>(owned->attr<hlo::ParameterAttrs>().number)] =
+            values_[owned.get()];
+      } else if (owned->opcode() == Opcode::kConstant) {
+        LowerConstant(*owned);
+      }
+    }
+    for (const auto& owned : entry.instructions()) {
+      Lower(*owned);
+      dram_.Retire(dram_.Position(*owned));
+    }
+    Flush();
+    out_.result = values_.at(entry.root());
+    out_.result_shape = entry.root()->shape();
+    out_.dram_bytes = dram_.peak();
+    return std::move(out_);
+  }
+
+ private:
+  // `inst` reads the same DRAM bytes as `leaves`.
+  void Alias(const Instruction& inst, std::vector<DramBuffer> leaves) {
+    dram_.Alias(inst, leaves);
+    values_[&inst] = std::move(leaves);
+  }
+
+  void Lower(const Instruction& inst) {
+    switch (inst.opcode()) {
+      case Opcode::kParameter:
+      case Opcode::kConstant:
+        return;  // allocated (and constants recorded) before the first step
+      case Opcode::kWhile:
+        LowerLoop(inst);
+        return;
+      case Opcode::kTuple: {
+        std::vector<DramBuffer> leaves;
+        for (const Instruction* operand : inst.operands()) {
+          const auto& part = values_.at(operand);
+          leaves.insert(leaves.end(), part.begin(), part.end());
+        }
+        Alias(inst, std::move(leaves));
+        return;
+      }
+      case Opcode::kGetTupleElement: {
+        const auto& tuple = inst.operand(0)->shape().tuple_shapes;
+        size_t index = static_cast<size_t>(inst.attr<hlo::TupleIndexAttrs>().index);
+        size_t first = 0;
+        for (size_t i = 0; i < index; ++i) first += Leaves(tuple[i]).size();
+        const auto& all = values_.at(inst.operand(0));
+        Alias(inst, std::vector<DramBuffer>(
+                        all.begin() + static_cast<std::ptrdiff_t>(first),
+                        all.begin() + static_cast<std::ptrdiff_t>(first + Leaves(tuple[index]).size())));
+        return;
+      }
+      case Opcode::kReshape:
+      case Opcode::kBitcast:
+      case Opcode::kCopy:  // values are logical row-major in DRAM: a copy changes nothing
+        if (inst.shape().IsArray() && inst.shape().HasDefaultLayout() &&
+            inst.operand(0)->shape().HasDefaultLayout() &&
+            inst.shape().type == inst.operand(0)->shape().type) {
+          DramBuffer alias = values_.at(inst.operand(0)).at(0);
+          alias.shape = inst.shape();
+          Alias(inst, {alias});
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    std::string why;
+    if (TryNative(inst, &why)) return;
+    LowerOnHost(inst, why);
+  }
+
+  void LowerConstant(const Instruction& inst) {
+    values_[&inst] = dram_.Allocate(inst);
+    const hlo::Literal& literal = inst.attr<hlo::ConstantAttrs>().literal;
+    if (!inst.shape().IsArray()) {
+      std::vector<const hlo::Literal*> parts;
+      FlattenLiteral(literal, parts);
+      for (size_t i = 0; i < parts.size(); ++i) {
+        out_.constants.emplace_back(values_[&inst][i], CopyLiteral(*parts[i]));
+      }
+      return;
+    }
+    out_.constants.emplace_back(values_[&inst][0], CopyLiteral(literal));
+  }
+  static void FlattenLiteral(const hlo::Literal& literal, std::vector<const hlo::Literal*>& out) {
+    if (!literal.IsTuple()) {
+      out.push_back(&literal);
+      return;
+    }
+    for (const hlo::Literal& element : literal.elements()) FlattenLiteral(element, out);
+  }
+  static hlo::Literal CopyLiteral(const hlo::Literal& literal) {
+    hlo::Literal copy(literal.shape());
+    std::copy(literal.bytes().begin(), literal.bytes().end(), copy.mutable_bytes().begin());
+    return copy;
+  }
+
+  bool TryNative(const Instruction& inst, std::string* why) {
+    if (!inst.shape().IsArray()) {
+      *why = "tuple-shaped result";
+      return false;
+    }
+    for (const Instruction* operand : inst.operands()) {
+      if (!operand->shape().IsArray()) {
+        *why = "tuple operand";
+        return false;
+      }
+    }
+    const Instruction* root = &inst;
+    ExternalIndex external;
+    bool allow_dot = inst.opcode() == Opcode::kDot || inst.opcode() == Opcode::kConvolution;
+    if (inst.opcode() == Opcode::kFusion) {
+      root = inst.called_computations().at(0)->root();
+      allow_dot = true;  // output fusions, and custom fusions around a lone dot
+      external = [](const Instruction* x) -> std::optional<int64_t> {
+        if (x->opcode() != Opcode::kParameter) return std::nullopt;
+        return x->attr<hlo::ParameterAttrs>().number;
+      };
+    } else {
+      hlo::OpClass cls = hlo::OpcodeClass(inst.opcode());
+      bool vector_op = cls == hlo::OpClass::kElementwiseUnary ||
+                       cls == hlo::OpClass::kElementwiseBinary ||
+                       cls == hlo::OpClass::kElementwiseTernary ||
+                       inst.opcode() == Opcode::kReduce || inst.opcode() == Opcode::kBroadcast ||
+                       inst.opcode() == Opcode::kDot || inst.opcode() == Opcode::kTranspose ||
+                       inst.opcode() == Opcode::kConvolution;
+      if (!vector_op) {
+        *why = "no accelerator lowering for " + std::string(hlo::OpcodeName(inst.opcode()));
+        return false;
+      }
+      external = [&inst](const Instruction* x) -> std::optional<int64_t> {
+        for (int64_t i = 0; i < inst.operand_count(); ++i) {
+          if (inst.operand(i) == x) return i;
+        }
+        return std::nullopt;
+      };
+    }
+    std::optional<TransposePlan> transpose = AnalyzeTranspose(*root, external, nullptr);
+    std::optional<RowProgram> program;
+    if (!transpose && !(program = AnalyzeRows(*root, external, allow_dot, why))) return false;
+    std::vector<uint64_t> params;
+    for (const Instruction* operand : inst.operands()) {
+      params.push_back(values_.at(operand).at(0).address);
+    }
+    // Emit into a scratch builder first, so a failure leaves the segment untouched.
+    std::vector<DramBuffer> result = dram_.Allocate(inst);
+    ProgramBuilder op_builder;
+    bool ok = false;
+    try {
+      ok = Emit(op_builder, external, transpose, program, params, result[0].address, why);
+    } catch (const hlo::Error& e) {  // e.g. a stride beyond the 32-bit registers
+      *why = e.what();
+    }
+    if (!ok) {
+      values_[&inst] = result;  // the host step below writes the same buffer
+      return false;
+    }
+    if (!builder_.program().instructions.empty()) builder_.Barrier();
+    // Stride registers are tracked per builder: the op's program starts from reset values, so
+    // re-emit it through the segment's builder state by replaying its instructions.
+    ReplayInto(op_builder);
+    segment_ops_.push_back(inst.name());
+    values_[&inst] = result;
+    ++out_.native_instructions;
+    return true;
+  }
+
+  // Emits one op with the emitter of its family; false (with the reason) when it does not fit.
+  bool Emit(ProgramBuilder& op_builder, const ExternalIndex& external,
+            const std::optional<TransposePlan>& transpose,
+            const std::optional<RowProgram>& program, const std::vector<uint64_t>& params,
+            uint64_t result, std::string* why) {
+    bool ok;
+    if (transpose) {
+      ok = EmitTranspose(op_builder, *transpose, config_,
+                         params[static_cast<size_t>(transpose->operand)], result, why);
+    } else if (program->contraction && program->contraction->opcode() == Opcode::kConvolution) {
+      const Instruction& conv = *program->contraction;
+      ok = EmitConvFusion(op_builder, *program, config_, params, *external(conv.operand(0)),
+                          *external(conv.operand(1)), result, dram_.zeros(), why);
+    } else if (program->contraction) {
+      std::optional<int64_t> lhs = external(program->contraction->operand(0));
+      std::optional<int64_t> rhs = external(program->contraction->operand(1));
+      ok = EmitMatmulFusion(op_builder, *program, config_, params, *lhs, *rhs, result, why);
+    } else {
+      ok = EmitRowFusion(op_builder, *program, config_, params, result, why);
+    }
+    return ok;
+  }
+
+  // Appends an op's instructions to the segment. The op was emitted assuming registers at their
+  // reset value (0); the segment's builder resets the stride registers it changed first.
+  void ReplayInto(const ProgramBuilder& op) {
+    for (ConfigRegister reg :
+         {ConfigRegister::kLoadDramRowStride, ConfigRegister::kLoadDramPlaneStride,
+          ConfigRegister::kLoadLocalRowStride, ConfigRegister::kLoadLocalPlaneStride,
+          ConfigRegister::kStoreDramRowStride, ConfigRegister::kStoreDramPlaneStride,
+          ConfigRegister::kStoreLocalRowStride, ConfigRegister::kStoreLocalPlaneStride,
+          ConfigRegister::kMxuSrcRowStride, ConfigRegister::kMxuDstRowStride}) {
+      builder_.SetRegister(reg, 0);
+    }
+    for (const systolic::Instruction& i : op.program().instructions) {
+      if (i.opcode == systolic::Opcode::kCfgSet) {
+        builder_.SetRegister(static_cast<ConfigRegister>(i.get(CfgSetField::reg)),
+                             static_cast<int64_t>(i.get(CfgSetField::value)));
+      } else {
+        builder_.Append(i);
+      }
+    }
+  }
+
+  void LowerOnHost(const Instruction& inst, const std::string& why) {
+    Flush();
+    HostStep step;
+    step.module = HostStepModule(module_, inst);
+    for (const Instruction* operand : inst.operands()) step.operands.push_back(values_.at(operand));
+    if (!values_.count(&inst)) values_[&inst] = dram_.Allocate(inst);
+    step.result = values_[&inst];
+    step.instruction = inst.name();
+    step.reason = why;
+    out_.steps.emplace_back(std::move(step));
+    ++out_.host_instructions;
+  }
+
+  void LowerLoop(const Instruction& inst) {
+    Flush();
+    LoopStep step;
+    step.condition = ComputationModule(module_, *inst.called_computations().at(0));
+    step.body = ComputationModule(module_, *inst.called_computations().at(1));
+    step.state = values_.at(inst.operand(0));
+    values_[&inst] = dram_.Allocate(inst);
+    step.result = values_[&inst];
+    step.instruction = inst.name();
+    out_.steps.emplace_back(std::move(step));
+    ++out_.loops;
+  }
+
+  void Flush() {
+    if (builder_.program().instructions.empty()) return;
+    AcceleratorStep step;
+    step.program = builder_.Take();
+    step.ops = std::move(segment_ops_);
+    segment_ops_.clear();
+    out_.steps.emplace_back(std::move(step));
+  }
+
+  const hlo::Module& module_;
+  const ArchConfig& config_;
+  DramPlan dram_;
+  LoweredModule out_;
+  std::map<const Instruction*, std::vector<DramBuffer>> values_;
+  ProgramBuilder builder_;
+  std::vector<std::string> segment_ops_;
+};
+
+}  // namespace
+
+std::string LoweredModule::Assembly() const {
+  std::string text;
+  int segment = 0;
+  for (const Step& step : steps) {
+    if (const auto* accel = std::get_if<AcceleratorStep>(&step)) {
+      text += "# segment " + std::to_string(segment++) + ":";
+      for (const std::string& op : accel->ops) text += " " + op;
+      text += "\n" + Disassemble(accel->program);
+    } else if (const auto* host = std::get_if<HostStep>(&step)) {
+      text += "# host: " + host->instruction + " (" + host->reason + ")\n";
+    } else {
+      text += "# loop: " + std::get<LoopStep>(step).instruction +
+              " (condition and body lowered separately, run under host control)\n";
+    }
+  }
+  return text;
+}
+
+LoweredModule Lower(const hlo::Module& optimized, const ArchConfig& config) {
+  return Lowerer(optimized, config).Run();
+}
+
+}  // namespace systolic::lowering

@@ -1,0 +1,87 @@
+// Lowering of an optimized module (the systolic pipeline's output) to a list of steps: straight-
+// line accelerator programs and host-fallback instructions, over one DRAM layout.
+//
+//   entry instruction            becomes
+//   parameter / constant         a DRAM buffer (written before the first step)
+//   tuple / get-tuple-element /  no code: the same DRAM buffers (bitcast and reshape need
+//   reshape / bitcast / copy     default layouts, which is what the systolic pipeline assigns)
+//   dot / output fusion          matrix-unit tiles + vector epilogue  (emit_matmul.h)
+//   elementwise / reduce /       vector-unit row tiles                (emit_vector.h)
+//   loop or input fusion
+//   transpose (+ reshapes)       strided DMA gather + contiguous store (emit_data_movement.h)
+//   anything else, or any of     a host step: the instruction alone in a module that the host
+//   the above that does not      backend runs on operands read from DRAM; its result is
+//   fit (with the reason)        written back (transfers charged at the host link's bandwidth)
+//
+// Consecutive accelerator ops share one program (a segment); each op starts with a barrier, so
+// an op reads DRAM only after the previous op's stores completed. A while is a loop step
+// (LoopStep): the host evaluates the condition each iteration; condition and body are lowered
+// like modules of their own. A conditional is one host step.
+//
+// DRAM: dram_plan.h (values reuse the bytes of dead ones; padding reads from a zero region).
+//
+// Guarantees: every entry instruction is covered exactly once (native, host or no code);
+// Lower never aborts on unsupported input (it falls back); it throws hlo::Error only when the
+// module's live buffers exceed dram.bytes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "hlo/ir.h"
+#include "hlo/literal.h"
+#include "targets/systolic/arch_config.h"
+#include "targets/systolic/isa.h"
+#include "targets/systolic/lowering/dram_plan.h"
+
+namespace systolic::lowering {
+
+struct AcceleratorStep {
+  Program program;
+  std::vector<std::string> ops;  // names of the HLO instructions it runs
+};
+
+struct HostStep {
+  std::unique_ptr<hlo::Module> module;         // the instruction over parameters p0, p1, ...
+  std::vector<std::vector<DramBuffer>> operands;  // per parameter, its array leaves
+  std::vector<DramBuffer> result;              // the result's array leaves
+  std::string instruction;                     // the original instruction's name
+  std::string reason;                          // why it is not on the accelerator
+};
+
+// A while loop under host control: the host runs the condition and the body, each lowered as
+// a module of its own (accelerator segments, host steps where needed), on the loop state read
+// from DRAM, and writes the final state back.
+struct LoopStep {
+  std::unique_ptr<hlo::Module> condition, body;  // each takes the loop state as parameter 0
+  std::vector<DramBuffer> state;                 // the while's operand leaves
+  std::vector<DramBuffer> result;                // the while's result leaves
+  std::string instruction;
+};
+
+using Step = std::variant<AcceleratorStep, HostStep, LoopStep>;
+
+struct LoweredModule {
+  std::vector<Step> steps;
+  std::vector<std::vector<DramBuffer>> parameters;  // per entry parameter, its array leaves
+  std::vector<std::pair<DramBuffer, hlo::Literal>> constants;
+  std::vector<DramBuffer> result;  // leaves of the root, depth-first
+  hlo::Shape result_shape;
+  int64_t native_instructions = 0, host_instructions = 0, loops = 0;
+  int64_t dram_bytes = 0;  // peak DRAM footprint
+  std::string Assembly() const;  // every segment's .sasm, with a header comment per segment
+};
+
+LoweredModule Lower(const hlo::Module& optimized, const ArchConfig& config);
+
+// The module a host step runs: `inst` with its operands replaced by parameters (called
+// computations are copied along).
+std::unique_ptr<hlo::Module> HostStepModule(const hlo::Module& module, const hlo::Instruction& inst);
+// `computation` (and what it calls) as the entry of a module of its own.
+std::unique_ptr<hlo::Module> ComputationModule(const hlo::Module& module,
+                                               const hlo::Computation& computation);
+
+}  // namespace systolic::lowering

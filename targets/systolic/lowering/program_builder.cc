@@ -1,0 +1,166 @@
+// ProgramBuilder (program_builder.h): field-width splitting, register caching, tokens.
+#include "targets/systolic/lowering/program_builder.h"
+
+#include <algorithm>
+#include <string>
+
+#include "hlo/diagnostic.h"
+
+namespace systolic::lowering {
+namespace {
+
+// ISA field limits (isa.def): row_bytes and rows are 16-bit, planes 12-bit.
+constexpr int64_t kMaxRowBytes = 65535;
+constexpr int64_t kMaxRows = 65535;
+constexpr int64_t kMaxPlanes = 4095;
+// Contiguous blocks are cut into rows of this size (a power of two below kMaxRowBytes).
+constexpr int64_t kFlatChunk = 32768;
+
+bool IsWorkingUnit(Unit unit) { return unit != Unit::kControl; }
+
+}  // namespace
+
+int ProgramBuilder::SemaphoreFor(Unit from, Unit to) {
+  if (!IsWorkingUnit(from) || !IsWorkingUnit(to) || from == to) {
+    throw hlo::Error("internal: no token between " + std::string(UnitName(from)) + " and " +
+                     std::string(UnitName(to)));
+  }
+  return static_cast<int>(from) * 4 + static_cast<int>(to);
+}
+
+Program ProgramBuilder::Take() {
+  program_.instructions.push_back(MakeInstruction(Opcode::kHalt));
+  Program out = std::move(program_);
+  program_ = {};
+  registers_.clear();
+  outstanding_ = {};
+  return out;
+}
+
+void ProgramBuilder::SetRegister(ConfigRegister reg, int64_t value) {
+  if (value < 0 || value > int64_t{0xffffffff}) {
+    throw hlo::Error("stride of " + std::to_string(value) +
+                     " bytes does not fit a 32-bit configuration register");
+  }
+  auto it = registers_.find(reg);
+  int64_t current = it == registers_.end() ? 0 : it->second;
+  if (current == value) return;
+  registers_[reg] = value;
+  Instruction inst = MakeInstruction(Opcode::kCfgSet);
+  inst.set(CfgSetField::reg, static_cast<uint64_t>(reg));
+  inst.set(CfgSetField::value, static_cast<uint64_t>(value));
+  Append(inst);
+}
+
+void ProgramBuilder::Transfer(bool is_load, uint64_t dram, int64_t dram_stride, uint64_t local,
+                              int64_t local_stride, int64_t row_bytes, int64_t rows) {
+  if (row_bytes <= 0 || rows <= 0) return;
+  // A contiguous block on both sides is re-cut into kFlatChunk-byte rows.
+  if (dram_stride == row_bytes && local_stride == row_bytes && row_bytes > kMaxRowBytes) {
+    int64_t total = row_bytes * rows;
+    int64_t full_rows = total / kFlatChunk;
+    if (full_rows > 0) {
+      Transfer(is_load, dram, kFlatChunk, local, kFlatChunk, kFlatChunk, full_rows);
+    }
+    int64_t done = full_rows * kFlatChunk;
+    if (done < total) {
+      Transfer(is_load, dram + done, total - done, local + done, total - done, total - done, 1);
+    }
+    return;
+  }
+  for (int64_t col = 0; col < row_bytes; col += kMaxRowBytes) {
+    int64_t width = std::min(kMaxRowBytes, row_bytes - col);
+    for (int64_t row = 0; row < rows; row += kMaxRows) {
+      int64_t count = std::min(kMaxRows, rows - row);
+      uint64_t d = dram + static_cast<uint64_t>(row * dram_stride + col);
+      uint64_t l = local + static_cast<uint64_t>(row * local_stride + col);
+      // A single row needs no stride; leaving the register alone saves a cfg.set.
+      if (count > 1) {
+        SetRegister(is_load ? ConfigRegister::kLoadDramRowStride
+                            : ConfigRegister::kStoreDramRowStride,
+                    dram_stride == width ? 0 : dram_stride);
+        SetRegister(is_load ? ConfigRegister::kLoadLocalRowStride
+                            : ConfigRegister::kStoreLocalRowStride,
+                    local_stride == width ? 0 : local_stride);
+      }
+      Instruction inst = MakeInstruction(is_load ? Opcode::kDmaLoad : Opcode::kDmaStore);
+      if (is_load) {
+        inst.set(DmaLoadField::dram, d);
+        inst.set(DmaLoadField::local, l);
+        inst.set(DmaLoadField::row_bytes, static_cast<uint64_t>(width));
+        inst.set(DmaLoadField::rows, static_cast<uint64_t>(count));
+        inst.set(DmaLoadField::planes, 1);
+      } else {
+        inst.set(DmaStoreField::local, l);
+        inst.set(DmaStoreField::dram, d);
+        inst.set(DmaStoreField::row_bytes, static_cast<uint64_t>(width));
+        inst.set(DmaStoreField::rows, static_cast<uint64_t>(count));
+        inst.set(DmaStoreField::planes, 1);
+      }
+      Append(inst);
+    }
+  }
+}
+
+void ProgramBuilder::Load(uint64_t dram, int64_t dram_stride, uint64_t local,
+                          int64_t local_stride, int64_t row_bytes, int64_t rows) {
+  Transfer(true, dram, dram_stride, local, local_stride, row_bytes, rows);
+}
+
+void ProgramBuilder::Store(uint64_t local, int64_t local_stride, uint64_t dram,
+                           int64_t dram_stride, int64_t row_bytes, int64_t rows) {
+  Transfer(false, dram, dram_stride, local, local_stride, row_bytes, rows);
+}
+
+void ProgramBuilder::LoadPlanes(uint64_t dram, int64_t dram_row_stride,
+                                int64_t dram_plane_stride, uint64_t local,
+                                int64_t local_row_stride, int64_t local_plane_stride,
+                                int64_t row_bytes, int64_t rows, int64_t planes) {
+  if (row_bytes > kMaxRowBytes || rows > kMaxRows) {
+    throw hlo::Error("internal: planar DMA tile too large");
+  }
+  SetRegister(ConfigRegister::kLoadDramRowStride, dram_row_stride);
+  SetRegister(ConfigRegister::kLoadLocalRowStride, local_row_stride);
+  SetRegister(ConfigRegister::kLoadDramPlaneStride, dram_plane_stride);
+  SetRegister(ConfigRegister::kLoadLocalPlaneStride, local_plane_stride);
+  for (int64_t p = 0; p < planes; p += kMaxPlanes) {
+    Instruction inst = MakeInstruction(Opcode::kDmaLoad);
+    inst.set(DmaLoadField::dram, dram + static_cast<uint64_t>(p * dram_plane_stride));
+    inst.set(DmaLoadField::local, local + static_cast<uint64_t>(p * local_plane_stride));
+    inst.set(DmaLoadField::row_bytes, static_cast<uint64_t>(row_bytes));
+    inst.set(DmaLoadField::rows, static_cast<uint64_t>(rows));
+    inst.set(DmaLoadField::planes, static_cast<uint64_t>(std::min(kMaxPlanes, planes - p)));
+    Append(inst);
+  }
+}
+
+void ProgramBuilder::Signal(Unit from, Unit to) {
+  int sem = SemaphoreFor(from, to);
+  Instruction inst = MakeInstruction(Opcode::kSemSignal);
+  inst.set(SemSignalField::unit, static_cast<uint64_t>(from));
+  inst.set(SemSignalField::sem, static_cast<uint64_t>(sem));
+  inst.set(SemSignalField::count, 1);
+  Append(inst);
+  ++outstanding_[static_cast<size_t>(sem)];
+}
+
+void ProgramBuilder::Wait(Unit from, Unit to) {
+  int sem = SemaphoreFor(from, to);
+  Instruction inst = MakeInstruction(Opcode::kSemWait);
+  inst.set(SemWaitField::unit, static_cast<uint64_t>(to));
+  inst.set(SemWaitField::sem, static_cast<uint64_t>(sem));
+  inst.set(SemWaitField::count, 1);
+  Append(inst);
+  --outstanding_[static_cast<size_t>(sem)];
+}
+
+void ProgramBuilder::Barrier() {
+  for (Unit unit : {Unit::kMxu, Unit::kVector, Unit::kStore}) Signal(unit, Unit::kLoad);
+  for (Unit unit : {Unit::kMxu, Unit::kVector, Unit::kStore}) Wait(unit, Unit::kLoad);
+}
+
+bool ProgramBuilder::Balanced() const {
+  return std::all_of(outstanding_.begin(), outstanding_.end(), [](int64_t n) { return n == 0; });
+}
+
+}  // namespace systolic::lowering

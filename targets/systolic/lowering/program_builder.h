@@ -1,0 +1,65 @@
+// ProgramBuilder: appends systolic instructions to a Program with the bookkeeping every emitter
+// needs — DMA transfers split to the ISA's field widths, stride registers written only when
+// their value changes, and dependency tokens between the decoupled units.
+//
+// Guarantees:
+//   - Every instruction appended fits its fields (counts, rows, row bytes are split here), so
+//     Encode()/Disassemble() of the result cannot fail; an impossible request (a stride that
+//     does not fit the 32-bit register) is an hlo::Error, never a truncated field.
+//   - Tokens: Signal(from, to) / Wait(from, to) use one counting semaphore per ordered pair of
+//     the four working units, so the k-th Wait of a pair consumes the k-th Signal of that pair.
+//     Emitters keep signals and waits balanced; Balanced() checks it (a program with an unpaired
+//     wait would deadlock, one with an unpaired signal leaves a semaphore non-zero).
+//   - Barrier(): the load unit continues only after every earlier instruction of the mxu, the
+//     vector unit and the store unit completed. Later work of the other units is ordered after
+//     it by the tokens they wait for from the load unit (an op always starts with its loads).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+
+#include "targets/systolic/arch_config.h"
+#include "targets/systolic/isa.h"
+
+namespace systolic::lowering {
+
+class ProgramBuilder {
+ public:
+  ProgramBuilder() = default;
+
+  const Program& program() const { return program_; }
+  Program Take();  // appends halt and returns the program (the builder is left empty)
+  void Append(const Instruction& inst) { program_.instructions.push_back(inst); }
+
+  // cfg.set, skipped when the register already holds `value` (registers reset to 0).
+  void SetRegister(ConfigRegister reg, int64_t value);
+
+  // Copies `rows` rows of `row_bytes` between DRAM and local memory; rows are `dram_stride`
+  // bytes apart in DRAM and `local_stride` apart locally. Split to the 16-bit fields.
+  void Load(uint64_t dram, int64_t dram_stride, uint64_t local, int64_t local_stride,
+            int64_t row_bytes, int64_t rows);
+  void Store(uint64_t local, int64_t local_stride, uint64_t dram, int64_t dram_stride,
+             int64_t row_bytes, int64_t rows);
+  // A load of `planes` planes: the transpose pattern (see emit_data_movement.cc).
+  void LoadPlanes(uint64_t dram, int64_t dram_row_stride, int64_t dram_plane_stride,
+                  uint64_t local, int64_t local_row_stride, int64_t local_plane_stride,
+                  int64_t row_bytes, int64_t rows, int64_t planes);
+
+  void Signal(Unit from, Unit to);
+  void Wait(Unit from, Unit to);
+  void Barrier();
+  bool Balanced() const;
+
+  // The semaphore of an ordered pair of working units (load, store, mxu, vector).
+  static int SemaphoreFor(Unit from, Unit to);
+
+ private:
+  void Transfer(bool is_load, uint64_t dram, int64_t dram_stride, uint64_t local,
+                int64_t local_stride, int64_t row_bytes, int64_t rows);
+  Program program_;
+  std::map<ConfigRegister, int64_t> registers_;
+  std::array<int64_t, 32> outstanding_{};  // signals minus waits, per semaphore
+};
+
+}  // namespace systolic::lowering

@@ -1,0 +1,120 @@
+// The elementwise op table (row_op_table.h), and the element types the vector unit holds.
+#include "targets/systolic/lowering/row_op_table.h"
+
+namespace systolic::lowering {
+namespace {
+
+using hlo::Opcode;
+using hlo::PrimitiveType;
+
+// Binary elementwise HLO ops with a one-instruction vector equivalent (one table).
+std::optional<systolic::Opcode> VectorBinary(Opcode op) {
+  switch (op) {
+    case Opcode::kAdd: return systolic::Opcode::kVAdd;
+    case Opcode::kSubtract: return systolic::Opcode::kVSub;
+    case Opcode::kMultiply: return systolic::Opcode::kVMul;
+    case Opcode::kMaximum: return systolic::Opcode::kVMax;
+    case Opcode::kMinimum: return systolic::Opcode::kVMin;
+    default: return std::nullopt;
+  }
+}
+// Unary float HLO ops with a one-instruction vector equivalent.
+std::optional<systolic::Opcode> VectorUnary(Opcode op) {
+  switch (op) {
+    case Opcode::kExp: return systolic::Opcode::kVExp;
+    case Opcode::kTanh: return systolic::Opcode::kVTanh;
+    case Opcode::kRsqrt: return systolic::Opcode::kVRsqrt;
+    default: return std::nullopt;
+  }
+}
+
+CompareDirection IsaCompare(hlo::ComparisonDirection direction) {
+  switch (direction) {
+    case hlo::ComparisonDirection::kEq: return CompareDirection::kEq;
+    case hlo::ComparisonDirection::kNe: return CompareDirection::kNe;
+    case hlo::ComparisonDirection::kGe: return CompareDirection::kGe;
+    case hlo::ComparisonDirection::kGt: return CompareDirection::kGt;
+    case hlo::ComparisonDirection::kLe: return CompareDirection::kLe;
+    case hlo::ComparisonDirection::kLt: return CompareDirection::kLt;
+  }
+  return CompareDirection::kEq;
+}
+
+bool IsFloatDtype(Dtype d) { return d == Dtype::kF32 || d == Dtype::kBf16 || d == Dtype::kF16; }
+
+}  // namespace
+
+std::optional<RowOp> ElementwiseRowOp(const hlo::Instruction& inst, Dtype dtype, std::string* why) {
+  const Opcode op = inst.opcode();
+  const bool is_float = IsFloatDtype(dtype);
+  RowOp row;
+  if (auto binary = VectorBinary(op)) {
+    row.kind = RowOpKind::kBinary;
+    row.opcode = *binary;
+  } else if (auto unary = VectorUnary(op); unary && is_float) {
+    row.kind = RowOpKind::kUnary;
+    row.opcode = *unary;
+  } else if (op == Opcode::kDivide && is_float) {
+    row.kind = RowOpKind::kDivide;
+  } else if (op == Opcode::kSqrt && is_float) {
+    row.kind = RowOpKind::kSqrt;
+  } else if (op == Opcode::kNegate && dtype != Dtype::kPred && dtype != Dtype::kU8) {
+    row.kind = RowOpKind::kNegate;
+  } else if (op == Opcode::kAbs && dtype != Dtype::kPred && dtype != Dtype::kU8) {
+    row.kind = RowOpKind::kAbs;
+  } else if (op == Opcode::kClamp) {
+    row.kind = RowOpKind::kClamp;
+  } else if (op == Opcode::kSelect) {
+    row.kind = RowOpKind::kSelect;
+  } else if (dtype == Dtype::kPred &&
+             (op == Opcode::kAnd || op == Opcode::kOr || op == Opcode::kXor)) {
+    // pred is one byte holding 0 or 1: and = min, or = max, xor = not-equal.
+    row.kind = RowOpKind::kPredicate;
+    row.opcode = op == Opcode::kAnd  ? systolic::Opcode::kVMin
+                 : op == Opcode::kOr ? systolic::Opcode::kVMax
+                                     : systolic::Opcode::kVCmp;
+  } else if (dtype == Dtype::kPred && op == Opcode::kNot) {
+    row.kind = RowOpKind::kNot;
+  } else if (op == Opcode::kCompare &&
+             inst.attr<hlo::CompareAttrs>().type != hlo::ComparisonType::kTotalOrder) {
+    row.kind = RowOpKind::kCompare;
+    row.compare = IsaCompare(inst.attr<hlo::CompareAttrs>().direction);
+  } else {
+    if (why) {
+      *why = "opcode " + std::string(hlo::OpcodeName(op)) + " on " + std::string(DtypeName(dtype));
+    }
+    return std::nullopt;
+  }
+  bool pred_op = row.kind == RowOpKind::kCompare || row.kind == RowOpKind::kSelect ||
+                 row.kind == RowOpKind::kPredicate || row.kind == RowOpKind::kNot;
+  if (dtype == Dtype::kPred && !pred_op) {
+    if (why) *why = "pred arithmetic";
+    return std::nullopt;
+  }
+  return row;
+}
+
+std::optional<Dtype> IsaDtype(hlo::PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF32: return Dtype::kF32;
+    case PrimitiveType::kBF16: return Dtype::kBf16;
+    case PrimitiveType::kF16: return Dtype::kF16;
+    case PrimitiveType::kS32: return Dtype::kS32;
+    case PrimitiveType::kS8: return Dtype::kS8;
+    case PrimitiveType::kU8: return Dtype::kU8;
+    case PrimitiveType::kPred: return Dtype::kPred;
+    default: return std::nullopt;  // 16-bit and 64-bit integers, f64, tuples: not on the unit
+  }
+}
+
+int64_t ClassElements(RowClass cls, int64_t rows, int64_t cols) {
+  switch (cls) {
+    case RowClass::kFull: return rows * cols;
+    case RowClass::kRow: return rows;
+    case RowClass::kCol: return cols;
+    case RowClass::kScalar: return 1;
+  }
+  return 0;
+}
+
+}  // namespace systolic::lowering

@@ -1,0 +1,382 @@
+// AnalyzeRows (row_program.h): classifies each value of an elementwise / row-reduction
+// computation into the four row classes and maps each HLO op to vector-unit ops.
+#include "targets/systolic/lowering/row_program.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "hlo/literal.h"
+#include "targets/systolic/lowering/requantize_pattern.h"
+#include "targets/systolic/lowering/row_op_table.h"
+
+namespace systolic::lowering {
+namespace {
+
+using hlo::Instruction;
+using hlo::Opcode;
+using hlo::PrimitiveType;
+
+// Thrown inside the analyzer; AnalyzeRows turns it into nullopt + reason.
+struct Unsupported {
+  std::string reason;
+};
+
+[[noreturn]] void Fail(std::string reason) { throw Unsupported{std::move(reason)}; }
+
+int64_t Count(const Instruction* inst) {
+  if (!inst->shape().IsArray()) Fail(inst->name() + " is not an array");
+  return inst->shape().ElementCount();
+}
+
+class Analyzer {
+ public:
+  Analyzer(const ExternalIndex& external, bool allow_dot)
+      : external_(external), allow_dot_(allow_dot) {}
+
+  RowProgram Run(const Instruction& root) {
+    ChooseRowSpace(root);
+    program_.root = Define(&root);
+    std::stable_partition(program_.ops.begin(), program_.ops.end(),
+                          [](const RowOp& op) { return op.kind == RowOpKind::kLoad; });
+    return std::move(program_);
+  }
+
+ private:
+  // outer x inner from the dot's result, else from the largest array reachable in the body.
+  void ChooseRowSpace(const Instruction& root) {
+    const Instruction* reference = nullptr;
+    std::vector<const Instruction*> stack = {&root};
+    std::map<const Instruction*, bool> seen;
+    while (!stack.empty()) {
+      const Instruction* inst = stack.back();
+      stack.pop_back();
+      if (seen[inst]) continue;
+      seen[inst] = true;
+      if (!inst->shape().IsArray()) Fail(inst->name() + " is not an array");
+      if (inst->opcode() == Opcode::kDot || inst->opcode() == Opcode::kConvolution) {
+        reference = inst;
+        break;
+      }
+      if (!reference || Count(inst) > Count(reference)) reference = inst;
+      if (external_(inst)) continue;
+      for (const Instruction* operand : inst->operands()) stack.push_back(operand);
+    }
+    const hlo::Shape& shape = reference->shape();
+    program_.inner = shape.rank() == 0 ? 1 : shape.dims.back();
+    if (program_.inner <= 0 || Count(reference) <= 0) Fail("empty arrays");
+    program_.outer = Count(reference) / program_.inner;
+    if (program_.inner > 65535) Fail("rows longer than 65535 elements");
+  }
+
+  int64_t ClassCount(RowClass cls) const {
+    return ClassElements(cls, program_.outer, program_.inner);
+  }
+  RowClass ClassByCount(const Instruction* inst) const {
+    int64_t n = Count(inst);
+    for (RowClass cls : {RowClass::kFull, RowClass::kRow, RowClass::kCol, RowClass::kScalar}) {
+      if (ClassCount(cls) == n) return cls;
+    }
+    Fail(inst->name() + " (" + inst->shape().ToString(false) +
+         ") is neither a row, a column nor the whole " + std::to_string(program_.outer) + "x" +
+         std::to_string(program_.inner) + " matrix");
+  }
+
+  Dtype DtypeOf(const Instruction* inst) const {
+    std::optional<Dtype> d = IsaDtype(inst->shape().type);
+    if (!d) Fail("element type " + std::string(hlo::PrimitiveTypeName(inst->shape().type)));
+    return *d;
+  }
+
+  int NewValue(RowClass cls, Dtype dtype, bool in_acc = false) {
+    program_.values.push_back({cls, dtype, in_acc});
+    return static_cast<int>(program_.values.size()) - 1;
+  }
+  int Emit(RowOp op) {
+    program_.ops.push_back(std::move(op));
+    return program_.ops.back().dst;
+  }
+
+  // The value of `inst` in class `cls` (external operands are loaded in whatever class the use
+  // asks for; computed values must already have it).
+  int Get(const Instruction* inst, RowClass cls) {
+    if (std::optional<int64_t> index = external_(inst)) {
+      if (Count(inst) != ClassCount(cls)) Fail("operand " + inst->name() + " does not fit its use");
+      auto key = std::make_pair(*index, cls);
+      if (auto it = loads_.find(key); it != loads_.end()) return it->second;
+      RowOp op;
+      op.kind = RowOpKind::kLoad;
+      op.dst = NewValue(cls, DtypeOf(inst));
+      op.param = *index;
+      loads_[key] = op.dst;
+      return Emit(op);
+    }
+    int value = Define(inst);
+    if (program_.values[static_cast<size_t>(value)].cls != cls) {
+      Fail(inst->name() + " is used with a different row/column role than it was computed in");
+    }
+    return value;
+  }
+
+  // The class an elementwise result takes: that of its first computed operand.
+  RowClass ElementwiseClass(const Instruction* inst) {
+    for (const Instruction* operand : inst->operands()) {
+      if (!external_(operand)) return program_.values[static_cast<size_t>(Define(operand))].cls;
+    }
+    return ClassByCount(inst);
+  }
+
+  int Define(const Instruction* inst) {
+    if (auto it = defined_.find(inst); it != defined_.end()) return it->second;
+    if (external_(inst)) return Get(inst, ClassByCount(inst));
+    int value = DefineNew(inst);
+    defined_[inst] = value;
+    return value;
+  }
+
+  int DefineNew(const Instruction* inst) {
+    Opcode op = inst->opcode();
+    if (op == Opcode::kConstant) return DefineConstant(inst);
+    if (op == Opcode::kReshape || op == Opcode::kBitcast || op == Opcode::kCopy) {
+      if (op == Opcode::kBitcast && (!inst->shape().HasDefaultLayout() ||
+                                     !inst->operand(0)->shape().HasDefaultLayout())) {
+        Fail("bitcast between layouts");
+      }
+      if (inst->shape().type != inst->operand(0)->shape().type) Fail("bitcast-convert");
+      return Define(inst->operand(0));
+    }
+    if (op == Opcode::kBroadcast) return DefineBroadcast(inst);
+    if (op == Opcode::kReduce) return DefineReduce(inst);
+    if (op == Opcode::kDot || op == Opcode::kConvolution) return DefineDot(inst);
+    if (op == Opcode::kConvert) return DefineConvert(inst);
+    return DefineElementwise(inst);
+  }
+
+  int DefineConstant(const Instruction* inst) {
+    if (Count(inst) != 1) Fail("non-scalar constant " + inst->name());
+    return EmitFill(inst, RowClass::kScalar);
+  }
+
+  // vfill of a scalar constant's bit pattern into a value of class `cls`.
+  int EmitFill(const Instruction* constant, RowClass cls) {
+    const hlo::Literal& literal = constant->attr<hlo::ConstantAttrs>().literal;
+    RowOp fill;
+    fill.kind = RowOpKind::kFill;
+    fill.dst = NewValue(cls, DtypeOf(constant));
+    std::memcpy(&fill.bits, literal.bytes().data(), std::min<size_t>(4, literal.bytes().size()));
+    return Emit(fill);
+  }
+
+  int DefineBroadcast(const Instruction* inst) {
+    const Instruction* operand = inst->operand(0);
+    const std::vector<int64_t>& dims = inst->attr<hlo::DimensionsAttrs>().dimensions;
+    // Same count with dimensions in order: a reshape in disguise (out of order: a transpose).
+    if (Count(operand) == Count(inst)) {
+      if (!std::is_sorted(dims.begin(), dims.end())) Fail("transposing broadcast " + inst->name());
+      return Define(operand);
+    }
+    RowClass cls = ClassByCount(inst);
+    if (Count(operand) == 1) {
+      if (operand->opcode() == Opcode::kConstant && !external_(operand)) {
+        return EmitFill(operand, cls);  // vfill straight into the broadcast's class
+      }
+      return EmitBroadcast(inst, Get(operand, RowClass::kScalar), cls);
+    }
+    if (cls != RowClass::kFull) Fail("broadcast " + inst->name() + " into a row or column");
+    const hlo::Shape& result = inst->shape();
+    int64_t last = result.rank() - 1;
+    // The result dimensions the operand's non-unit dimensions map to, in operand order.
+    std::vector<int64_t> kept;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (operand->shape().dims[i] > 1) kept.push_back(dims[i]);
+    }
+    bool to_last_only = std::all_of(kept.begin(), kept.end(), [&](int64_t d) { return d == last; });
+    if (to_last_only) return EmitBroadcast(inst, Get(operand, RowClass::kCol), cls);
+    // Row -> full: the kept dimensions are, in order, every non-unit leading dimension.
+    bool leading_only = std::is_sorted(kept.begin(), kept.end()) &&
+                        std::find(kept.begin(), kept.end(), last) == kept.end();
+    for (int64_t d = 0; d < last && leading_only; ++d) {
+      bool is_kept = std::find(kept.begin(), kept.end(), d) != kept.end();
+      if (!is_kept && result.dims[static_cast<size_t>(d)] != 1) leading_only = false;
+    }
+    if (!leading_only) Fail("broadcast " + inst->name() + " along a leading dimension");
+    return EmitBroadcast(inst, Get(operand, RowClass::kRow), cls);
+  }
+
+
+  int EmitBroadcast(const Instruction* inst, int src, RowClass cls) {
+    RowOp op;
+    op.kind = RowOpKind::kBroadcast;
+    op.srcs = {src};
+    op.dst = NewValue(cls, DtypeOf(inst));
+    return Emit(op);
+  }
+
+  int DefineReduce(const Instruction* inst) {
+    if (inst->operand_count() != 2) Fail("variadic reduce");
+    const Instruction* input = inst->operand(0);
+    const Instruction* init = inst->operand(1);
+    std::vector<int64_t> dims = inst->attr<hlo::DimensionsAttrs>().dimensions;
+    std::sort(dims.begin(), dims.end());
+    const int64_t rank = input->shape().rank();
+    bool over_last = dims.size() == 1 && dims[0] == rank - 1;
+    // Over every dimension but the last: column sums (e.g. global average pooling in NHWC).
+    bool over_leading = rank >= 2 && !dims.empty() && dims.back() < rank - 1;
+    for (int64_t d = 0; d + 1 < rank && over_leading; ++d) {
+      bool reduced = std::binary_search(dims.begin(), dims.end(), d);
+      if (!reduced && input->shape().dims[static_cast<size_t>(d)] != 1) over_leading = false;
+    }
+    if ((!over_last && !over_leading) || input->shape().dims.back() != program_.inner) {
+      Fail("reduce " + inst->name() + " over other than the last dimension or all the others");
+    }
+    const hlo::Computation* reducer = inst->called_computations().at(0);
+    const Instruction* combine = reducer->root();
+    bool over_params = combine->operand_count() == 2 &&
+                       combine->operand(0)->opcode() == Opcode::kParameter &&
+                       combine->operand(1)->opcode() == Opcode::kParameter;
+    // The init value only selects the instruction (it must be the combiner's identity), so an
+    // unfused reduce's constant operand serves as well as a fused one.
+    if (init->opcode() != Opcode::kConstant) Fail("reduce init not a constant");
+    double init_value = init->attr<hlo::ConstantAttrs>().literal.GetAsDouble(0);
+    RowOp op;
+    op.kind = over_last ? RowOpKind::kReduce : RowOpKind::kReduceColumns;
+    if (over_params && combine->opcode() == Opcode::kAdd && init_value == 0) {
+      op.opcode = over_last ? systolic::Opcode::kVRedSum : systolic::Opcode::kVAdd;
+    } else if (over_params && combine->opcode() == Opcode::kMaximum &&
+               std::isinf(init_value) && init_value < 0) {
+      op.opcode = over_last ? systolic::Opcode::kVRedMax : systolic::Opcode::kVMax;
+    } else {
+      Fail("reduce " + inst->name() + " is not a sum from 0 or a max from -inf");
+    }
+    op.srcs = {Get(input, RowClass::kFull)};
+    RowClass cls = over_last ? RowClass::kRow : RowClass::kCol;
+    if (Count(inst) != ClassCount(cls)) Fail("reduce " + inst->name() + " result shape");
+    op.dst = NewValue(cls, DtypeOf(inst));
+    program_.has_reduce = true;
+    program_.has_column_reduce |= !over_last;
+    return Emit(op);
+  }
+
+  int DefineDot(const Instruction* inst) {
+    if (!allow_dot_ || program_.contraction) Fail("second contraction in one fusion");
+    if (!external_(inst->operand(0)) || !external_(inst->operand(1))) {
+      Fail("dot operands computed inside the fusion");
+    }
+    program_.contraction = inst;
+    Dtype in = DtypeOf(inst->operand(0));
+    Dtype accumulator = in == Dtype::kS8 ? Dtype::kS32 : Dtype::kF32;
+    RowOp op;
+    op.kind = RowOpKind::kMatmul;
+    op.dst = NewValue(RowClass::kFull, accumulator, /*in_acc=*/true);
+    program_.contraction_value = Emit(op);
+    if (DtypeOf(inst) == accumulator) return program_.contraction_value;
+    RowOp convert;
+    convert.kind = RowOpKind::kConvert;
+    convert.srcs = {program_.contraction_value};
+    convert.dst = NewValue(RowClass::kFull, DtypeOf(inst));
+    return Emit(convert);
+  }
+
+  int DefineConvert(const Instruction* inst) {
+    const Instruction* operand = inst->operand(0);
+    PrimitiveType from = operand->shape().type, to = inst->shape().type;
+    if (from == to) return Define(operand);
+    if (std::optional<RequantizePattern> requantize = MatchRequantize(*inst)) {
+      return DefineRequantize(inst, *requantize);
+    }
+    // vcvt rounds to nearest and saturates; HLO convert truncates float -> int and wraps
+    // int -> int. They agree on float -> float, int -> float and widening int -> int.
+    bool exact = (hlo::IsFloating(to) && (hlo::IsFloating(from) || hlo::IsInteger(from))) ||
+                 (to == PrimitiveType::kS32 &&
+                  (from == PrimitiveType::kS8 || from == PrimitiveType::kU8));
+    if (!exact) {
+      Fail("convert " + std::string(hlo::PrimitiveTypeName(from)) + " -> " +
+           std::string(hlo::PrimitiveTypeName(to)));
+    }
+    RowClass cls = ElementwiseClass(inst);
+    RowOp op;
+    op.kind = RowOpKind::kConvert;
+    op.srcs = {Get(operand, cls)};
+    op.dst = NewValue(cls, DtypeOf(inst));
+    return Emit(op);
+  }
+
+  // vcvt(min(max(x, lo), hi)) for requantize_pattern.h's idiom.
+  int DefineRequantize(const Instruction* inst, const RequantizePattern& pattern) {
+    RowClass cls = external_(pattern.value)
+                       ? ClassByCount(pattern.value)
+                       : program_.values[static_cast<size_t>(Define(pattern.value))].cls;
+    int x = Get(pattern.value, cls);
+    auto fill = [&](double bound) {
+      RowOp op;
+      op.kind = RowOpKind::kFill;
+      op.dst = NewValue(cls, Dtype::kF32);
+      float value = static_cast<float>(bound);
+      std::memcpy(&op.bits, &value, sizeof(value));
+      return Emit(op);
+    };
+    RowOp clamp;
+    clamp.kind = RowOpKind::kClamp;
+    clamp.srcs = {fill(pattern.lo), x, fill(pattern.hi)};
+    clamp.dst = NewValue(cls, Dtype::kF32);
+    return EmitConvert(Emit(clamp), cls, DtypeOf(inst));
+  }
+
+  int DefineElementwise(const Instruction* inst) {
+    Dtype dtype = DtypeOf(inst);
+    std::string why;
+    std::optional<RowOp> mapped = ElementwiseRowOp(*inst, dtype, &why);
+    if (!mapped) Fail(why);
+    RowOp row = *mapped;
+    for (const Instruction* operand : inst->operands()) {
+      if (Count(operand) != Count(inst)) Fail("implicit broadcast in " + inst->name());
+    }
+    RowClass cls = ElementwiseClass(inst);
+    for (const Instruction* operand : inst->operands()) row.srcs.push_back(Get(operand, cls));
+    // divide and sqrt take two vector ops; in bf16/f16 each would round, so they run in f32
+    // and round once at the end, as hlo/ir.h computes 16-bit floats.
+    bool two_steps = row.kind == RowOpKind::kDivide || row.kind == RowOpKind::kSqrt;
+    if (two_steps && dtype != Dtype::kF32) {
+      for (int& src : row.srcs) src = EmitConvert(src, cls, Dtype::kF32);
+      row.dst = NewValue(cls, Dtype::kF32);
+      return EmitConvert(Emit(row), cls, dtype);
+    }
+    row.dst = NewValue(cls, dtype);
+    return Emit(row);
+  }
+
+  int EmitConvert(int src, RowClass cls, Dtype to) {
+    RowOp convert;
+    convert.kind = RowOpKind::kConvert;
+    convert.srcs = {src};
+    convert.dst = NewValue(cls, to);
+    return Emit(convert);
+  }
+
+  const ExternalIndex& external_;
+  bool allow_dot_;
+  RowProgram program_;
+  std::map<const Instruction*, int> defined_;
+  std::map<std::pair<int64_t, RowClass>, int> loads_;
+};
+
+}  // namespace
+
+bool RowProgram::has_vector_work() const {
+  return std::any_of(ops.begin(), ops.end(), [](const RowOp& op) {
+    return op.kind != RowOpKind::kLoad && op.kind != RowOpKind::kMatmul;
+  });
+}
+
+std::optional<RowProgram> AnalyzeRows(const hlo::Instruction& root, const ExternalIndex& external,
+                                      bool allow_dot, std::string* why) {
+  try {
+    return Analyzer(external, allow_dot).Run(root);
+  } catch (const Unsupported& u) {
+    if (why) *why = u.reason;
+    return std::nullopt;
+  }
+}
+
+}  // namespace systolic::lowering

@@ -1,0 +1,101 @@
+// Row programs: the vector-unit form of an elementwise / row-reduction computation (a loop or
+// input fusion, one unfused op, or the epilogue of a dot's or convolution's output fusion).
+//
+// The computation is viewed as a matrix of `outer` rows x `inner` columns (inner = the last
+// dimension of its largest array, or the contraction's output features). Every value is one
+// of four classes, which fixes how a tile of rows [r0, r0+rows) x columns [c0, c0+cols) of it
+// is laid out, packed row-major, in the unified buffer:
+//   kFull    outer x inner elements   (tile: rows x cols)
+//   kRow     one element per row      (tile: rows)       e.g. a reduce over the last dimension
+//   kCol     one element per column   (tile: cols)       e.g. a bias, a pooled channel
+//   kScalar  one element              (tile: 1)
+// Row-major linear order is what every op relies on, so reshape/bitcast/copy between values of
+// equal element count are free (the same buffer).
+//
+// Reductions: over the last dimension (a row) anywhere; over every other dimension (a column)
+// only when one tile holds all rows (EmitRowFusion checks), never in contraction epilogues.
+//
+// Guarantees of AnalyzeRows: it either returns a program whose every op the vector unit
+// executes exactly as hlo/ir.h defines the HLO op (up to the documented rounding of divide and
+// sqrt: a reciprocal (square root) and a multiply), or nullopt with the reason in `why` — the
+// caller then runs the instruction on the host. Loads come first in `ops`, so a tile's loads can
+// all be issued before its compute (double buffering).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hlo/ir.h"
+#include "targets/systolic/isa.h"
+
+namespace systolic::lowering {
+
+enum class RowClass : uint8_t { kFull, kRow, kCol, kScalar };
+
+enum class RowOpKind : uint8_t {
+  kLoad,       // dst = tile of parameter `param` in dst's class
+  kFill,       // dst[i] = bits (a scalar constant broadcast to dst's class)
+  kBroadcast,  // dst = src broadcast: Row->Full (per row), Col->Full, Scalar->any
+  kBinary,     // dst = a OP b; opcode is vadd/vsub/vmul/vmax/vmin
+  kDivide,     // dst = a * (1 / b)
+  kUnary,      // dst = OP(src); opcode is vexp/vtanh/vrsqrt/vmov
+  kSqrt,       // dst = 1 / rsqrt(src)
+  kNegate,     // dst = 0 - src
+  kAbs,        // dst = max(src, 0 - src)
+  kClamp,      // dst = min(max(x, lo), hi); srcs = {lo, x, hi}
+  kConvert,    // dst = vcvt(src)
+  kCompare,    // dst (pred) = a CMP b
+  kSelect,     // dst = pred ? on_true : on_false; srcs = {pred, on_true, on_false}
+  kReduce,     // dst (Row) = row sums / maxima of src (Full); opcode vredsum/vredmax
+  kReduceColumns,  // dst (Col) = column sums / maxima of src (Full) over the tile's rows;
+                   // opcode vadd/vmax, applied row after row (the tile must hold every row)
+  kPredicate,  // pred logic on 0/1 bytes as u8: and = vmin, or = vmax, xor = vcmp ne
+  kNot,        // dst = 1 - src (pred as u8)
+  kMatmul,     // dst = the contraction's accumulators (emitted by emit_matmul / emit_conv)
+};
+
+struct RowValue {
+  RowClass cls = RowClass::kFull;
+  Dtype dtype = Dtype::kF32;
+  bool in_accumulators = false;  // the contraction's result
+};
+
+struct RowOp {
+  RowOpKind kind = RowOpKind::kLoad;
+  int dst = -1;
+  std::vector<int> srcs;
+  Opcode opcode = Opcode::kNop;
+  CompareDirection compare = CompareDirection::kEq;
+  int64_t param = -1;  // kLoad: external operand index
+  uint32_t bits = 0;   // kFill
+};
+
+struct RowProgram {
+  int64_t outer = 1, inner = 1;
+  std::vector<RowValue> values;
+  std::vector<RowOp> ops;
+  int root = -1;
+  // The dot or convolution of an output fusion, if any.
+  const hlo::Instruction* contraction = nullptr;
+  int contraction_value = -1;
+  bool has_reduce = false;
+  bool has_column_reduce = false;  // needs every row in one tile
+  bool has_vector_work() const;  // anything besides loads and the matmul
+};
+
+// How an instruction outside the analyzed body maps to an external operand (a fusion parameter
+// or an operand of an unfused op): its index, or nullopt when it belongs to the body.
+using ExternalIndex = std::function<std::optional<int64_t>(const hlo::Instruction*)>;
+
+// Analyzes the computation rooted at `root`. `allow_dot` admits one dot or convolution
+// (output fusions) whose operands are external.
+std::optional<RowProgram> AnalyzeRows(const hlo::Instruction& root, const ExternalIndex& external,
+                                      bool allow_dot, std::string* why);
+
+std::optional<Dtype> IsaDtype(hlo::PrimitiveType type);
+int64_t ClassElements(RowClass cls, int64_t rows, int64_t cols);
+
+}  // namespace systolic::lowering

@@ -1,0 +1,324 @@
+// The systolic Backend and Executable (targets/systolic/systolic_backend.h).
+#include "targets/systolic/systolic_backend.h"
+
+#include <chrono>
+#include <optional>
+#include <utility>
+
+#include "compiler/target_description.h"
+#include "compiler/target_pipelines.h"
+#include "simulator/simulator.h"
+#include "targets/systolic/lowering/lowering.h"
+
+namespace targets {
+namespace {
+
+using systolic::lowering::AcceleratorStep;
+using systolic::lowering::DramBuffer;
+using systolic::lowering::HostStep;
+using systolic::lowering::LoopStep;
+
+hlo::Literal ReadBuffer(const simulator::Dram& dram, const DramBuffer& buffer) {
+  hlo::Literal literal(buffer.shape);
+  dram.Read(buffer.address, literal.mutable_bytes());
+  return literal;
+}
+
+// Rebuilds a (possibly nested tuple) literal of `shape` from its leaves, depth-first.
+hlo::Literal Assemble(const hlo::Shape& shape, const simulator::Dram& dram,
+                      const std::vector<DramBuffer>& leaves, size_t& next) {
+  if (!shape.IsTuple()) return ReadBuffer(dram, leaves.at(next++));
+  std::vector<hlo::Literal> elements;
+  for (const hlo::Shape& element : shape.tuple_shapes) {
+    elements.push_back(Assemble(element, dram, leaves, next));
+  }
+  return hlo::Literal::Tuple(std::move(elements));
+}
+
+void WriteLeaves(simulator::Dram& dram, const hlo::Literal& literal,
+                 const std::vector<DramBuffer>& leaves, size_t& next) {
+  if (!literal.IsTuple()) {
+    dram.Write(leaves.at(next++).address, literal.bytes());
+    return;
+  }
+  for (const hlo::Literal& element : literal.elements()) WriteLeaves(dram, element, leaves, next);
+}
+
+// Forwards a segment's events shifted by the cycles the run spent before it.
+class ShiftedTrace final : public simulator::TraceSink {
+ public:
+  ShiftedTrace(simulator::TraceSink& sink, int64_t offset) : sink_(sink), offset_(offset) {}
+  void Busy(systolic::Unit unit, int64_t start, int64_t end, size_t index,
+            std::string_view mnemonic) override {
+    sink_.Busy(unit, start + offset_, end + offset_, index, mnemonic);
+  }
+  void Stall(systolic::Unit unit, int64_t start, int64_t end, std::string_view cause) override {
+    sink_.Stall(unit, start + offset_, end + offset_, cause);
+  }
+  void Counter(std::string_view name, int64_t cycle, double value) override {
+    sink_.Counter(name, cycle + offset_, value);
+  }
+  void Finish(int64_t) override {}  // the run finishes the real sink once
+
+ private:
+  simulator::TraceSink& sink_;
+  int64_t offset_;
+};
+
+// What a run (or a loop's condition / body run) adds up.
+struct Totals {
+  int64_t accelerator_cycles = 0, macs = 0, vector_ops = 0, segments = 0, iterations = 0;
+  int64_t dram_read = 0, dram_written = 0, ub_read = 0, ub_written = 0, acc_read = 0,
+          acc_written = 0;
+  double energy_pj = 0, host_seconds = 0, host_bytes = 0;
+  void Add(const simulator::SimStats& s) {
+    accelerator_cycles += s.cycles;
+    macs += s.macs;
+    vector_ops += s.vector_element_ops;
+    dram_read += s.dram_bytes_read;
+    dram_written += s.dram_bytes_written;
+    ub_read += s.ub_bytes_read;
+    ub_written += s.ub_bytes_written;
+    acc_read += s.acc_bytes_read;
+    acc_written += s.acc_bytes_written;
+    energy_pj += s.total_energy_pj();
+  }
+};
+
+// Runs one lowered module (the entry, or a loop's condition or body) on fresh memories: its
+// host steps on the host backend, its loops through runners of their own.
+class LoweredRunner {
+ public:
+  LoweredRunner(const systolic::ArchConfig& config, systolic::lowering::LoweredModule lowered,
+                Backend* host)
+      : config_(config), lowered_(std::move(lowered)) {
+    for (const auto& step : lowered_.steps) {
+      if (const auto* host_step = std::get_if<HostStep>(&step)) {
+        if (!host) {
+          throw hlo::Error("instruction " + host_step->instruction +
+                           " needs the host, but the systolic backend has no host backend");
+        }
+        host_executables_.push_back(host->Compile(*host_step->module));
+      } else if (const auto* loop = std::get_if<LoopStep>(&step)) {
+        loops_.push_back({MakeRunner(*loop->condition, host), MakeRunner(*loop->body, host)});
+      }
+    }
+  }
+
+  const systolic::lowering::LoweredModule& lowered() const { return lowered_; }
+
+  hlo::Literal Run(std::span<const hlo::Literal> inputs, Totals& totals,
+                   simulator::TraceSink* trace) {
+    if (inputs.size() != lowered_.parameters.size()) {
+      throw hlo::Error("expected " + std::to_string(lowered_.parameters.size()) + " inputs, got " +
+                       std::to_string(inputs.size()));
+    }
+    simulator::Memories memories(config_);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      size_t next = 0;
+      WriteLeaves(memories.dram, inputs[i], lowered_.parameters[i], next);
+    }
+    for (const auto& [buffer, literal] : lowered_.constants) {
+      memories.dram.Write(buffer.address, literal.bytes());
+    }
+    size_t host_index = 0, loop_index = 0;
+    for (const auto& step : lowered_.steps) {
+      const int64_t now = totals.accelerator_cycles + HostCycles(totals.host_seconds);
+      if (const auto* accel = std::get_if<AcceleratorStep>(&step)) {
+        std::optional<ShiftedTrace> shifted;
+        simulator::SimOptions options;
+        if (trace) options.trace = &shifted.emplace(*trace, now);
+        totals.Add(simulator::Simulate(accel->program, config_, memories, options));
+        ++totals.segments;
+        continue;
+      }
+      std::string name;
+      if (const auto* host = std::get_if<HostStep>(&step)) {
+        RunHost(*host, *host_executables_[host_index++], memories, totals);
+        name = host->instruction;
+      } else {
+        const LoopStep& loop = std::get<LoopStep>(step);
+        RunLoop(loop, loops_[loop_index++], memories, totals);
+        name = loop.instruction;
+      }
+      if (trace) {
+        const int64_t end = totals.accelerator_cycles + HostCycles(totals.host_seconds);
+        trace->Busy(systolic::Unit::kControl, now, end, 0, "host:" + name);
+      }
+    }
+    size_t next = 0;
+    return Assemble(lowered_.result_shape, memories.dram, lowered_.result, next);
+  }
+
+  int64_t HostCycles(double seconds) const {
+    return static_cast<int64_t>(seconds * config_.clock_mhz * 1e6 + 0.5);
+  }
+
+ private:
+  struct Loop {
+    std::unique_ptr<LoweredRunner> condition, body;
+  };
+
+  std::unique_ptr<LoweredRunner> MakeRunner(const hlo::Module& module, Backend* host) {
+    return std::make_unique<LoweredRunner>(config_, systolic::lowering::Lower(module, config_),
+                                           host);
+  }
+
+  // Operands travel to the host and the result back over the host link; each step also pays
+  // the fixed cost of one host-issued batch (compiler/targets/systolic.cc's figures).
+  void RunHost(const HostStep& step, Executable& executable, simulator::Memories& memories,
+               Totals& totals) {
+    std::vector<hlo::Literal> operands;
+    double bytes = 0;
+    for (size_t i = 0; i < step.operands.size(); ++i) {
+      size_t next = 0;
+      const hlo::Shape& shape = step.module->entry()->parameter(static_cast<int64_t>(i))->shape();
+      operands.push_back(Assemble(shape, memories.dram, step.operands[i], next));
+      for (const DramBuffer& leaf : step.operands[i]) bytes += static_cast<double>(leaf.bytes());
+    }
+    hlo::Literal result = executable.Run(operands);
+    size_t next = 0;
+    WriteLeaves(memories.dram, result, step.result, next);
+    for (const DramBuffer& leaf : step.result) bytes += static_cast<double>(leaf.bytes());
+    const compiler::PeakRates& peak = compiler::SystolicTarget().peak;
+    totals.host_bytes += bytes;
+    totals.host_seconds += bytes / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
+  }
+
+  // The host reads the condition's pred each iteration (one host-issued batch); the loop state
+  // moves between the loop's buffers and the condition's / body's by DMA (charged at the DRAM
+  // bandwidth, in and out).
+  void RunLoop(const LoopStep& step, Loop& loop, simulator::Memories& memories, Totals& totals) {
+    constexpr int64_t kMaxIterations = int64_t{1} << 31;
+    size_t next = 0;
+    const hlo::Shape& shape = loop.body->lowered().result_shape;
+    hlo::Literal state = Assemble(shape, memories.dram, step.state, next);
+    double state_bytes = 0;
+    for (const DramBuffer& leaf : step.state) state_bytes += static_cast<double>(leaf.bytes());
+    const double dram_bytes_per_cycle = config_.dram_bandwidth_gbps * 1e3 / config_.clock_mhz;
+    const compiler::PeakRates& peak = compiler::SystolicTarget().peak;
+    for (int64_t i = 0;; ++i) {
+      if (i >= kMaxIterations) {
+        throw hlo::Error("while " + step.instruction + " ran more than 2^31 iterations");
+      }
+      hlo::Literal go = loop.condition->Run(std::span<const hlo::Literal>(&state, 1), totals,
+                                            nullptr);
+      totals.host_seconds += 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
+      totals.host_bytes += 1;
+      totals.accelerator_cycles += static_cast<int64_t>(state_bytes / dram_bytes_per_cycle);
+      if (go.GetAsInt64(0) == 0) break;
+      state = loop.body->Run(std::span<const hlo::Literal>(&state, 1), totals, nullptr);
+      totals.accelerator_cycles += static_cast<int64_t>(2 * state_bytes / dram_bytes_per_cycle);
+      ++totals.iterations;
+    }
+    next = 0;
+    WriteLeaves(memories.dram, state, step.result, next);
+  }
+
+  const systolic::ArchConfig& config_;
+  systolic::lowering::LoweredModule lowered_;
+  std::vector<std::unique_ptr<Executable>> host_executables_;  // one per host step, in order
+  std::vector<Loop> loops_;                                     // one per loop step, in order
+};
+
+class SystolicExecutable final : public Executable {
+ public:
+  SystolicExecutable(systolic::ArchConfig config, systolic::lowering::LoweredModule lowered,
+                     Backend* host, simulator::TraceSink* trace)
+      : config_(std::move(config)), runner_(config_, std::move(lowered), host), trace_(trace) {}
+
+  hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
+    auto start = std::chrono::steady_clock::now();
+    Totals totals;
+    simulator::TraceSink* trace = std::exchange(trace_, nullptr);  // the first Run only
+    hlo::Literal result = runner_.Run(inputs, totals, trace);
+    if (trace) trace->Finish(totals.accelerator_cycles + runner_.HostCycles(totals.host_seconds));
+    Record(totals);
+    profile_.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    return result;
+  }
+
+  Profile profile() const override { return profile_; }
+  std::map<std::string, std::string> artifacts() const override {
+    return {{"program.sasm", runner_.lowered().Assembly()}};
+  }
+
+ private:
+  void Record(const Totals& t) {
+    const double hz = config_.clock_mhz * 1e6;
+    const int64_t host_cycles = runner_.HostCycles(t.host_seconds);
+    const int64_t cycles = t.accelerator_cycles + host_cycles;
+    const double seconds = static_cast<double>(cycles) / hz;
+    const auto& lowered = runner_.lowered();
+    auto& c = profile_.counters;
+    c.clear();
+    c["cycles"] = static_cast<double>(cycles);
+    c["clock_mhz"] = config_.clock_mhz;
+    c["seconds"] = seconds;
+    c["accelerator_cycles"] = static_cast<double>(t.accelerator_cycles);
+    c["host_fallback_cycles"] = static_cast<double>(host_cycles);
+    c["host_fallback_share"] = cycles ? static_cast<double>(host_cycles) / cycles : 0.0;
+    c["host_fallback_bytes"] = t.host_bytes;
+    c["macs"] = static_cast<double>(t.macs);
+    c["achieved_tops"] = seconds > 0 ? 2.0 * static_cast<double>(t.macs) / seconds / 1e12 : 0.0;
+    c["mac_utilization"] =
+        t.accelerator_cycles > 0
+            ? static_cast<double>(t.macs) /
+                  (static_cast<double>(t.accelerator_cycles) * config_.array_rows *
+                   config_.array_cols)
+            : 0.0;
+    c["vector_element_ops"] = static_cast<double>(t.vector_ops);
+    c["dram_bytes_read"] = static_cast<double>(t.dram_read);
+    c["dram_bytes_written"] = static_cast<double>(t.dram_written);
+    c["ub_bytes_read"] = static_cast<double>(t.ub_read);
+    c["ub_bytes_written"] = static_cast<double>(t.ub_written);
+    c["acc_bytes_read"] = static_cast<double>(t.acc_read);
+    c["acc_bytes_written"] = static_cast<double>(t.acc_written);
+    c["energy_pj"] = t.energy_pj;
+    c["segments"] = static_cast<double>(t.segments);
+    c["loop_iterations"] = static_cast<double>(t.iterations);
+    c["native_instructions"] = static_cast<double>(lowered.native_instructions);
+    c["host_instructions"] = static_cast<double>(lowered.host_instructions);
+    c["loops"] = static_cast<double>(lowered.loops);
+    c["dram_bytes_allocated"] = static_cast<double>(lowered.dram_bytes);
+  }
+
+  systolic::ArchConfig config_;
+  LoweredRunner runner_;
+  simulator::TraceSink* trace_;  // until the first Run
+  Profile profile_;
+};
+
+class SystolicBackend final : public Backend {
+ public:
+  SystolicBackend(systolic::ArchConfig config, Backend* host, simulator::TraceSink* trace)
+      : config_(std::move(config)), host_(host), trace_(trace) {}
+  std::string name() const override { return "systolic"; }
+  std::string description() const override {
+    return "systolic-array accelerator (" + config_.name + ", " +
+           std::to_string(config_.array_rows) + "x" + std::to_string(config_.array_cols) +
+           ") on the SystemC simulator, host fallback on " + (host_ ? host_->name() : "none");
+  }
+  std::unique_ptr<Executable> Compile(const hlo::Module& module) override {
+    std::unique_ptr<hlo::Module> optimized = module.Clone();
+    compiler::MakeTargetPipeline(compiler::SystolicTarget()).Run(*optimized);
+    return std::make_unique<SystolicExecutable>(
+        config_, systolic::lowering::Lower(*optimized, config_), host_, trace_);
+  }
+
+ private:
+  systolic::ArchConfig config_;
+  Backend* host_;
+  simulator::TraceSink* trace_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeSystolicBackend(systolic::ArchConfig config, Backend* host,
+                                             simulator::TraceSink* trace) {
+  return std::make_unique<SystolicBackend>(std::move(config), host, trace);
+}
+
+}  // namespace targets

@@ -1,0 +1,32 @@
+// The systolic accelerator as a targets::Backend: compiles a module with the systolic pipeline,
+// lowers it to accelerator programs plus host-fallback steps (lowering/lowering.h) and runs
+// them on the SystemC simulator, executing host steps on the `host` backend (the interpreter or
+// the CPU backend, wired in tools/; this target never includes another target).
+//
+// Guarantees:
+//   - Run() returns the module's results, computed by the simulator's real arithmetic for
+//     accelerator ops and by the host backend for fallbacks; errors are hlo::Errors.
+//   - profile().counters holds the figures of the last Run: cycles (accelerator + host
+//     fallback, at clock_mhz), clock_mhz, seconds, achieved_tops, mac_utilization, macs, bytes per
+//     level (dram/ub/acc read/written), energy_pj, host_fallback_cycles/share/bytes, and the
+//     numbers of segments, native and host instructions.
+//   - artifacts() has "program.sasm": every segment's assembly with a comment naming its ops,
+//     and one comment line per host step with the reason it fell back.
+//   - `host` may be nullptr only for modules without fallbacks (Run throws otherwise).
+//   - `trace`, when given, receives the first Run's timeline: every segment's events shifted
+//     to the run's clock, each host step as a busy interval of the control unit named
+//     "host:<instruction>", then Finish(total cycles). Later Runs are not traced.
+#pragma once
+
+#include <memory>
+
+#include "simulator/simulator.h"
+#include "targets/backend.h"
+#include "targets/systolic/arch_config.h"
+
+namespace targets {
+
+std::unique_ptr<Backend> MakeSystolicBackend(systolic::ArchConfig config, Backend* host,
+                                             simulator::TraceSink* trace = nullptr);
+
+}  // namespace targets

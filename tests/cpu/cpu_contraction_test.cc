@@ -1,0 +1,218 @@
+// CPU backend: dot and convolution through gemm.h (plain, batched, bf16, fused epilogues) and
+// the forms it leaves to the fallback, all against the interpreter.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "tests/cpu/cpu_test_util.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using cpu_tests::Counter;
+using cpu_tests::ExpectMatchesInterp;
+
+const io::Tolerance kF32Gemm{1e-4, 1e-5};
+
+TEST(CpuContraction, DotHandValues) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule dot
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[3,2] parameter(1)
+  ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  hlo::Literal a(hlo::Shape::Array(hlo::PrimitiveType::kF32, {2, 3}));
+  hlo::Literal b(hlo::Shape::Array(hlo::PrimitiveType::kF32, {3, 2}));
+  for (int64_t i = 0; i < 6; ++i) {
+    a.SetFromDouble(i, double(i + 1));  // [[1,2,3],[4,5,6]]
+    b.SetFromDouble(i, double(6 - i));  // [[6,5],[4,3],[2,1]]
+  }
+  cpu_tests::CpuRun run = cpu_tests::RunCpu(*module, {a, b});
+  // [[1*6+2*4+3*2, 1*5+2*3+3*1], [4*6+5*4+6*2, 4*5+5*3+6*1]]
+  EXPECT_EQ(run.result.GetAsDouble(0), 20);
+  EXPECT_EQ(run.result.GetAsDouble(1), 14);
+  EXPECT_EQ(run.result.GetAsDouble(2), 56);
+  EXPECT_EQ(run.result.GetAsDouble(3), 41);
+  EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
+  EXPECT_EQ(Counter(run, "thunks.fallback"), 0);
+}
+
+TEST(CpuContraction, OddSizedAndBatchedDots) {
+  ExpectMatchesInterp(R"(
+HloModule dots
+ENTRY e {
+  a = f32[33,17] parameter(0)
+  b = f32[17,65] parameter(1)
+  ROOT d = f32[33,65] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})", 1, &kF32Gemm);
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule batched
+ENTRY e {
+  a = f32[3,5,7] parameter(0)
+  b = f32[3,9,7] parameter(1)
+  ROOT d = f32[3,5,9] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+})", 2, &kF32Gemm);
+  EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
+}
+
+TEST(CpuContraction, VectorMatrixAndSizeOne) {
+  ExpectMatchesInterp(R"(
+HloModule vecmat
+ENTRY e {
+  a = f32[7] parameter(0)
+  b = f32[7,1] parameter(1)
+  ROOT d = f32[1] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})", 3, &kF32Gemm);
+}
+
+TEST(CpuContraction, Bf16Dot) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule bf16dot
+ENTRY e {
+  a = bf16[2,8,16] parameter(0)
+  b = bf16[2,16,8] parameter(1)
+  ROOT d = bf16[2,8,8] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+})", 4);
+  EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
+}
+
+TEST(CpuContraction, IntegerDotFallsBackCorrectly) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule idot
+ENTRY e {
+  a = s32[3,4] parameter(0)
+  b = s32[4,2] parameter(1)
+  ROOT d = s32[3,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})", 5);
+  EXPECT_EQ(Counter(run, "thunks.gemm"), 0);
+}
+
+// Random sizes (1, odd, and beyond one GEMM block), batched or not, f32 and bf16.
+TEST(CpuContraction, RandomDotShapesMatchInterpreter) {
+  std::mt19937 rng(99);
+  const int64_t sizes[] = {1, 3, 17, 64, 70, 129};
+  for (int trial = 0; trial < 8; ++trial) {
+    const int64_t m = sizes[rng() % 6], k = sizes[rng() % 6], n = sizes[rng() % 6];
+    const bool batched = trial % 2 == 1;
+    const char* type = trial % 4 == 3 ? "bf16" : "f32";
+    auto dims = [&](int64_t a, int64_t b) {
+      return std::string(type) + "[" + (batched ? "2," : "") + std::to_string(a) + "," +
+             std::to_string(b) + "]";
+    };
+    std::string batch = batched ? "lhs_batch_dims={0}, rhs_batch_dims={0}, " : "";
+    std::string contract = batched ? "lhs_contracting_dims={2}, rhs_contracting_dims={1}"
+                                   : "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
+    std::string text = "HloModule rdot\nENTRY e {\n  a = " + dims(m, k) + " parameter(0)\n  b = " +
+                       dims(k, n) + " parameter(1)\n  ROOT d = " + dims(m, n) + " dot(a, b), " +
+                       batch + contract + "\n}\n";
+    SCOPED_TRACE(text);
+    // bf16 results round to 8 bits; f32 sums of k products differ by reassociation only.
+    const io::Tolerance tolerance = std::string(type) == "bf16" ? io::Tolerance{2e-2, 2e-2}
+                                                                 : io::Tolerance{1e-4, 1e-4};
+    cpu_tests::CpuRun run = ExpectMatchesInterp(text, static_cast<uint64_t>(trial), &tolerance);
+    EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
+  }
+}
+
+// Random windows: strides, padding, dilations and feature groups.
+TEST(CpuContraction, RandomConvolutionsMatchInterpreter) {
+  struct Case { int64_t h, w, c, kh, kw, o, stride, pad, lhs_dilate, rhs_dilate, groups; };
+  const Case cases[] = {{7, 5, 3, 3, 3, 4, 1, 1, 1, 1, 1},   {9, 9, 4, 3, 1, 6, 2, 0, 1, 1, 2},
+                        {6, 6, 2, 2, 2, 5, 1, 2, 2, 1, 1},   {8, 7, 6, 3, 3, 6, 1, 2, 1, 2, 6},
+                        {1, 1, 16, 1, 1, 33, 1, 0, 1, 1, 1}, {5, 11, 8, 5, 3, 4, 3, 1, 1, 1, 4}};
+  uint64_t seed = 20;
+  for (const Case& t : cases) {
+    auto out = [&](int64_t in, int64_t k) {
+      const int64_t dilated_in = (in - 1) * t.lhs_dilate + 1 + 2 * t.pad;
+      const int64_t dilated_k = (k - 1) * t.rhs_dilate + 1;
+      return (dilated_in - dilated_k) / t.stride + 1;
+    };
+    const int64_t oh = out(t.h, t.kh), ow = out(t.w, t.kw);
+    auto s = [](int64_t v) { return std::to_string(v); };
+    std::string text = "HloModule rconv\nENTRY e {\n  x = f32[2," + s(t.h) + "," + s(t.w) + "," +
+                       s(t.c) + "] parameter(0)\n  k = f32[" + s(t.kh) + "," + s(t.kw) + "," +
+                       s(t.c / t.groups) + "," + s(t.o) + "] parameter(1)\n  ROOT y = f32[2," +
+                       s(oh) + "," + s(ow) + "," + s(t.o) + "] convolution(x, k), window={size=" +
+                       s(t.kh) + "x" + s(t.kw) + " stride=" + s(t.stride) + "x" + s(t.stride) +
+                       " pad=" + s(t.pad) + "_" + s(t.pad) + "x" + s(t.pad) + "_" + s(t.pad) +
+                       " lhs_dilate=" + s(t.lhs_dilate) + "x" + s(t.lhs_dilate) + " rhs_dilate=" +
+                       s(t.rhs_dilate) + "x" + s(t.rhs_dilate) +
+                       "}, dim_labels=b01f_01io->b01f, feature_group_count=" + s(t.groups) + "\n}\n";
+    SCOPED_TRACE(text);
+    cpu_tests::CpuRun run = ExpectMatchesInterp(text, seed++, &kF32Gemm);
+    EXPECT_EQ(Counter(run, "thunks.conv"), 1);
+  }
+}
+
+TEST(CpuContraction, ConvolutionStridedPadded) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule conv
+ENTRY e {
+  x = f32[2,9,9,3] parameter(0)
+  w = f32[3,3,3,4] parameter(1)
+  ROOT y = f32[2,5,5,4] convolution(x, w), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+})", 6, &kF32Gemm);
+  EXPECT_EQ(Counter(run, "thunks.conv"), 1);
+}
+
+TEST(CpuContraction, DepthwiseConvolution) {
+  ExpectMatchesInterp(R"(
+HloModule depthwise
+ENTRY e {
+  x = f32[1,8,8,6] parameter(0)
+  w = f32[3,3,1,6] parameter(1)
+  ROOT y = f32[1,8,8,6] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=6
+})", 7, &kF32Gemm);
+}
+
+TEST(CpuContraction, ConvolutionInOtherLayoutIsCanonicalized) {
+  ExpectMatchesInterp(R"(
+HloModule nchw
+ENTRY e {
+  x = f32[1,3,7,7] parameter(0)
+  w = f32[4,3,3,3] parameter(1)
+  ROOT y = f32[1,4,7,7] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+})", 8, &kF32Gemm);
+}
+
+TEST(CpuContraction, DotWithBiasReluEpilogue) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule dense
+ENTRY e {
+  x = f32[9,20] parameter(0)
+  w = f32[20,13] parameter(1)
+  bias = f32[13] parameter(2)
+  d = f32[9,13] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[9,13] broadcast(bias), dimensions={1}
+  a = f32[9,13] add(d, bb)
+  zero = f32[] constant(0)
+  zb = f32[9,13] broadcast(zero), dimensions={}
+  ROOT r = f32[9,13] maximum(a, zb)
+})", 9, &kF32Gemm);
+  EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
+  EXPECT_EQ(Counter(run, "epilogues.per-block"), 1);  // bias + relu ran inside the GEMM
+  EXPECT_EQ(Counter(run, "thunks.fallback"), 0) << run.artifacts["fallbacks.txt"];
+}
+
+TEST(CpuContraction, ConvolutionWithBiasEpilogueOnLargeBlocks) {
+  // Big enough for several GEMM blocks in both directions of the (N*OH*OW) x OC view.
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule convbias
+ENTRY e {
+  x = f32[2,19,19,24] parameter(0)
+  w = f32[3,3,24,70] parameter(1)
+  bias = f32[70] parameter(2)
+  y = f32[2,19,19,70] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[2,19,19,70] broadcast(bias), dimensions={3}
+  a = f32[2,19,19,70] add(y, bb)
+  zero = f32[] constant(0)
+  zb = f32[2,19,19,70] broadcast(zero), dimensions={}
+  ROOT r = f32[2,19,19,70] maximum(a, zb)
+})", 10, &kF32Gemm);
+  EXPECT_EQ(Counter(run, "thunks.conv"), 1);
+  EXPECT_EQ(Counter(run, "thunks.fallback"), 0) << run.artifacts["fallbacks.txt"];
+}
+
+}  // namespace

@@ -1,0 +1,272 @@
+// CPU backend: control flow (while, conditional, call), runtime routines (dynamic-update-slice,
+// sort, gather, TopK) and bad input (unknown custom-call, collectives, wrong arguments).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "hlo/diagnostic.h"
+#include "tests/cpu/cpu_test_util.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using cpu_tests::Counter;
+using cpu_tests::ExpectMatchesInterp;
+
+TEST(CpuRuntime, WhileLoopAccumulates) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule loop
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[4] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  fi = f32[] convert(i1)
+  b = f32[4] broadcast(fi), dimensions={}
+  v1 = f32[4] add(v, b)
+  ROOT t = (s32[], f32[4]) tuple(i1, v1)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4]) tuple(zero, x)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+})");
+  hlo::Literal x(hlo::Shape::Array(hlo::PrimitiveType::kF32, {4}));
+  for (int64_t i = 0; i < 4; ++i) x.SetFromDouble(i, double(i));
+  cpu_tests::CpuRun run = cpu_tests::RunCpu(*module, {x});
+  // x + (1 + 2 + ... + 10) = x + 55
+  for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(run.result.GetAsDouble(i), double(i) + 55);
+  EXPECT_EQ(Counter(run, "thunks.while"), 1);
+  // Run twice: the state must be re-initialized from the operand each time.
+  std::unique_ptr<targets::Executable> executable = cpu_tests::Cpu().Compile(*module);
+  std::vector<hlo::Literal> inputs;
+  inputs.push_back(x);
+  executable->Run(inputs);
+  hlo::Literal second = executable->Run(inputs);
+  EXPECT_EQ(second.GetAsDouble(0), 55);
+}
+
+TEST(CpuRuntime, WhileBodySwappingTupleElements) {
+  ExpectMatchesInterp(R"(
+HloModule swap
+cond {
+  p = (s32[], f32[3], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[3], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  a = f32[3] get-tuple-element(p), index=1
+  b = f32[3] get-tuple-element(p), index=2
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[3], f32[3]) tuple(i1, b, a)
+}
+ENTRY e {
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[3], f32[3]) tuple(zero, a, b)
+  ROOT w = (s32[], f32[3], f32[3]) while(init), condition=cond, body=body
+})");
+}
+
+TEST(CpuRuntime, ConditionalAndCall) {
+  const std::string text = R"(
+HloModule cond
+negate_branch { p = f32[5] parameter(0)  ROOT n = f32[5] negate(p) }
+exp_branch { p = f32[5] parameter(0)  ROOT x = f32[5] exponential(p) }
+helper { p = f32[5] parameter(0)  q = f32[5] parameter(1)  ROOT s = f32[5] subtract(p, q) }
+ENTRY e {
+  flag = pred[] parameter(0)
+  x = f32[5] parameter(1)
+  y = f32[5] parameter(2)
+  c = f32[5] conditional(flag, x, x), true_computation=negate_branch, false_computation=exp_branch
+  ROOT r = f32[5] call(c, y), to_apply=helper
+})";
+  for (uint64_t seed = 0; seed < 4; ++seed) ExpectMatchesInterp(text, seed);
+}
+
+TEST(CpuRuntime, DynamicUpdateSliceClampsStarts) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule dus
+ENTRY e {
+  t = f32[4,5] parameter(0)
+  u = f32[2,3] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  ROOT r = f32[4,5] dynamic-update-slice(t, u, i, j)
+})");
+  hlo::Literal t(hlo::Shape::Array(hlo::PrimitiveType::kF32, {4, 5}));
+  hlo::Literal u(hlo::Shape::Array(hlo::PrimitiveType::kF32, {2, 3}));
+  for (int64_t k = 0; k < 6; ++k) u.SetFromDouble(k, double(k + 1));
+  hlo::Literal i(hlo::Shape::Scalar(hlo::PrimitiveType::kS32));
+  hlo::Literal j(hlo::Shape::Scalar(hlo::PrimitiveType::kS32));
+  i.SetFromInt64(0, 9);   // clamps to 4 - 2 = 2
+  j.SetFromInt64(0, -3);  // clamps to 0
+  cpu_tests::CpuRun run = cpu_tests::RunCpu(*module, {t, u, i, j});
+  for (int64_t r = 0; r < 4; ++r) {
+    for (int64_t c = 0; c < 5; ++c) {
+      double expected = (r >= 2 && c < 3) ? double((r - 2) * 3 + c + 1) : 0.0;
+      EXPECT_EQ(run.result.GetAsDouble(r * 5 + c), expected) << r << "," << c;
+    }
+  }
+}
+
+TEST(CpuRuntime, SortGatherAndTopKMatchInterpreter) {
+  ExpectMatchesInterp(R"(
+HloModule sort
+lt { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = pred[] compare(a, b), direction=LT }
+ENTRY e {
+  x = f32[3,11] parameter(0)
+  ROOT s = f32[3,11] sort(x), dimensions={1}, to_apply=lt
+})");
+  ExpectMatchesInterp(R"(
+HloModule gather
+ENTRY e {
+  table = f32[10,4] parameter(0)
+  ids = s32[6,1] parameter(1)
+  ROOT g = f32[6,4] gather(table, ids), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+})");
+  ExpectMatchesInterp(R"(
+HloModule gather2d
+ENTRY e {
+  x = f32[6,7,5] parameter(0)
+  ids = s32[4,3,2] parameter(1)
+  ROOT g = f32[4,2,3,5] gather(x, ids), offset_dims={1,3}, collapsed_slice_dims={1}, start_index_map={1,0}, index_vector_dim=2, slice_sizes={2,1,5}
+})");
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule topk
+ENTRY e {
+  x = f32[2,50] parameter(0)
+  ROOT t = (f32[2,5], s32[2,5]) custom-call(x), custom_call_target="TopK"
+})");
+  EXPECT_EQ(Counter(run, "thunks.topk"), 1);
+  EXPECT_EQ(Counter(run, "thunks.fallback"), 0);
+}
+
+TEST(CpuRuntime, TopKOrdersTiesNaNAndSignedZeros) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule topk_edges
+ENTRY e {
+  x = f32[1,6] parameter(0)
+  ROOT t = (f32[1,4], s32[1,4]) custom-call(x), custom_call_target="TopK"
+})");
+  hlo::Literal x(hlo::Shape::Array(hlo::PrimitiveType::kF32, {1, 6}));
+  const double in[] = {1.0, -0.0, NAN, 1.0, 0.0, INFINITY};
+  for (int64_t i = 0; i < 6; ++i) x.SetFromDouble(i, in[i]);
+  cpu_tests::CpuRun run = cpu_tests::RunCpu(*module, {x});
+  // Total order, largest first: NaN (2), inf (5), 1.0 (0, lower index first), 1.0 (3).
+  const hlo::Literal& indices = run.result.elements()[1];
+  const int64_t expected[] = {2, 5, 0, 3};
+  for (int64_t j = 0; j < 4; ++j) EXPECT_EQ(indices.GetAsInt64(j), expected[j]) << j;
+  EXPECT_TRUE(std::isnan(run.result.elements()[0].GetAsDouble(0)));
+  EXPECT_EQ(Counter(run, "thunks.topk"), 1);
+}
+
+TEST(CpuRuntime, TopKOpLargestAndSmallest) {
+  for (const char* largest : {"true", "false"}) {
+    cpu_tests::CpuRun run = ExpectMatchesInterp(std::string(R"(
+HloModule topk_op
+ENTRY e {
+  x = bf16[3,40] parameter(0)
+  ROOT t = (bf16[3,7], s32[3,7]) topk(x), k=7, largest=)") + largest + "\n}");
+    EXPECT_EQ(Counter(run, "thunks.topk"), 1) << largest;
+  }
+}
+
+TEST(CpuRuntime, GatherClampsStartIndices) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule clamp
+ENTRY e {
+  table = f32[5,2] parameter(0)
+  ids = s32[3] parameter(1)
+  ROOT g = f32[3,2] gather(table, ids), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}
+})");
+  hlo::Literal table(hlo::Shape::Array(hlo::PrimitiveType::kF32, {5, 2}));
+  for (int64_t i = 0; i < 10; ++i) table.SetFromDouble(i, double(i));  // row r = {2r, 2r+1}
+  hlo::Literal ids(hlo::Shape::Array(hlo::PrimitiveType::kS32, {3}));
+  ids.SetFromInt64(0, 3);
+  ids.SetFromInt64(1, -7);  // clamps to row 0
+  ids.SetFromInt64(2, 99);  // clamps to row 4
+  cpu_tests::CpuRun run = cpu_tests::RunCpu(*module, {table, ids});
+  const double expected[] = {6, 7, 0, 1, 8, 9};
+  for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(run.result.GetAsDouble(i), expected[i]) << i;
+  EXPECT_EQ(Counter(run, "thunks.fallback"), 0);
+}
+
+TEST(CpuRuntime, CustomKindFusionRunsItsComputationWithGemm) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule xnn
+ynn_fusion { a = f32[16,8] parameter(0)  b = f32[8,4] parameter(1)
+  ROOT d = f32[16,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0} }
+ENTRY e {
+  a = f32[16,8] parameter(0)
+  b = f32[8,4] parameter(1)
+  ROOT f = f32[16,4] fusion(a, b), kind=kCustom, calls=ynn_fusion
+})", 0, nullptr);
+  EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
+  EXPECT_EQ(Counter(run, "thunks.fallback"), 0);
+}
+
+TEST(CpuRuntime, UnknownCustomCallNamesTheTarget) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule bad
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(x), custom_call_target="my_vendor_kernel"
+})");
+  try {
+    cpu_tests::Cpu().Compile(*module);
+    FAIL() << "compiled a module with an unknown custom-call";
+  } catch (const hlo::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("custom-call 'my_vendor_kernel' has no CPU implementation"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(CpuRuntime, CollectiveNamesInstructionAndOpcode) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule collective
+add_f32 { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT ar = f32[4] all-reduce(x), replica_groups={}, to_apply=add_f32
+})");
+  try {
+    cpu_tests::Cpu().Compile(*module);
+    FAIL() << "compiled an all-reduce";
+  } catch (const hlo::Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("'ar'"), std::string::npos) << message;
+    EXPECT_NE(message.find("all-reduce"), std::string::npos) << message;
+  }
+}
+
+TEST(CpuRuntime, WrongArgumentsAreErrors) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule args
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT n = f32[4] negate(x)
+})");
+  std::unique_ptr<targets::Executable> executable = cpu_tests::Cpu().Compile(*module);
+  EXPECT_THROW(executable->Run(std::span<const hlo::Literal>()), hlo::Error);
+  std::vector<hlo::Literal> wrong;
+  wrong.emplace_back(hlo::Shape::Array(hlo::PrimitiveType::kF32, {5}));
+  EXPECT_THROW(executable->Run(wrong), hlo::Error);
+}
+
+}  // namespace

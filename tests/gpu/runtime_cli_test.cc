@@ -1,0 +1,235 @@
+// retarget-gpu-run as a process. On this GPU-less machine it must refuse cleanly (exit 1 with the
+// no-driver message, never a crash); bad artifacts and inputs are reported before the driver is
+// touched; ptxas accepts the hand-written PTX of the sample artifact. With tests/gpu/fake_driver.cc
+// as libcuda.so.1 the whole run loop (upload, kernel, copy, timing, download, stats) runs on the host.
+#include <dlfcn.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "targets/gpu/runtime/npz.h"
+#include "tests/gpu/sample_artifact.h"
+
+namespace gpu {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Outcome {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+Outcome RunCommand(const std::string& command) {
+  Outcome o;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return o;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) o.output.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  return o;
+}
+
+std::string Temp(const std::string& name) {
+  return ::testing::TempDir() + "/gpu_cli_" + std::to_string(::getpid()) + "_" + name;
+}
+
+bool DriverPresent() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (h != nullptr) dlclose(h);
+  return h != nullptr;
+}
+
+class GpuRunCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sample_ = testing::MakeSample(4, 3, 8);
+    artifact_path_ = Temp("sample.rtgpu");
+    WriteArtifactFile(sample_.artifact, artifact_path_);
+  }
+  void TearDown() override { std::remove(artifact_path_.c_str()); }
+  Outcome Run(const std::string& args) { return RunCommand(std::string(RTGPU_RUN_BINARY) + " " + args); }
+
+  testing::Sample sample_;
+  std::string artifact_path_;
+};
+
+TEST_F(GpuRunCli, WithoutADriverExitsOneWithAClearMessage) {
+  if (DriverPresent()) GTEST_SKIP() << "an NVIDIA driver is present; the device check covers this machine";
+  const Outcome o = Run(artifact_path_ + " --repeat 3");
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("retarget-gpu-run: error: no NVIDIA driver found (libcuda.so.1 could not be loaded: "));
+}
+
+TEST_F(GpuRunCli, ArtifactFromAnotherVersionIsRejected) {
+  std::string bytes;
+  {
+    std::ifstream in(artifact_path_, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  bytes[8] = 7;
+  const std::string path = Temp("v7.rtgpu");
+  std::ofstream(path, std::ios::binary) << bytes;
+  const Outcome o = Run(path);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_THAT(o.output, HasSubstr(path + ": artifact format version 7; this runtime reads version 1"));
+  std::remove(path.c_str());
+}
+
+TEST_F(GpuRunCli, TruncatedArtifactAndBadInputsFailBeforeTheDriver) {
+  const std::string path = Temp("cut.rtgpu");
+  std::ofstream(path, std::ios::binary) << std::string("RTGPU\0\r\n\x01\x00\x00\x00", 12);
+  Outcome o = Run(path);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_THAT(o.output, HasSubstr("truncated artifact: section count"));
+  std::remove(path.c_str());
+
+  const std::string inputs = Temp("in.npz");
+  runtime::WriteNpzFile({{"arg0", "<f4", {4, 8}, std::string(128, '\0')}}, inputs);
+  o = Run(artifact_path_ + " --inputs " + inputs);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_THAT(o.output, HasSubstr(inputs + ": no entry 'arg1' for parameter arg1"));
+  std::remove(inputs.c_str());
+
+  o = Run(artifact_path_ + " --inputs random:x");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_THAT(o.output, HasSubstr("--inputs random:SEED needs an integer seed, got 'x'"));
+}
+
+// With cudnn_backend.h at build time the conv path exists: against the fake driver cuDNN is
+// loaded and its first call fails (it needs a real device), which must read as a message naming
+// the step. Without the header the step is refused before the driver is touched.
+TEST_F(GpuRunCli, ConvolutionStepFailsWithAMessageNamingTheStep) {
+  Artifact a = sample_.artifact;
+  ConvCall conv;
+  conv.input_dims = {1, 1, 2, 2};
+  conv.filter_dims = {1, 1, 1, 1};
+  conv.output_dims = {1, 1, 2, 2};
+  conv.strides = conv.dilations = {1, 1};
+  conv.padding_low = conv.padding_high = {0, 0};
+  conv.input = {0, 16};
+  conv.filter = {0, 4};
+  conv.output = {0, 16};
+  a.manifest.steps = {{"convolution.5", conv}};
+  const std::string path = Temp("conv.rtgpu");
+  WriteArtifactFile(a, path);
+#ifdef RTGPU_HAVE_CUDNN
+  const Outcome o = RunCommand("LD_LIBRARY_PATH=" RTGPU_FAKE_DRIVER_DIR " " RTGPU_RUN_BINARY " " + path);
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("retarget-gpu-run: error: cudnn_conv 'convolution.5': "));
+#else
+  const Outcome o = Run(path);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_THAT(o.output, HasSubstr("step 'convolution.5': cudnn_conv not supported by this runtime build"));
+#endif
+  std::remove(path.c_str());
+}
+
+TEST_F(GpuRunCli, DescribeUsageAndVersionNeedNoGpu) {
+  Outcome o = Run(artifact_path_ + " --describe");
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("parameter arg1 f32[8,3]"));
+  EXPECT_THAT(o.output, HasSubstr("step 1 cublaslt_matmul dot.2"));
+  EXPECT_THAT(o.output, HasSubstr("section ptx.elementwise"));
+  o = Run("--version");
+  EXPECT_EQ(o.status, 0);
+  EXPECT_THAT(o.output, HasSubstr("artifact format version 1"));
+  o = Run(artifact_path_ + " --repeat 0");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_THAT(o.output, HasSubstr("--repeat needs an integer >= 1, got '0'"));
+  o = Run("");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_THAT(o.output, HasSubstr("no artifact given"));
+  o = Run(Temp("missing.rtgpu"));
+  EXPECT_EQ(o.status, 1);
+  EXPECT_THAT(o.output, HasSubstr("cannot open the artifact"));
+}
+
+TEST(GpuPtx, PtxasAcceptsTheHandWrittenKernel) {
+  std::ifstream probe(RTGPU_PTXAS);
+  if (!probe) GTEST_SKIP() << "ptxas not found at " << RTGPU_PTXAS;
+  const std::string ptx = Temp("add_one.ptx"), cubin = Temp("add_one.cubin");
+  std::ofstream(ptx) << testing::AddOnePtx();
+  const Outcome o = RunCommand(std::string(RTGPU_PTXAS) + " -arch=sm_90 -v " + ptx + " -o " + cubin);
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("Compiling entry function 'add_one' for 'sm_90'"));
+  EXPECT_THAT(o.output, HasSubstr("0 bytes spill stores"));
+  std::ifstream elf(cubin, std::ios::binary);
+  char magic[4] = {};
+  elf.read(magic, 4);
+  EXPECT_EQ(std::string(magic, 4), "\x7f" "ELF");
+  std::remove(ptx.c_str());
+  std::remove(cubin.c_str());
+}
+
+}  // namespace
+}  // namespace gpu
+
+namespace gpu {
+namespace {
+
+// The run loop end to end against tests/gpu/fake_driver.cc (host memory, add_one run on the host,
+// 0.25 ms per recorded event): uploads, argument marshalling, step order, copies, downloads,
+// medians and the stats file.
+TEST(GpuRunFakeDriver, RunsKernelAndCopyStepsAndReportsMedians) {
+  testing::Sample sample = testing::MakeSample(4, 3, 8);
+  Manifest& m = sample.artifact.manifest;
+  const Slice t = std::get<KernelLaunch>(m.steps[0].call).args[1].slice;
+  const Slice copy{m.arena_bytes, t.bytes};
+  m.arena_bytes += t.bytes;
+  m.steps = {m.steps[0], Step{"copy.3", DeviceCopy{t, copy}}};
+  m.results = {{"out0", DType::kF32, {4, 8}, t}, {"out1", DType::kF32, {4, 8}, copy}};
+  const std::string artifact = Temp("fake.rtgpu"), inputs = Temp("fake_in.npz"), outputs = Temp("fake_out.npz"),
+                    stats = Temp("fake_stats.json");
+  WriteArtifactFile(sample.artifact, artifact);
+  auto bytes = [](const std::vector<float>& v) { return std::string(reinterpret_cast<const char*>(v.data()), 4 * v.size()); };
+  runtime::WriteNpzFile({{"arg0", "<f4", {4, 8}, bytes(sample.x)}, {"arg1", "<f4", {8, 3}, bytes(sample.w)},
+                         {"arg2", "<f4", {3}, bytes(sample.b)}},
+                        inputs);
+  const Outcome o = RunCommand("LD_LIBRARY_PATH=" RTGPU_FAKE_DRIVER_DIR " " RTGPU_RUN_BINARY " " + artifact + " --inputs " +
+                               inputs + " --output " + outputs + " --stats-json " + stats + " --repeat 5 --warmup 2");
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("device: Fake GPU (tests/gpu/fake_driver.cc) (sm_90, driver 99999)"));
+  // Three events per repeat (start, after step 0, after step 1): each step 0.25 ms, total 0.5 ms.
+  EXPECT_THAT(o.output, HasSubstr("step 0 kernel           add.1                    median 0.2500 ms, min 0.2500 ms"));
+  EXPECT_THAT(o.output, HasSubstr("time: median 0.5000 ms, min 0.5000 ms over 5 runs"));
+  const std::vector<runtime::NpyArray> out = runtime::ReadNpzFile(outputs);
+  ASSERT_EQ(out.size(), 2u);
+  for (const runtime::NpyArray& a : out) {
+    ASSERT_EQ(a.data.size(), 128u) << a.name;
+    for (size_t i = 0; i < 32; ++i) {
+      float v;
+      std::memcpy(&v, a.data.data() + 4 * i, 4);
+      EXPECT_EQ(v, sample.x[i] + 1.0f) << a.name << "[" << i << "]";
+    }
+  }
+  std::ifstream in(stats);
+  const std::string json((std::istreambuf_iterator<char>(in)), {});
+  const JsonValue j = ParseJson(json);
+  EXPECT_EQ(j.Get("repeat", "stats").AsInt("repeat"), 5);
+  EXPECT_EQ(j.Get("total_median_ms", "stats").AsDouble("total"), 0.5);
+  EXPECT_EQ(j.Get("steps", "stats").AsArray("steps")[1].Get("kind", "step").AsString("kind"), "copy");
+  for (const std::string& p : {artifact, inputs, outputs, stats}) std::remove(p.c_str());
+}
+
+TEST(GpuRunFakeDriver, UnknownKernelIsADriverErrorNotACrash) {
+  testing::Sample sample = testing::MakeSample(2, 2, 2);
+  std::get<KernelLaunch>(sample.artifact.manifest.steps[0].call).entry = "missing_kernel";
+  sample.artifact.manifest.steps.resize(1);
+  const std::string artifact = Temp("fake_missing.rtgpu");
+  WriteArtifactFile(sample.artifact, artifact);
+  const Outcome o = RunCommand("LD_LIBRARY_PATH=" RTGPU_FAKE_DRIVER_DIR " " RTGPU_RUN_BINARY " " + artifact);
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("kernel 'missing_kernel' in module 'elementwise': CUDA_ERROR_NOT_FOUND (fake driver)"));
+  std::remove(artifact.c_str());
+}
+
+}  // namespace
+}  // namespace gpu

@@ -1,0 +1,121 @@
+// Tests of simulator/memory.h: sparse DRAM (zero fill, page-crossing copies, written ranges),
+// the bounds checks of every memory, and the accumulators' read-before-write detection.
+#include "simulator/memory.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <numeric>
+#include <vector>
+
+#include "hlo/diagnostic.h"
+
+namespace simulator {
+namespace {
+
+using ::testing::HasSubstr;
+using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+
+TEST(DramTest, UnwrittenBytesReadAsZero) {
+  Dram dram(int64_t{1} << 40);  // 1 TiB configured, nothing allocated until written
+  std::vector<uint8_t> out(16, 0xAB);
+  dram.Read((uint64_t{1} << 40) - 16, out);
+  EXPECT_EQ(out, std::vector<uint8_t>(16, 0));
+  EXPECT_TRUE(dram.WrittenRanges().empty());
+}
+
+TEST(DramTest, WriteCrossingAPageBoundaryReadsBack) {
+  Dram dram(1 << 20);
+  std::vector<uint8_t> data(100);
+  std::iota(data.begin(), data.end(), 1);
+  const uint64_t at = 64 * 1024 - 37;  // straddles the first 64 KiB page boundary
+  dram.Write(at, data);
+  std::vector<uint8_t> out(102);
+  dram.Read(at - 1, out);
+  EXPECT_EQ(out.front(), 0);
+  EXPECT_EQ(out[1], 1);
+  EXPECT_EQ(out[37], 37);   // last byte of the first page
+  EXPECT_EQ(out[38], 38);   // first byte of the second page
+  EXPECT_EQ(out[100], 100);
+  EXPECT_EQ(out.back(), 0);
+  EXPECT_EQ(dram.WrittenRanges(), (Ranges{{at, at + 100}}));
+}
+
+TEST(DramTest, WrittenRangesAreSortedAndMerged) {
+  Dram dram(4096);
+  std::array<uint8_t, 10> ten{};
+  dram.Write(100, ten);  // [100,110)
+  dram.Write(10, ten);   // [10,20)
+  dram.Write(105, ten);  // overlaps: [100,115)
+  dram.Write(20, ten);   // adjacent: [10,30)
+  dram.Write(500, {});   // empty writes record nothing
+  EXPECT_EQ(dram.WrittenRanges(), (Ranges{{10, 30}, {100, 115}}));
+}
+
+TEST(DramTest, ManyScatteredWritesStayCorrect) {
+  Dram dram(1 << 20);
+  std::array<uint8_t, 1> one{7};
+  for (uint64_t i = 0; i < 10000; ++i) dram.Write(i * 4, one);  // 10000 disjoint ranges
+  for (uint64_t i = 0; i < 10000; ++i) dram.Write(i * 4 + 1, one);  // extend each to 2 bytes
+  const Ranges ranges = dram.WrittenRanges();
+  ASSERT_EQ(ranges.size(), 10000u);
+  EXPECT_EQ(ranges[9999], (std::pair<uint64_t, uint64_t>{39996, 39998}));
+}
+
+TEST(DramTest, OutOfRangeAccessesThrow) {
+  Dram dram(1000);
+  std::vector<uint8_t> buf(10);
+  try {
+    dram.Read(995, buf);
+    FAIL() << "expected an error";
+  } catch (const hlo::Error& e) {
+    EXPECT_THAT(e.message(), HasSubstr("DRAM access of 10 bytes at offset 995"));
+    EXPECT_THAT(e.message(), HasSubstr("1000 bytes"));
+  }
+  EXPECT_THROW(dram.Write(~uint64_t{0} - 2, buf), hlo::Error);  // would wrap around
+  EXPECT_NO_THROW(dram.Write(990, buf));                         // exactly fits
+}
+
+TEST(LocalMemoryTest, BoundsAndReadBack) {
+  LocalMemory ub("unified buffer", 64, /*track_writes=*/false);
+  EXPECT_EQ(ub.capacity(), 64);
+  auto w = ub.Write(60, 4);
+  w[3] = 42;
+  EXPECT_EQ(ub.Read(63, 1)[0], 42);
+  EXPECT_EQ(ub.Read(0, 1)[0], 0);  // the UB does not track writes: zero, no error
+  try {
+    ub.Read(60, 5);
+    FAIL() << "expected an error";
+  } catch (const hlo::Error& e) {
+    EXPECT_THAT(e.message(), HasSubstr("unified buffer access of 5 bytes at offset 60"));
+  }
+  EXPECT_THROW(ub.Write(65, 0), hlo::Error);
+  EXPECT_NO_THROW(ub.Write(64, 0));
+}
+
+TEST(LocalMemoryTest, TrackedReadBeforeWriteNamesTheFirstUnwrittenByte) {
+  LocalMemory acc("accumulators", 32, /*track_writes=*/true);
+  acc.Write(0, 8);
+  EXPECT_NO_THROW(acc.Read(0, 8));
+  try {
+    acc.Read(4, 8);
+    FAIL() << "expected an error";
+  } catch (const hlo::Error& e) {
+    EXPECT_THAT(e.message(), HasSubstr("accumulators byte 8 is read before it was written"));
+  }
+}
+
+TEST(MemoriesTest, LocalAddressSelectsTheMemory) {
+  systolic::ArchConfig config = systolic::Preset("gemmini");
+  Memories memories(config);
+  EXPECT_EQ(memories.ub.capacity(), 256 * 1024);
+  EXPECT_EQ(memories.acc.capacity(), 64 * 1024);
+  EXPECT_EQ(&memories.Local(0x100), &memories.ub);
+  EXPECT_EQ(&memories.Local(systolic::kAccumulatorBit | 0x100), &memories.acc);
+  EXPECT_EQ(Memories::LocalOffset(systolic::kAccumulatorBit | 0x100), 0x100u);
+  EXPECT_EQ(memories.dram.capacity(), int64_t{2} << 30);
+}
+
+}  // namespace
+}  // namespace simulator

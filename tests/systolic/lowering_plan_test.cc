@@ -1,0 +1,455 @@
+// The systolic lowering's pieces that need no simulator: the scratchpad allocator, the DRAM
+// layout, the matmul tiling plan, the program builder's splitting and tokens, the row-program
+// analysis, and emitted instruction sequences checked as .sasm text.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "compiler/target_description.h"
+#include "compiler/target_pipelines.h"
+#include "targets/systolic/assembler.h"
+#include "targets/systolic/disassembler.h"
+#include "targets/systolic/lowering/emit_vector.h"
+#include "targets/systolic/lowering/lowering.h"
+#include "targets/systolic/lowering/program_builder.h"
+#include "targets/systolic/lowering/requantize_pattern.h"
+#include "targets/systolic/lowering/row_program.h"
+#include "targets/systolic/lowering/scratchpad.h"
+#include "targets/systolic/lowering/tiling.h"
+#include "tests/small_modules.h"
+#include "tests/test_support.h"
+
+namespace systolic::lowering {
+namespace {
+
+ArchConfig SmallConfig(int64_t rows, int64_t cols) {
+  // TPU v1 multiplies int8 only; these tests also exercise f32 and bf16 matmuls.
+  return LoadArchConfig("tpu-v1", std::vector<std::string>{"array.rows=" + std::to_string(rows),
+                                                           "array.cols=" + std::to_string(cols),
+                                                           "array.dtypes=int8,bf16,f32"});
+}
+
+int CountMnemonic(const std::string& text, const std::string& mnemonic) {
+  int count = 0;
+  for (size_t at = text.find(mnemonic + " "); at != std::string::npos;
+       at = text.find(mnemonic + " ", at + 1)) {
+    if (at == 0 || text[at - 1] == '\n') ++count;
+  }
+  return count;
+}
+
+TEST(Scratchpad, FirstFitAlignedReusesFreedGaps) {
+  ScratchpadAllocator allocator(1024, 64);
+  EXPECT_EQ(allocator.Allocate(10), 0);     // rounded up to 64
+  EXPECT_EQ(allocator.Allocate(100), 64);   // 128 bytes
+  EXPECT_EQ(allocator.Allocate(64), 192);
+  allocator.Free(64);
+  EXPECT_EQ(allocator.Allocate(64), 64);    // the freed gap, first fit
+  EXPECT_EQ(allocator.Allocate(128), 256);  // the remaining 64-byte gap at 128 is too small
+  EXPECT_EQ(allocator.peak(), 384);
+  EXPECT_EQ(allocator.Allocate(1024), std::nullopt);  // never more than the capacity
+  EXPECT_EQ(allocator.Allocate(640), 384);            // exactly up to the end
+  EXPECT_EQ(allocator.Allocate(1), 128);              // the last gap
+  EXPECT_EQ(allocator.Allocate(1), std::nullopt);
+  EXPECT_THROW(allocator.Free(8), hlo::Error);
+}
+
+TEST(DramLayout, OverflowNamesTheValueAndSizes) {
+  DramLayout layout(1000, 256);
+  EXPECT_EQ(layout.Allocate(10, "a"), 0u);
+  EXPECT_EQ(layout.Allocate(10, "b"), 256u);
+  try {
+    layout.Allocate(600, "big");
+    FAIL();
+  } catch (const hlo::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dram.bytes = 1000"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("big, 600 bytes with 512 bytes live"),
+              std::string::npos)
+        << e.what();
+  }
+  layout.Free(0);
+  EXPECT_EQ(layout.Allocate(200, "c"), 0u);  // the freed bytes are reused
+  EXPECT_EQ(layout.used(), 512);
+}
+
+// Dead values give their DRAM back: x, exp(x), exp(exp(x)), ... need two buffers, not four.
+TEST(DramPlan, DeadValuesAreReused) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = f32[64] parameter(0)
+  a = f32[64] exponential(x)
+  b = f32[64] exponential(a)
+  ROOT c = f32[64] exponential(b)
+})");
+  LoweredModule lowered = Lower(*module, SmallConfig(8, 8));
+  EXPECT_EQ(lowered.dram_bytes, 2 * 256);
+  EXPECT_EQ(lowered.parameters[0][0].address, 0u);
+  EXPECT_EQ(lowered.result[0].address, 256u);  // c reuses a's bytes, b reused x's
+}
+
+TEST(MatmulTiling, OddSizesOnA4x4Array) {
+  ArchConfig config = SmallConfig(4, 4);
+  MatmulShape shape{1, 10, 7, 9, Dtype::kF32};
+  auto plan = PlanMatmul(shape, config, [](int64_t, int64_t) { return 0; }, nullptr);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->tk, 4);
+  EXPECT_EQ(plan->tn, 4);
+  EXPECT_EQ(plan->k_blocks, 2);  // ceil(7 / 4)
+  EXPECT_EQ(plan->tm, 10);       // all rows fit a 24 MiB buffer
+  EXPECT_EQ(plan->a_bytes, 320);  // 2 blocks x 10 x 4 x 4 B (a multiple of the 64-byte alignment)
+  EXPECT_EQ(plan->w_bytes, 128);  // 2 x 4 x 4 x 4 B
+  EXPECT_EQ(plan->acc_set_bytes, 192);  // 10 x 4 x 4 B = 160 -> 192
+}
+
+TEST(MatmulTiling, ShrinksRowsToFitTheBufferAndRejectsWhatNeverFits) {
+  ArchConfig config = SmallConfig(4, 4);
+  config.ub_bytes = 2048;  // two sets of 1024 bytes
+  MatmulShape shape{1, 64, 8, 4, Dtype::kF32};
+  auto plan = PlanMatmul(shape, config, [](int64_t, int64_t) { return 0; }, nullptr);
+  ASSERT_TRUE(plan);
+  // A panel tm x 8 x 4 B + W panel 8 x 4 x 4 B = 128 must fit 1024: tm = 64 -> 2048 no,
+  // 32 -> 1024 + 128 no, 16 -> 512 + 128 = 640 yes.
+  EXPECT_EQ(plan->tm, 16);
+  EXPECT_LE(2 * plan->set_bytes, config.ub_bytes);
+
+  config.ub_bytes = 256;
+  std::string why;
+  EXPECT_FALSE(PlanMatmul(MatmulShape{1, 4, 64, 4, Dtype::kF32}, config,
+                          [](int64_t, int64_t) { return 0; }, &why));
+  EXPECT_NE(why.find("4x64x4 matmul fits"), std::string::npos) << why;
+}
+
+TEST(MatmulTiling, OutputStationaryCapsRowsAtTheArray) {
+  ArchConfig config = SmallConfig(8, 8);
+  config.dataflow = Dataflow::kOs;
+  auto plan = PlanMatmul(MatmulShape{1, 100, 8, 8, Dtype::kF32}, config,
+                         [](int64_t, int64_t) { return 0; }, nullptr);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->tm, 8);
+}
+
+TEST(ProgramBuilder, SplitsLongContiguousCopiesAndSetsStridesOnce) {
+  ProgramBuilder builder;
+  builder.Load(0x1000, 100000, 0, 100000, 100000, 1);  // one 100000-byte row
+  builder.Load(0x2000, 1024, 0x40, 16, 16, 3);           // three 16-byte rows, 1 KiB apart
+  builder.Load(0x3000, 1024, 0x80, 16, 16, 2);           // same strides: no cfg.set
+  std::string text = Disassemble(builder.Take());
+  EXPECT_EQ(text,
+            "dma.load dram=0x1000, local=ub:0x0, row_bytes=32768, rows=3, planes=1\n"
+            "dma.load dram=0x19000, local=ub:0x18000, row_bytes=1696, rows=1, planes=1\n"
+            "cfg.set reg=load.dram_row_stride, value=1024\n"
+            "dma.load dram=0x2000, local=ub:0x40, row_bytes=16, rows=3, planes=1\n"
+            "dma.load dram=0x3000, local=ub:0x80, row_bytes=16, rows=2, planes=1\n"
+            "halt\n");
+}
+
+TEST(ProgramBuilder, TokensPairPerUnitPairAndBarrierBalances) {
+  ProgramBuilder builder;
+  EXPECT_EQ(ProgramBuilder::SemaphoreFor(Unit::kLoad, Unit::kVector), 3);
+  EXPECT_EQ(ProgramBuilder::SemaphoreFor(Unit::kVector, Unit::kStore), 13);
+  EXPECT_THROW(ProgramBuilder::SemaphoreFor(Unit::kLoad, Unit::kLoad), hlo::Error);
+  builder.Signal(Unit::kLoad, Unit::kVector);
+  EXPECT_FALSE(builder.Balanced());
+  builder.Wait(Unit::kLoad, Unit::kVector);
+  builder.Barrier();
+  EXPECT_TRUE(builder.Balanced());
+  std::string text = Disassemble(builder.Take());
+  EXPECT_EQ(text.substr(0, text.find('\n', text.find('\n') + 1)),
+            "sem.signal unit=load, sem=3, count=1\nsem.wait unit=vector, sem=3, count=1");
+}
+
+TEST(ProgramBuilder, RejectsStridesBeyondTheRegister) {
+  ProgramBuilder builder;
+  EXPECT_THROW(builder.Load(0, int64_t{1} << 33, 0, 16, 16, 2), hlo::Error);
+}
+
+// The operands of `inst` as the external inputs of its row program.
+ExternalIndex OperandsOf(const hlo::Instruction& inst) {
+  return [&inst](const hlo::Instruction* x) -> std::optional<int64_t> {
+    for (int64_t i = 0; i < inst.operand_count(); ++i) {
+      if (inst.operand(i) == x) return i;
+    }
+    return std::nullopt;
+  };
+}
+ExternalIndex Parameters() {
+  return [](const hlo::Instruction* x) -> std::optional<int64_t> {
+    if (x->opcode() != hlo::Opcode::kParameter) return std::nullopt;
+    return x->attr<hlo::ParameterAttrs>().number;
+  };
+}
+
+TEST(RowProgram, SoftmaxIsRowReductionsAndBroadcasts) {
+  auto module = testing_support::ParseAndVerify(small_modules::kSoftmax);
+  std::string why;
+  auto program = AnalyzeRows(*module->entry()->root(), Parameters(), false, &why);
+  ASSERT_TRUE(program) << why;
+  EXPECT_EQ(program->outer, 2);
+  EXPECT_EQ(program->inner, 8);
+  std::vector<RowOpKind> kinds;
+  for (const RowOp& op : program->ops) kinds.push_back(op.kind);
+  EXPECT_EQ(kinds, (std::vector<RowOpKind>{RowOpKind::kLoad, RowOpKind::kReduce,
+                                           RowOpKind::kBroadcast, RowOpKind::kBinary,
+                                           RowOpKind::kUnary, RowOpKind::kReduce,
+                                           RowOpKind::kBroadcast, RowOpKind::kDivide}));
+  EXPECT_EQ(program->values[static_cast<size_t>(program->ops[1].dst)].cls, RowClass::kRow);
+  EXPECT_EQ(program->values[static_cast<size_t>(program->root)].cls, RowClass::kFull);
+}
+
+TEST(RowProgram, RejectsWithAReason) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+add_c {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[2,4,8] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[2,8] reduce(p, z), dimensions={1}, to_apply=add_c
+})");
+  std::string why;
+  const hlo::Instruction& root = *module->entry()->root();
+  EXPECT_FALSE(AnalyzeRows(root, OperandsOf(root), false, &why));
+  EXPECT_EQ(why, "reduce r over other than the last dimension or all the others");
+
+  auto floor_module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  p = f32[4,8] parameter(0)
+  ROOT c = s32[4,8] convert(p)
+})");
+  const hlo::Instruction& convert = *floor_module->entry()->root();
+  EXPECT_FALSE(AnalyzeRows(convert, OperandsOf(convert), false, &why));
+  EXPECT_EQ(why, "convert f32 -> s32");  // vcvt rounds, HLO truncates
+}
+
+TEST(RowTiles, LivenessReusesBuffers) {
+  auto module = testing_support::ParseAndVerify(small_modules::kSoftmax);
+  auto program = AnalyzeRows(*module->entry()->root(), Parameters(), false, nullptr);
+  ASSERT_TRUE(program);
+  auto buffers = PlanTileBuffers(*program, 2, 8, 1 << 20);
+  ASSERT_TRUE(buffers);
+  // Full tiles are 2 x 8 x 4 = 64 B; a row (8 B) also takes one 64-byte block. Without reuse
+  // the 8 values need 8 blocks; by hand, at most 3 are live at once (e.g. p, the max row and its
+  // broadcast; later e, the sum row and its broadcast).
+  EXPECT_EQ(buffers->footprint, 3 * 64);
+  EXPECT_FALSE(PlanTileBuffers(*program, 2, 8, 64));  // one block is not enough
+}
+
+// The whole lowering of a dot on a 4x4 array, as .sasm text.
+TEST(Lowering, OddDotOn4x4IsTiledOverKAndN) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = f32[5,7] parameter(0)
+  w = f32[7,6] parameter(1)
+  ROOT d = f32[5,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  LoweredModule lowered = Lower(*module, SmallConfig(4, 4));
+  EXPECT_EQ(lowered.native_instructions, 1);
+  EXPECT_EQ(lowered.host_instructions, 0);
+  ASSERT_EQ(lowered.steps.size(), 1u);
+  std::string text = lowered.Assembly();
+  // 2 n tiles (4 + 2 columns) x 2 k blocks (4 + 3 rows); the W panel follows the A panel
+  // (2 blocks x 5 x 4 x 4 B = 160 B, aligned to 192 = 0xc0).
+  EXPECT_EQ(CountMnemonic(text, "mxu.matmul"), 4) << text;
+  EXPECT_EQ(CountMnemonic(text, "mxu.ldw"), 4);
+  EXPECT_NE(text.find("mxu.ldw src=ub:0xc0, k=4, n=4, dtype=f32, buf=0"), std::string::npos);
+  EXPECT_NE(text.find("mxu.matmul src=ub:0x0, dst=acc:0x0, m=5, dtype=f32, buf=0, acc=0"),
+            std::string::npos);
+  EXPECT_NE(text.find("k=3, n=2, dtype=f32"), std::string::npos);  // the corner tile
+  // Results leave from the accumulators: no vector op is needed.
+  EXPECT_EQ(CountMnemonic(text, "vmov"), 0);
+  EXPECT_EQ(CountMnemonic(text, "dma.store"), 2);
+  EXPECT_EQ(CountMnemonic(text, "sem.signal"), CountMnemonic(text, "sem.wait"));
+}
+
+TEST(Lowering, DotOfATypeTheArrayLacksFallsBackToTheHost) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = f32[5,7] parameter(0)
+  w = f32[7,6] parameter(1)
+  ROOT d = f32[5,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  LoweredModule lowered = Lower(*module, Preset("tpu-v1"));  // int8 only
+  EXPECT_EQ(lowered.host_instructions, 1);
+  EXPECT_NE(lowered.Assembly().find("# host: d (array.dtypes of this configuration lacks f32)"),
+            std::string::npos)
+      << lowered.Assembly();
+}
+
+TEST(Lowering, GatherFallsBackToTheHostWithItsReason) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  t = f32[5,3] parameter(0)
+  i = s32[2] parameter(1)
+  ROOT g = f32[2,3] gather(t, i), offset_dims={1}, collapsed_slice_dims={0},
+    start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}
+})");
+  LoweredModule lowered = Lower(*module, SmallConfig(8, 8));
+  EXPECT_EQ(lowered.host_instructions, 1);
+  EXPECT_NE(lowered.Assembly().find("# host: g (no accelerator lowering for gather)"),
+            std::string::npos)
+      << lowered.Assembly();
+}
+
+TEST(Lowering, TooSmallDramIsAnErrorNotACrash) {
+  auto module = testing_support::ParseAndVerify(small_modules::kSoftmax);
+  ArchConfig config = SmallConfig(8, 8);
+  config.dram_bytes = 100;
+  EXPECT_THROW(Lower(*module, config), hlo::Error);
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+// The last two dimensions swapped: one planar DMA per batch gathers element columns.
+TEST(Lowering, TransposeIsAPlanarDmaGather) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = bf16[2,3,5] parameter(0)
+  ROOT t = bf16[2,5,3] transpose(x), dimensions={0,2,1}
+})");
+  LoweredModule lowered = Lower(*module, SmallConfig(8, 8));
+  EXPECT_EQ(lowered.native_instructions, 1);
+  std::string text = lowered.Assembly();
+  // Output row-major [2,5,3]: per batch, 5 planes (source columns, 2 bytes apart) of 3 rows
+  // (10 bytes apart in the source) of one element each; then a contiguous 30-byte store.
+  EXPECT_NE(text.find("cfg.set reg=load.dram_row_stride, value=10\n"
+                      "cfg.set reg=load.local_row_stride, value=2\n"
+                      "cfg.set reg=load.dram_plane_stride, value=2\n"
+                      "cfg.set reg=load.local_plane_stride, value=6\n"
+                      "dma.load dram=0x0, local=ub:0x0, row_bytes=2, rows=3, planes=5\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("dma.load dram=0x1e, local=ub:0xc00000, row_bytes=2, rows=3, planes=5"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(CountMnemonic(text, "dma.store"), 2);
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+// Unfused ops lower one by one (constant operands of reduces included), one segment in all.
+TEST(Lowering, UnfusedSoftmaxIsAllNative) {
+  auto module = testing_support::ParseAndVerify(small_modules::kSoftmax);
+  LoweredModule lowered = Lower(*module, SmallConfig(8, 8));
+  EXPECT_EQ(lowered.native_instructions, 7);  // 2 reduces, 2 broadcasts, sub, exp, divide
+  EXPECT_EQ(lowered.host_instructions, 0);
+  EXPECT_EQ(lowered.steps.size(), 1u);
+  std::string text = lowered.Assembly();
+  EXPECT_EQ(CountMnemonic(text, "vredmax"), 1);
+  EXPECT_EQ(CountMnemonic(text, "vredsum"), 1);
+  EXPECT_EQ(CountMnemonic(text, "sem.signal"), CountMnemonic(text, "sem.wait"));
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+// The requantization idiom only matches when clamping to integral bounds inside the target
+// type makes vcvt's round-and-saturate equal HLO's truncating convert.
+TEST(Requantize, MatchesOnlyIntegralBoundsInsideTheTargetRange) {
+  auto make = [](const std::string& lo, const std::string& hi) {
+    return testing_support::ParseAndVerify(R"(HloModule q
+ENTRY main {
+  x = f32[8] parameter(0)
+  r = f32[8] round-nearest-even(x)
+  lo = f32[] constant()" + lo + R"()
+  hi = f32[] constant()" + hi + R"()
+  c = f32[8] clamp(lo, r, hi)
+  ROOT o = s8[8] convert(c)
+})");
+  };
+  auto in_range = make("-128", "127");
+  auto match = MatchRequantize(*in_range->entry()->root());
+  ASSERT_TRUE(match);
+  EXPECT_EQ(match->lo, -128);
+  EXPECT_EQ(match->hi, 127);
+  EXPECT_EQ(match->value->name(), "x");
+  EXPECT_FALSE(MatchRequantize(*make("-129", "127")->entry()->root()));  // would wrap in HLO
+  EXPECT_FALSE(MatchRequantize(*make("-1.5", "127")->entry()->root()));  // not integral
+  EXPECT_FALSE(MatchRequantize(*make("5", "3")->entry()->root()));
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+// A 1x1 convolution is the matmul [B*H*W, cin] x [cin, cout]: one mxu.matmul per k block and
+// column tile, streaming every pixel, instead of one per output row.
+TEST(Lowering, PointwiseConvolutionIsOneLongMatmulPerTile) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule c
+ENTRY main {
+  x = f32[2,6,5,12] parameter(0)
+  k = f32[1,1,12,6] parameter(1)
+  ROOT c = f32[2,6,5,6] convolution(x, k), window={size=1x1}, dim_labels=b01f_01io->b01f
+})");
+  LoweredModule lowered = Lower(*module, SmallConfig(8, 8));
+  EXPECT_EQ(lowered.native_instructions, 1);
+  std::string text = lowered.Assembly();
+  EXPECT_EQ(CountMnemonic(text, "mxu.matmul"), 2);  // k blocks of 8 + 4 channels, 1 column tile
+  EXPECT_NE(text.find("m=60,"), std::string::npos) << text;  // 2 x 6 x 5 pixels at once
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+TEST(RowProgram, BroadcastRolesFollowTheDimensionMapping) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = f32[3,1] parameter(0)
+  y = f32[1,3,1,4] parameter(1)
+  b = f32[1,3,1,4] broadcast(x), dimensions={1,2}
+  ROOT s = f32[1,3,1,4] add(b, y)
+})");
+  const hlo::Instruction& root = *module->entry()->root();
+  auto program = AnalyzeRows(root, Parameters(), false, nullptr);
+  ASSERT_TRUE(program);  // x's unit dimension sits among unit dimensions: one value per row
+  EXPECT_EQ(program->values[static_cast<size_t>(program->ops[0].dst)].cls, RowClass::kRow);
+
+  auto transposing = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  ROOT b = f32[3,2] broadcast(x), dimensions={1,0}
+})");
+  std::string why;
+  EXPECT_FALSE(AnalyzeRows(*transposing->entry()->root(), Parameters(), false, &why));
+  EXPECT_EQ(why, "transposing broadcast b");
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+// The .sasm artifact is valid assembler input (what `retarget sim` reads), instruction for
+// instruction: a corpus model's segments reassemble to the same programs.
+TEST(Lowering, EmittedAssemblyReassembles) {
+  auto module = testing_support::ParseAndVerify(testing_support::ReadFile(
+      testing_support::CorpusPath("mha_block_1x12x128x64_bf16.hlo")));
+  compiler::MakeTargetPipeline(compiler::SystolicTarget()).Run(*module);
+  LoweredModule lowered = Lower(*module, SmallConfig(16, 16));
+  ASSERT_EQ(lowered.steps.size(), 1u);
+  const Program& program = std::get<AcceleratorStep>(lowered.steps[0]).program;
+  Program again = Assemble(lowered.Assembly(), "mha.sasm");
+  ASSERT_EQ(again.instructions.size(), program.instructions.size());
+  EXPECT_TRUE(again.instructions == program.instructions);
+}
+
+}  // namespace
+}  // namespace systolic::lowering

@@ -1,0 +1,393 @@
+// The systolic backend end to end: modules lowered, run on the simulator (host fallback on the
+// interpreter) and MATCHED against the reference interpreter; cycle counts against hand
+// estimates.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "hlo/evaluator.h"
+#include "targets/systolic/systolic_backend.h"
+#include "tests/small_modules.h"
+#include "tests/test_support.h"
+#include "tools/io/compare.h"
+#include "tools/io/inputs.h"
+
+namespace {
+
+systolic::ArchConfig ArrayConfig(int64_t rows, int64_t cols) {
+  return systolic::LoadArchConfig(
+      "tpu-v1", std::vector<std::string>{"array.rows=" + std::to_string(rows),
+                                         "array.cols=" + std::to_string(cols),
+                                         "array.dtypes=int8,bf16,f32"});
+}
+
+struct Outcome {
+  io::CompareResult compare;
+  std::map<std::string, double> counters;
+};
+
+// `tolerance`: nullptr for compare.h's per-type defaults.
+Outcome RunOnSystolic(const hlo::Module& module, const systolic::ArchConfig& config,
+                      const io::Tolerance* tolerance = nullptr) {
+  std::vector<hlo::Literal> inputs = io::MakeRandomInputs(module, 7);
+  auto backend =
+      targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
+  auto executable = backend->Compile(module);
+  hlo::Literal result = executable->Run(inputs);
+  hlo::Literal expected = hlo::Evaluate(module, inputs);
+  Outcome outcome;
+  outcome.compare =
+      io::CompareArrays(io::FlattenOutputs(expected), io::FlattenOutputs(result), tolerance);
+  outcome.counters = executable->profile().counters;
+  return outcome;
+}
+
+Outcome RunText(const std::string& text, const systolic::ArchConfig& config,
+                const io::Tolerance* tolerance = nullptr) {
+  auto module = testing_support::ParseAndVerify(text);
+  return RunOnSystolic(*module, config, tolerance);
+}
+
+constexpr char kOddDot[] = R"(HloModule m
+ENTRY main {
+  x = f32[5,7] parameter(0)
+  w = f32[7,9] parameter(1)
+  ROOT d = f32[5,9] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
+TEST(SystolicRun, OddDotOn4x4And8x8Matches) {
+  for (int64_t size : {4, 8}) {
+    Outcome outcome = RunText(kOddDot, ArrayConfig(size, size));
+    EXPECT_TRUE(outcome.compare.matched) << size << ": " << outcome.compare.summary;
+    EXPECT_EQ(outcome.counters["host_instructions"], 0);
+    EXPECT_EQ(outcome.counters["macs"], 5 * 7 * 9);
+  }
+}
+
+TEST(SystolicRun, BatchedBf16DotMatches) {
+  Outcome outcome = RunText(R"(HloModule m
+ENTRY main {
+  x = bf16[3,4,6] parameter(0)
+  w = bf16[3,6,5] parameter(1)
+  ROOT d = bf16[3,4,5] dot(x, w), lhs_batch_dims={0}, lhs_contracting_dims={2},
+    rhs_batch_dims={0}, rhs_contracting_dims={1}
+})",
+                            ArrayConfig(4, 4));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["macs"], 3 * 4 * 6 * 5);
+}
+
+TEST(SystolicRun, DotBiasReluMatchesAsOneNativeFusion) {
+  Outcome outcome = RunText(small_modules::kDotBiasRelu, ArrayConfig(8, 8));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["native_instructions"], 1);  // the output fusion
+}
+
+TEST(SystolicRun, SoftmaxMatches) {
+  Outcome outcome = RunText(small_modules::kSoftmax, ArrayConfig(8, 8));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+}
+
+TEST(SystolicRun, GatherFallsBackToTheHostAndMatches) {
+  Outcome outcome = RunText(R"(HloModule m
+ENTRY main {
+  t = f32[5,3] parameter(0)
+  i = s32[2] parameter(1)
+  g = f32[2,3] gather(t, i), offset_dims={1}, collapsed_slice_dims={0},
+    start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}
+  ROOT e = f32[2,3] exponential(g)
+})",
+                            ArrayConfig(8, 8));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 1);
+  EXPECT_GT(outcome.counters["host_fallback_share"], 0);
+  // 60 + 8 bytes in, 24 out over a 14 GB/s link plus 10 us: ~7000 cycles at 700 MHz.
+  EXPECT_NEAR(outcome.counters["host_fallback_cycles"], (92 / 14e9 + 10e-6) * 700e6, 1);
+}
+
+}  // namespace
+
+namespace {
+
+// The matrix unit sums each k block in f32 and adds it to the accumulator: a different order
+// than the interpreter's. With K = 64 products of N(0,1) inputs (|x*w| rarely above 16) the
+// difference stays below K * 16 * 2^-24 ~ 6e-5.
+constexpr io::Tolerance kLongSums{1e-5, 1e-4};
+
+// A matmul long enough that the matrix unit dominates: 1024 x 64 x 32 f32 on an 8x8 array is
+// 4 column tiles x 8 k blocks of one mxu.matmul each, streaming all 1024 rows (tm = 1024).
+TEST(SystolicRun, MatmulCyclesFollowTheMatrixUnitEstimate) {
+  systolic::ArchConfig config = ArrayConfig(8, 8);
+  Outcome outcome = RunText(R"(HloModule m
+ENTRY main {
+  x = f32[1024,64] parameter(0)
+  w = f32[64,32] parameter(1)
+  ROOT d = f32[1024,32] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                            config, &kLongSums);
+  ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  // Hand estimate. Per column tile: the first k block's mxu.matmul takes T + R + C - 2 cycles
+  // (WS, docs/isa.md); the 7 accumulating ones read and write every 1024 x 8 result word, so the
+  // accumulator ports (acc.banks x C x 4 bytes per cycle) bound them at 2 x 1024 x 8 x 4 bytes.
+  // Weight loads hide behind the other buffer. Before it, the first tile's operands (A 1024x64
+  // and W 64x8 in f32) cross DRAM unoverlapped; after it, the last tile's 1024x8 result goes
+  // back. Everything else overlaps the matrix unit (double buffering).
+  const double bytes_per_cycle = config.dram_bandwidth_gbps * 1e9 / (config.clock_mhz * 1e6);
+  const double first = 1024 + 8 + 8 - 2;
+  const double accumulate = std::max(first, 2.0 * 1024 * 8 * 4 / (config.acc_banks * 8 * 4));
+  const double mxu = 4 * (first + 7 * accumulate);
+  const double prologue = (1024.0 * 64 * 4 + 64.0 * 8 * 4) / bytes_per_cycle;
+  const double epilogue = 1024.0 * 8 * 4 / bytes_per_cycle;
+  const double estimate = mxu + prologue + epilogue;
+  // 10 %: DRAM latency per transfer, burst rounding, UB port sharing and the sync instructions
+  // are left out of the estimate.
+  EXPECT_NEAR(outcome.counters["cycles"], estimate, 0.10 * estimate)
+      << "mxu " << mxu << " prologue " << prologue << " epilogue " << epilogue;
+  EXPECT_EQ(outcome.counters["macs"], 1024.0 * 64 * 32);
+  EXPECT_NEAR(outcome.counters["mac_utilization"], 1024.0 * 64 * 32 / (estimate * 64), 0.05);
+}
+
+}  // namespace
+
+namespace {
+
+// Real models from the corpus on two configurations each (small arrays keep the test fast).
+class CorpusOnSystolic : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusOnSystolic, MatchesOnTwoConfigurations) {
+  const std::string text =
+      testing_support::ReadFile(testing_support::CorpusPath(GetParam() + ".hlo"));
+  auto module = testing_support::ParseAndVerify(text);
+  const std::vector<systolic::ArchConfig> configs = {
+      ArrayConfig(8, 8),
+      systolic::LoadArchConfig("tpu-v4-mxu", std::vector<std::string>{"array.rows=16",
+                                                                      "array.cols=16"})};
+  for (const systolic::ArchConfig& config : configs) {
+    Outcome outcome = RunOnSystolic(*module, config);
+    EXPECT_TRUE(outcome.compare.matched) << config.name << ": " << outcome.compare.summary;
+    // Every instruction of these two runs on the accelerator (mha_block's transpose by DMA).
+    EXPECT_EQ(outcome.counters["host_instructions"], 0) << config.name;
+    EXPECT_GT(outcome.counters["cycles"], 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, CorpusOnSystolic,
+                         ::testing::Values("layer_norm_1x4096x768_bf16",
+                                           "mha_block_1x12x128x64_bf16"));
+
+}  // namespace
+
+namespace {
+
+// Stride 2, padding 1, odd sizes, two images: bands of output rows, taps and channel blocks.
+constexpr char kConv[] = R"(HloModule c
+ENTRY main {
+  x = f32[2,9,7,5] parameter(0)
+  k = f32[3,3,5,6] parameter(1)
+  ROOT c = f32[2,5,4,6] convolution(x, k), window={size=3x3 stride=2x2 pad=1_1x1_1},
+    dim_labels=b01f_01io->b01f
+})";
+
+TEST(SystolicRun, StridedPaddedConvolutionMatchesOn4x4And8x8) {
+  for (int64_t size : {4, 8}) {
+    Outcome outcome = RunText(kConv, ArrayConfig(size, size));
+    EXPECT_TRUE(outcome.compare.matched) << size << ": " << outcome.compare.summary;
+    EXPECT_EQ(outcome.counters["host_instructions"], 0);
+    // Every output pixel x tap x input channel x output channel, padding taps included.
+    EXPECT_EQ(outcome.counters["macs"], 2 * 5 * 4 * 9 * 5 * 6);
+  }
+}
+
+TEST(SystolicRun, ConvolutionWithBiasAndReluIsOneNativeFusion) {
+  Outcome outcome = RunText(R"(HloModule c
+ENTRY main {
+  x = bf16[1,6,6,8] parameter(0)
+  k = bf16[3,3,8,16] parameter(1)
+  b = bf16[16] parameter(2)
+  c = bf16[1,6,6,16] convolution(x, k), window={size=3x3 pad=1_1x1_1},
+    dim_labels=b01f_01io->b01f
+  bb = bf16[1,6,6,16] broadcast(b), dimensions={3}
+  a = bf16[1,6,6,16] add(c, bb)
+  z = bf16[] constant(0)
+  zb = bf16[1,6,6,16] broadcast(z), dimensions={}
+  ROOT r = bf16[1,6,6,16] maximum(a, zb)
+})",
+                            ArrayConfig(8, 8));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["native_instructions"], 1);
+}
+
+TEST(SystolicRun, GroupedConvolutionFallsBackToTheHost) {
+  Outcome outcome = RunText(R"(HloModule c
+ENTRY main {
+  x = f32[1,5,5,4] parameter(0)
+  k = f32[3,3,1,4] parameter(1)
+  ROOT c = f32[1,3,3,4] convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f,
+    feature_group_count=4
+})",
+                            ArrayConfig(8, 8));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 1);
+}
+
+}  // namespace
+
+namespace {
+
+// Global average pooling (a column reduction over H and W in NHWC) and pred logic as 0/1 bytes.
+TEST(SystolicRun, ColumnReductionAndPredLogicMatch) {
+  Outcome outcome = RunText(R"(HloModule p
+add_c {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[1,7,7,20] parameter(0)
+  y = f32[1,7,7,20] parameter(1)
+  z = f32[] constant(0)
+  s = f32[1,20] reduce(x, z), dimensions={1,2}, to_apply=add_c
+  n49 = f32[] constant(49)
+  nb = f32[1,20] broadcast(n49), dimensions={}
+  mean = f32[1,20] divide(s, nb)
+  c = pred[1,7,7,20] compare(x, y), direction=GT
+  zb = f32[1,7,7,20] broadcast(z), dimensions={}
+  d = pred[1,7,7,20] compare(x, zb), direction=LT
+  a = pred[1,7,7,20] and(c, d)
+  o = pred[1,7,7,20] or(c, d)
+  n = pred[1,7,7,20] not(a)
+  e = pred[1,7,7,20] xor(n, o)
+  ROOT t = (f32[1,20], pred[1,7,7,20]) tuple(mean, e)
+})",
+                            ArrayConfig(8, 8));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+}
+
+// int8 x int8 -> int32 on TPU v1's own type set (no override of array.dtypes): exact.
+TEST(SystolicRun, Int8DotIsExactOnTpuV1Types) {
+  systolic::ArchConfig config = systolic::LoadArchConfig(
+      "tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"});
+  Outcome outcome = RunText(R"(HloModule q
+ENTRY main {
+  x = s8[9,20] parameter(0)
+  w = s8[20,11] parameter(1)
+  ROOT d = s32[9,11] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                            config);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["macs"], 9 * 20 * 11);
+}
+
+}  // namespace
+
+namespace {
+
+// int8 in, int32 accumulators, bias, then the requantization idiom (scale, round, clamp,
+// convert to s8): all on the accelerator, exact. The scale makes some results saturate.
+TEST(SystolicRun, Int8DotWithRequantizationIsExact) {
+  systolic::ArchConfig config = systolic::LoadArchConfig(
+      "tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"});
+  Outcome outcome = RunText(R"(HloModule q
+ENTRY main {
+  x = s8[16,24] parameter(0)
+  w = s8[24,12] parameter(1)
+  b = s32[12] parameter(2)
+  d = s32[16,12] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = s32[16,12] broadcast(b), dimensions={1}
+  acc = s32[16,12] add(d, bb)
+  f = f32[16,12] convert(acc)
+  sc = f32[] constant(0.0625)
+  scb = f32[16,12] broadcast(sc), dimensions={}
+  m = f32[16,12] multiply(f, scb)
+  r = f32[16,12] round-nearest-even(m)
+  lo = f32[] constant(-128)
+  hi = f32[] constant(127)
+  c = f32[16,12] clamp(lo, r, hi)
+  ROOT o = s8[16,12] convert(c)
+})",
+                            config);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["macs"], 16 * 24 * 12);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SystolicRun, PointwiseConvolutionMatches) {
+  Outcome outcome = RunText(R"(HloModule c
+ENTRY main {
+  x = f32[2,6,5,12] parameter(0)
+  k = f32[1,1,12,6] parameter(1)
+  ROOT c = f32[2,6,5,6] convolution(x, k), window={size=1x1}, dim_labels=b01f_01io->b01f
+})",
+                            ArrayConfig(8, 8));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["macs"], 2 * 6 * 5 * 12 * 6);
+}
+
+}  // namespace
+
+namespace {
+
+// The small reference models of tests/data/models (while loops, sorts, gathers, integer
+// overflow, empty shapes...) on an 8x8 array: native where possible, host otherwise, always
+// matching.
+class ReferenceModelsOnSystolic : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReferenceModelsOnSystolic, Matches) {
+  auto module = testing_support::ParseAndVerify(
+      testing_support::ReadFile(testing_support::TestDataPath("models/" + GetParam() + ".hlo")));
+  // attention_f32 divides (vrecip then vmul: within one ulp of IEEE division) and sums k blocks
+  // in the matrix unit's order; its last two 16-term matmuls then cancel terms of magnitude ~16
+  // into outputs below 1, so those last-bit (6e-8 relative) differences reach a few 1e-5.
+  const io::Tolerance f32_reassociated{1e-5, 1e-4};
+  Outcome outcome = RunOnSystolic(*module, ArrayConfig(8, 8),
+                                  GetParam() == "attention_f32" ? &f32_reassociated : nullptr);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ReferenceModelsOnSystolic,
+                         ::testing::Values("argmax", "attention_bf16", "attention_f32",
+                                           "conv_block", "cumsum", "dynamic_slice_loop",
+                                           "embedding_lookup", "empty_shapes",
+                                           "integer_and_overflow", "layer_norm", "mlp",
+                                           "sort_pairs", "while_loop"));
+
+}  // namespace
+
+namespace {
+
+// Stride 1: one "wide" matmul per tap over the whole band, garbage columns dropped by vmov.
+TEST(SystolicRun, StrideOneConvolutionsMatchInF32AndInt8) {
+  Outcome f32 = RunText(R"(HloModule c
+ENTRY main {
+  x = f32[2,7,6,5] parameter(0)
+  k = f32[3,2,5,9] parameter(1)
+  ROOT c = f32[2,7,6,9] convolution(x, k), window={size=3x2 pad=1_1x0_1},
+    dim_labels=b01f_01io->b01f
+})",
+                        ArrayConfig(4, 4));
+  EXPECT_TRUE(f32.compare.matched) << f32.compare.summary;
+  EXPECT_EQ(f32.counters["host_instructions"], 0);
+  systolic::ArchConfig int8_config = systolic::LoadArchConfig(
+      "tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"});
+  Outcome int8 = RunText(R"(HloModule c
+ENTRY main {
+  x = s8[1,5,5,3] parameter(0)
+  k = s8[3,3,3,4] parameter(1)
+  ROOT c = s32[1,5,5,4] convolution(x, k), window={size=3x3 pad=1_1x1_1},
+    dim_labels=b01f_01io->b01f
+})",
+                         int8_config);
+  EXPECT_TRUE(int8.compare.matched) << int8.compare.summary;
+  EXPECT_EQ(int8.counters["host_instructions"], 0);
+}
+
+}  // namespace
