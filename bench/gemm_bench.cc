@@ -12,7 +12,10 @@
 //
 // Every benchmark uses wall time (UseRealTime): with 2 threads the caller's CPU time would miss
 // the worker. `gflops` is 2*m*n*k (or the convolution's MACs x 2) per second of wall time. The
-// machine is shared: run with --benchmark_repetitions and read the medians.
+// machine is shared: bench/cpu_runtime_numbers.sh runs repetitions, randomly interleaved, and
+// also reports one-thread rates by CPU time. Run with OPENBLAS_CORETYPE=SkylakeX on Xeons that
+// Debian's OpenBLAS 0.3.21 does not recognize (the label shows the core used). This file is
+// compiled with AVX-512 flags where the build machine has them, for Eigen (bench/CMakeLists.txt).
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 

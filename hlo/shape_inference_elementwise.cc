@@ -199,3 +199,18 @@ Shape InferElementwiseShape(const Instruction& inst) {
 }
 
 }  // namespace hlo::shape_inference
+
+namespace hlo {
+
+bool ElementwiseAcceptsType(Opcode opcode, PrimitiveType type) {
+  using shape_inference::TypeClass;
+  switch (shape_inference::AcceptedTypes(opcode)) {
+    case TypeClass::kAny: return true;
+    case TypeClass::kFloating: return IsFloating(type);
+    case TypeClass::kIntegral: return IsInteger(type);
+    case TypeClass::kPredOrIntegral: return IsInteger(type) || type == PrimitiveType::kPred;
+  }
+  return false;
+}
+
+}  // namespace hlo

@@ -29,12 +29,13 @@ using hlo::PrimitiveType;
 
 namespace {
 
-// Element types the vector unit holds.
+// Element types the vector unit holds: the ISA's dtypes (targets/systolic/isa.def ISA_DTYPE);
+// 16-bit and unsigned 32-bit integers have no vector-unit type, so the lowering sends them to
+// the host.
 const std::set<PrimitiveType>& VectorTypes() {
   static const std::set<PrimitiveType> types = {
-      PrimitiveType::kPred, PrimitiveType::kS8,  PrimitiveType::kS16, PrimitiveType::kS32,
-      PrimitiveType::kU8,   PrimitiveType::kU16, PrimitiveType::kU32, PrimitiveType::kF16,
-      PrimitiveType::kBF16, PrimitiveType::kF32};
+      PrimitiveType::kPred, PrimitiveType::kS8,   PrimitiveType::kS32, PrimitiveType::kU8,
+      PrimitiveType::kF16,  PrimitiveType::kBF16, PrimitiveType::kF32};
   return types;
 }
 

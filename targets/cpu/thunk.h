@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,15 @@ class ThunkSequence {
   int64_t owned_size(int64_t id) const {
     return is_bound(id) ? 0 : owned_[static_cast<size_t>(id)]->size();
   }
+  // Buffers whose contents are set at compile time (constants): never redirected.
+  void MarkPreset(int64_t id) { preset_.insert(id); }
+  bool is_preset(int64_t id) const { return preset_.count(id) > 0; }
+  // Points owned buffer `id` at `memory` (nullptr: back at its own storage) so the thunks of
+  // the next runs write there: the executable lends the result literal's memory to the root.
+  void Redirect(int64_t id, uint8_t* memory) {
+    const auto slot = static_cast<size_t>(id);
+    pointers_[slot] = memory != nullptr ? memory : owned_[slot]->data();
+  }
 
   void AddThunk(std::unique_ptr<Thunk> thunk) { thunks_.push_back(std::move(thunk)); }
   const std::vector<std::unique_ptr<Thunk>>& thunks() const { return thunks_; }
@@ -80,6 +90,7 @@ class ThunkSequence {
   std::string name_;
   std::vector<uint8_t*> pointers_;
   std::vector<std::unique_ptr<AlignedBytes>> owned_;  // nullptr for bound buffers
+  std::set<int64_t> preset_;
   std::vector<std::unique_ptr<Thunk>> thunks_;
   std::vector<ValueLayout> parameters_;
   ValueLayout root_;

@@ -1,6 +1,10 @@
 // Instruction -> thunk lowering for the CPU backend (see thunk_builder.h).
 #include "targets/cpu/thunk_builder.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+
 #include "compiler/memory/schedule.h"
 #include "targets/cpu/contraction_thunks.h"
 #include "targets/cpu/gather_emitter.h"
@@ -50,6 +54,18 @@ ValueLayout ThunkBuilder::Allocate(ThunkSequence& sequence, const hlo::Shape& sh
   return value;
 }
 
+ValueLayout ThunkBuilder::AllocateOutput(Scope& scope, const hlo::Shape& shape) {
+  ValueLayout value;
+  value.shape = shape;
+  if (shape.IsTuple()) {
+    for (const hlo::Shape& element : shape.tuple_shapes)
+      value.elements.push_back(AllocateOutput(scope, element));
+    return value;
+  }
+  value.buffer = scope.Acquire(shape.IsArray() ? ArrayByteSize(shape) : 0, scope.outputs_acquired);
+  return value;
+}
+
 std::unique_ptr<ThunkSequence> ThunkBuilder::Build(
     const hlo::Computation& computation, const std::vector<const Instruction*>& schedule) {
   auto sequence = std::make_unique<ThunkSequence>(computation.name());
@@ -61,9 +77,42 @@ std::unique_ptr<ThunkSequence> ThunkBuilder::Build(
     sequence->mutable_parameters().push_back(Allocate(*sequence, parameter->shape(), true));
     scope.values[parameter] = sequence->mutable_parameters().back();
   }
-  for (const Instruction* inst : schedule) {
+  // Buffer reuse: an instruction's own buffers become free after the last instruction that
+  // reads its value directly or through aliases (tuple, get-tuple-element, bitcast,
+  // opt-barrier, reshape: conservatively all of them); values reaching the root never do.
+  std::map<const Instruction*, size_t> position;
+  for (size_t t = 0; t < schedule.size(); ++t) position[schedule[t]] = t;
+  constexpr size_t kNever = SIZE_MAX;
+  std::map<const Instruction*, size_t> release;
+  std::function<size_t(const Instruction*)> release_after = [&](const Instruction* inst) {
+    if (auto it = release.find(inst); it != release.end()) return it->second;
+    size_t last = inst == computation.root() ? kNever : position.at(inst);
+    for (const Instruction* user : inst->users()) {
+      if (last == kNever) break;
+      const bool alias = user->opcode() == Opcode::kTuple ||
+                         user->opcode() == Opcode::kGetTupleElement ||
+                         user->opcode() == Opcode::kBitcast ||
+                         user->opcode() == Opcode::kOptimizationBarrier ||
+                         user->opcode() == Opcode::kReshape;
+      last = std::max(last, alias ? release_after(user) : position.at(user));
+    }
+    release[inst] = last;
+    return last;
+  };
+  std::vector<std::vector<int64_t>> free_after(schedule.size());
+  for (size_t t = 0; t < schedule.size(); ++t) {
+    const Instruction* inst = schedule[t];
     if (inst->opcode() == Opcode::kParameter) continue;
     Lower(*inst, scope);
+    const size_t last = release_after(inst);
+    if (last != kNever)
+      free_after[last].insert(free_after[last].end(), scope.outputs_acquired.begin(),
+                              scope.outputs_acquired.end());
+    scope.outputs_acquired.clear();
+    // Scratch is free once this instruction's thunks ran; dead values after their last reader.
+    for (int64_t id : scope.scratch_acquired) scope.Release(id);
+    scope.scratch_acquired.clear();
+    for (int64_t id : free_after[t]) scope.Release(id);
   }
   sequence->set_root(scope[computation.root()]);
   return sequence;
@@ -79,6 +128,9 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
     case Opcode::kConstant: {
       ValueLayout value = Allocate(sequence, inst.shape(), false);
       WriteValue(sequence, value, inst.attr<hlo::ConstantAttrs>().literal);
+      std::vector<const ValueLayout*> leaves;
+      CollectLeaves(value, leaves);
+      for (const ValueLayout* leaf : leaves) sequence.MarkPreset(leaf->buffer);
       scope.values[&inst] = std::move(value);
       return;
     }
@@ -127,7 +179,7 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
     throw hlo::Error(inst.location(), "cpu backend cannot compile instruction " + Describe(inst) +
                                           ": the cpu target runs on one device (no collectives)");
 
-  ValueLayout output = Allocate(sequence, inst.shape(), false);
+  ValueLayout output = AllocateOutput(scope, inst.shape());
   scope.values[&inst] = output;
   auto operand_buffer = [&](int64_t i) { return scope[inst.operand(i)].buffer; };
 

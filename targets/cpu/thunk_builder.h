@@ -5,9 +5,11 @@
 //   parameter, constant, tuple, get-tuple-element, bitcast, opt-barrier,
 //   reshape between default layouts           -> buffers / aliases only (no thunk)
 //   fusion kLoop / kInput, and any standalone op the elemental emitter handles
-//                                             -> generated kernel (KernelThunk); a reduction
-//                                                inside a fusion that feeds other elements gets
-//                                                its own kernel into a scratch buffer first
+//                                             -> generated kernel (KernelThunk); reductions
+//                                                along the output's rows feeding the rest of
+//                                                the fusion: one row kernel (row_kernel.h);
+//                                                other reductions that feed other elements get
+//                                                their own kernel into a scratch buffer first
 //   dot, convolution (f32/bf16/f16, the forms contraction_thunks.h covers)
 //                                             -> GEMM / Conv2D call
 //   fusion kOutput around such a contraction  -> GEMM / Conv2D into a scratch buffer with a
@@ -27,6 +29,9 @@
 //     "custom-call 'X' has no CPU implementation" at compile time.
 // A kernel the emitter rejects is removed from the LLVM module and its instruction falls back
 // (counted, with the emitter's message kept in `fallback_reasons`).
+// Buffers: an instruction's result (and scratch) reuses the buffer of a value whose last
+// reader ran earlier in the schedule (liveness through aliases; never for constants,
+// parameters or values reaching the root), so memory follows the live set, not the module.
 #pragma once
 
 #include <map>
@@ -63,9 +68,14 @@ class ThunkBuilder {
  private:
   struct Scope;
   ValueLayout Allocate(ThunkSequence& sequence, const hlo::Shape& shape, bool bound);
+  // An instruction's result buffers, reusing dead values' buffers (Scope's pool).
+  ValueLayout AllocateOutput(Scope& scope, const hlo::Shape& shape);
   void Lower(const hlo::Instruction& inst, Scope& scope);
   bool TryKernel(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
   bool TryOutputFusion(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
+  // An input fusion whose reductions run along the output's rows as one row kernel
+  // (thunk_builder_rows.cc); false when the fusion does not have that form.
+  bool TryRowKernel(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
   void Fallback(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output,
                 const std::string& reason);
   void AddKernelThunk(const std::string& hlo_name, Scope& scope, const std::string& symbol,

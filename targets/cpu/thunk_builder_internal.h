@@ -11,11 +11,32 @@
 
 namespace cpu {
 
-// The values of the computation being lowered, by instruction.
+// The values of the computation being lowered, by instruction, and the buffer pool.
 struct ThunkBuilder::Scope {
   ThunkSequence& sequence;
   std::map<const hlo::Instruction*, ValueLayout> values;
   const ValueLayout& operator[](const hlo::Instruction* inst) const { return values.at(inst); }
+
+  // Owned buffers whose values are dead, by size: a later instruction's output or scratch
+  // reuses one (thunks run in schedule order, so a buffer is free once its last reader ran).
+  std::multimap<int64_t, int64_t> free_buffers;
+  std::vector<int64_t> outputs_acquired;  // by the instruction being lowered, for its result
+  std::vector<int64_t> scratch_acquired;  // by it, for its own use only
+
+  int64_t Acquire(int64_t bytes, std::vector<int64_t>& record) {
+    int64_t id = -1;
+    // Best fit, but not a buffer much bigger than needed (it would stay tied up).
+    auto it = free_buffers.lower_bound(bytes);
+    if (it != free_buffers.end() && it->first <= 2 * bytes + 4096) {
+      id = it->second;
+      free_buffers.erase(it);
+    } else {
+      id = sequence.AddOwnedBuffer(bytes);
+    }
+    record.push_back(id);
+    return id;
+  }
+  void Release(int64_t id) { free_buffers.emplace(sequence.owned_size(id), id); }
 };
 
 namespace builder_internal {

@@ -1,6 +1,6 @@
 // Generated-kernel lowering of the CPU backend's ThunkBuilder: loop / input fusions and
-// standalone elementwise-like ops (TryKernel, with reductions feeding other elements
-// materialized by kernels of their own), and kOutput fusions (TryOutputFusion: GEMM/Conv2D plus
+// standalone elementwise-like ops (TryKernel: row kernels first, thunk_builder_rows.cc; else
+// reductions feeding other elements materialized by kernels of their own), and kOutput fusions (TryOutputFusion: GEMM/Conv2D plus
 // a generated epilogue, per block when it is elementwise over the contraction). See
 // thunk_builder.h for what becomes what.
 #include <algorithm>
@@ -54,6 +54,7 @@ bool ThunkBuilder::TryKernel(const Instruction& inst, Scope& scope, const ValueL
 
   const bool fused = inst.opcode() == Opcode::kFusion;
   const hlo::Computation* computation = fused ? inst.called_computations().at(0) : nullptr;
+  if (fused && TryRowKernel(inst, scope, output)) return true;
   // Reductions inside a fusion whose values feed other elements (a softmax's max and sum, a
   // layer norm's mean and variance) are computed once each into a scratch buffer by their own
   // kernel, in definition order; left inside the element loop they would be recomputed for
@@ -67,7 +68,7 @@ bool ThunkBuilder::TryKernel(const Instruction& inst, Scope& scope, const ValueL
   }
   std::vector<int64_t> scratch;
   for (const Instruction* reduce : materialized)
-    scratch.push_back(scope.sequence.AddOwnedBuffer(ArrayByteSize(reduce->shape())));
+    scratch.push_back(scope.Acquire(ArrayByteSize(reduce->shape()), scope.scratch_acquired));
 
   // Generators of `computation`'s members up to `last` (nullptr: all); parameters and the first
   // `available` materialized reductions read buffers.
@@ -281,7 +282,7 @@ bool ThunkBuilder::TryOutputFusion(const Instruction& inst, Scope& scope,
     spec.operands.push_back(value.shape);
     buffers.push_back(value.buffer);
   }
-  const int64_t target = scope.sequence.AddOwnedBuffer(ArrayByteSize(contraction->shape()));
+  const int64_t target = scope.Acquire(ArrayByteSize(contraction->shape()), scope.scratch_acquired);
   spec.operands.push_back(contraction->shape());
   buffers.push_back(target);
   spec.outputs.push_back(output.shape);

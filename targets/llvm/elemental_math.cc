@@ -14,6 +14,7 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include "hlo/shape_inference.h"
 #include "targets/llvm/elemental_emitter.h"
 #include "targets/llvm/elemental_util.h"
 #include "targets/llvm/llvm_math.h"
@@ -26,43 +27,10 @@ using hlo::PrimitiveType;
 
 namespace {
 
-enum class Domain { kFloat, kInteger, kIntegerOrPred, kNumeric, kAny };
-
-// The element types an elementwise opcode is defined on (checked on its first operand).
-Domain DomainOf(Opcode op) {
+// Arithmetic (add ... power, abs/negate/sign) is defined on numbers; hlo/'s type table
+// (ElementwiseAcceptsType) admits pred for it, which the emitter does not implement.
+bool IsArithmetic(Opcode op) {
   switch (op) {
-    case Opcode::kCbrt:
-    case Opcode::kCeil:
-    case Opcode::kCos:
-    case Opcode::kErf:
-    case Opcode::kExp:
-    case Opcode::kExpm1:
-    case Opcode::kFloor:
-    case Opcode::kIsFinite:
-    case Opcode::kLog:
-    case Opcode::kLog1p:
-    case Opcode::kLogistic:
-    case Opcode::kReducePrecision:
-    case Opcode::kRoundNearestAfz:
-    case Opcode::kRoundNearestEven:
-    case Opcode::kRsqrt:
-    case Opcode::kSin:
-    case Opcode::kSqrt:
-    case Opcode::kTan:
-    case Opcode::kTanh:
-    case Opcode::kAtan2:
-      return Domain::kFloat;
-    case Opcode::kClz:
-    case Opcode::kPopulationCount:
-    case Opcode::kShiftLeft:
-    case Opcode::kShiftRightArithmetic:
-    case Opcode::kShiftRightLogical:
-      return Domain::kInteger;
-    case Opcode::kNot:
-    case Opcode::kAnd:
-    case Opcode::kOr:
-    case Opcode::kXor:
-      return Domain::kIntegerOrPred;
     case Opcode::kAbs:
     case Opcode::kNegate:
     case Opcode::kSign:
@@ -72,26 +40,10 @@ Domain DomainOf(Opcode op) {
     case Opcode::kDivide:
     case Opcode::kRemainder:
     case Opcode::kPower:
-      return Domain::kNumeric;
-    default:
-      return Domain::kAny;  // convert, bitcast-convert, compare, copy, max/min, select, clamp
-  }
-}
-
-bool InDomain(Domain domain, PrimitiveType type) {
-  switch (domain) {
-    case Domain::kFloat:
-      return hlo::IsFloating(type);
-    case Domain::kInteger:
-      return hlo::IsInteger(type);
-    case Domain::kIntegerOrPred:
-      return hlo::IsInteger(type) || type == PrimitiveType::kPred;
-    case Domain::kNumeric:
-      return hlo::IsInteger(type) || hlo::IsFloating(type);
-    case Domain::kAny:
       return true;
+    default:
+      return false;
   }
-  return false;
 }
 
 llvm::Value* EmitIntegerPower(llvm::IRBuilder<>& b, bool is_signed, llvm::Value* base,
@@ -238,7 +190,8 @@ ElementGenerator ElementalEmitter::MakeElementwiseGenerator(
     const Instruction& inst, std::vector<ElementGenerator> operands) {
   const PrimitiveType operand_type = inst.operand(0)->shape().type;
   const PrimitiveType type = inst.shape().type;
-  if (!InDomain(DomainOf(inst.opcode()), operand_type)) {
+  if (!hlo::ElementwiseAcceptsType(inst.opcode(), operand_type) ||
+      (IsArithmetic(inst.opcode()) && operand_type == PrimitiveType::kPred)) {
     detail::Fail(inst, "not defined for " + std::string(hlo::PrimitiveTypeName(operand_type)));
   }
   if (inst.opcode() == Opcode::kReducePrecision) {

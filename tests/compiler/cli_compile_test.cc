@@ -9,16 +9,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/cli_fixture.h"
 #include "tests/test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
+using Result = testing_support::CommandResult;
 
 // y = relu(x @ w + b) on small shapes, plus an unused multiply for dce to remove.
 constexpr const char* kMlp = R"(HloModule mlp
@@ -37,37 +35,13 @@ ENTRY main {
 }
 )";
 
-class CompileCliTest : public ::testing::Test {
+class CompileCliTest : public testing_support::CliFixture {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("retarget_compile_cli_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    CliFixture::SetUp();
     Write("mlp.hlo", kMlp);
   }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  void Write(const std::string& name, const std::string& text) const {
-    std::ofstream(Path(name), std::ios::binary) << text;
-  }
   std::string Read(const std::string& name) const { return testing_support::ReadFile(Path(name)); }
-
-  Result Retarget(const std::string& args) const {
-    std::string command = "cd '" + dir_.string() + "' && '" + testing_support::BinDir() +
-                          "/retarget' " + args + " >stdout.txt 2>stderr.txt";
-    int status = std::system(command.c_str());
-    Result result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = Read("stdout.txt");
-    result.err = Read("stderr.txt");
-    return result;
-  }
-
-  fs::path dir_;
 };
 
 TEST_F(CompileCliTest, CompiledModuleRunsOnTheInterpreterWithTheSameResults) {
@@ -137,9 +111,16 @@ TEST_F(CompileCliTest, FailuresExitWithOneAndNameTheLocation) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.err.rfind("bad.hlo:5:", 0), 0u) << bad.err;
 
-  Result emit = Retarget("compile mlp.hlo --target gpu --emit ptx");
+  // Each target emits its own kinds; another kind is an error naming them.
+  Result emit = Retarget("compile mlp.hlo --target cpu --emit ptx");
   EXPECT_EQ(emit.exit_code, 1);
-  EXPECT_NE(emit.err.find("--emit ptx is not available yet"), std::string::npos) << emit.err;
+  EXPECT_NE(emit.err.find("--emit ptx does not apply to --target cpu (it emits hlo, llvm, obj)"),
+            std::string::npos)
+      << emit.err;
+  Result asm_on_gpu = Retarget("compile mlp.hlo --target gpu --emit asm");
+  EXPECT_EQ(asm_on_gpu.exit_code, 1);
+  EXPECT_NE(asm_on_gpu.err.find("(it emits hlo, llvm, ptx (or -o OUT.rtgpu))"), std::string::npos)
+      << asm_on_gpu.err;
 
   Result disabled = Retarget("compile mlp.hlo --target cpu --disable-pass no-such-pass");
   EXPECT_EQ(disabled.exit_code, 1);
@@ -196,3 +177,18 @@ TEST_F(CompileCliTest, OptRunsExactlyTheNamedPasses) {
 }
 
 }  // namespace
+
+// --target systolic --emit asm: the lowering's programs, which assemble (the .sasm text is the
+// assembler's input language) and name the matrix-unit instructions of the MLP's two dots.
+TEST_F(CompileCliTest, SystolicEmitsAssemblyThatAssembles) {
+  Result emit = Retarget("compile mlp.hlo --target systolic --emit asm -o mlp.sasm");
+  ASSERT_EQ(emit.exit_code, 0) << emit.err;
+  const std::string sasm = testing_support::ReadFile(Path("mlp.sasm"));
+  EXPECT_NE(sasm.find("mxu.matmul"), std::string::npos);
+  EXPECT_NE(sasm.find("mxu.ldw"), std::string::npos);
+  EXPECT_NE(sasm.find("halt"), std::string::npos);
+  Result again = Retarget("compile mlp.hlo --target systolic --emit asm -o mlp.sasm");
+  EXPECT_EQ(again.exit_code, 1);  // never overwritten without --force
+  Result sim = Retarget("sim mlp.sasm --config tpu-v1 --set array.dtypes=int8,bf16,f32");
+  EXPECT_EQ(sim.exit_code, 0) << sim.err;  // the text assembles and runs (on zero memory)
+}

@@ -340,14 +340,14 @@ TEST(TargetDescription, InterpGeneratesEverythingAndFusesNothing) {
   }
 }
 
-TEST(TargetDescription, CpuUsesEigenForFloatContractions) {
+TEST(TargetDescription, CpuUsesItsGemmForFloatContractions) {
   const auto& t = compiler::CpuTarget();
   std::string library;
   EXPECT_EQ(Handling(t, Opcode::kDot, PrimitiveType::kF32, &library), OpHandling::kLibrary);
-  EXPECT_EQ(library, "Eigen");
+  EXPECT_EQ(library, "retarget-sgemm");
   EXPECT_EQ(Handling(t, Opcode::kConvolution, PrimitiveType::kBF16, &library),
             OpHandling::kLibrary);
-  EXPECT_EQ(library, "Eigen");
+  EXPECT_EQ(library, "retarget-sgemm");
   EXPECT_EQ(Handling(t, Opcode::kDot, PrimitiveType::kS32, &library), OpHandling::kGenerated);
   EXPECT_EQ(library, "");
   EXPECT_EQ(Handling(t, Opcode::kGather, PrimitiveType::kF32), OpHandling::kGenerated);

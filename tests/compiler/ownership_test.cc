@@ -91,7 +91,7 @@ TEST(OwnershipTest, DotBiasReluFusedIsOwnedByTheContractionsOwner) {
     std::string owner;
     std::string library;
   };
-  for (const Case& c : {Case{compiler::CpuTarget(), "library", "Eigen"},
+  for (const Case& c : {Case{compiler::CpuTarget(), "library", "retarget-sgemm"},
                         Case{compiler::GpuTarget(), "library", "cuBLASLt"},
                         Case{compiler::SystolicTarget(), "accelerator-native", ""},
                         Case{compiler::InterpTarget(), "generated-kernel", ""}}) {
@@ -444,7 +444,7 @@ TEST(OwnershipTest, OwnersAfterEachTargetsPipeline) {
   };
   const std::vector<Case> cases = {
       {kDotBiasReluUnfused, "interp", {"generated-kernel"}, ""},
-      {kDotBiasReluUnfused, "cpu", {"library"}, "Eigen"},
+      {kDotBiasReluUnfused, "cpu", {"library"}, "retarget-sgemm"},
       {kDotBiasReluUnfused, "gpu", {"library"}, "cuBLASLt"},
       {kDotBiasReluUnfused, "systolic", {"accelerator-native"}, ""},
       {kSoftmaxUnfused, "interp", {"generated-kernel"}, ""},

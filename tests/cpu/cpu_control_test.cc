@@ -220,6 +220,30 @@ ENTRY e {
   EXPECT_EQ(Counter(run, "thunks.fallback"), 0);
 }
 
+TEST(CpuRuntime, DeadValuesBuffersAreReused) {
+  const io::Tolerance kChainTolerance{1e-4, 1e-4};
+  // A chain of six 256x256 f32 dots (256 KiB each; w scaled by 1/16 = 1/sqrt(256) so values
+  // stay ~1 and reassociation errors stay ~1e-6): only the scaled w, the current operand and
+  // the result are live at once, so three buffers suffice, not seven.
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule chain
+ENTRY e {
+  x = f32[256,256] parameter(0)
+  w0 = f32[256,256] parameter(1)
+  sixteenth = f32[] constant(0.0625)
+  scale = f32[256,256] broadcast(sixteenth), dimensions={}
+  w = f32[256,256] multiply(w0, scale)
+  d1 = f32[256,256] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = f32[256,256] dot(d1, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d3 = f32[256,256] dot(d2, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d4 = f32[256,256] dot(d3, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d5 = f32[256,256] dot(d4, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT d6 = f32[256,256] dot(d5, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})", 0, &kChainTolerance);
+  EXPECT_EQ(Counter(run, "thunks.gemm"), 6);
+  EXPECT_LE(Counter(run, "buffer_bytes.entry"), 3 * 256 * 256 * 4);
+}
+
 TEST(CpuRuntime, UnknownCustomCallNamesTheTarget) {
   auto module = testing_support::ParseAndVerify(R"(
 HloModule bad

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "tests/report/cli_fixture.h"
+#include "tests/cli_fixture.h"
 #include "tests/report/json_schema.h"
 #include "tests/report/json_value.h"
 
@@ -16,8 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using report_test::JsonValue;
-using Result = report_test::CommandResult;
-using ReportCliTest = report_test::ReportCliFixture;
+using Result = testing_support::CommandResult;
+using ReportCliTest = testing_support::CliFixture;
 
 constexpr char kGood[] =
     "HloModule good\nENTRY main {\n  p = f32[4] parameter(0)\n  ROOT e = f32[4] exponential(p)\n}\n";
@@ -46,7 +46,7 @@ TEST_F(ReportCliTest, TwoCorpusModelsOnThreeTargets) {
       testing_support::ReadFile(std::string(RETARGET_DOCS_DIR) + "/report.schema.json"));
   EXPECT_TRUE(report_test::SchemaChecker(schema).Validate(json).empty());
 
-  // mha_block: two bf16 batched dots of 2 * 12 * 128 * 128 * 64 FLOPs each go to Eigen /
+  // mha_block: two bf16 batched dots of 2 * 12 * 128 * 128 * 64 FLOPs each go to retarget-sgemm /
   // cuBLASLt and run natively on the MXU; at most the other FLOPs are carried.
   const JsonValue& block = json["models"].array[0];
   const double dot_flops = 2 * (2.0 * 12 * 128 * 128 * 64);
@@ -167,10 +167,12 @@ TEST_F(ReportCliTest, PricesFromAFileSetTheCost) {
 
 TEST_F(ReportCliTest, ConfigEstimatesTheSystolicColumn) {
   Write("good.hlo", kGood);
-  Result builtin = Retarget("report good.hlo --targets systolic --json b.json");
-  Result v1 = Retarget("report good.hlo --targets systolic --config tpu-v1 --json v1.json");
+  Result builtin = Retarget("report good.hlo --targets systolic --estimate-only --json b.json");
+  Result v1 = Retarget(
+      "report good.hlo --targets systolic --estimate-only --config tpu-v1 --json v1.json");
   Result slow = Retarget(
-      "report good.hlo --targets systolic --config gemmini --set clock.mhz=500 --json g.json");
+      "report good.hlo --targets systolic --estimate-only --config gemmini --set clock.mhz=500 "
+      "--json g.json");
   ASSERT_EQ(builtin.exit_code, 0) << builtin.err;
   ASSERT_EQ(v1.exit_code, 0) << v1.err;
   ASSERT_EQ(slow.exit_code, 0) << slow.err;
@@ -228,3 +230,21 @@ TEST_F(ReportCliTest, HtmlIsWrittenOnceAndKeptWithoutForce) {
 }
 
 }  // namespace
+
+// Without --estimate-only the CPU column is measured by the CPU backend and the systolic column
+// simulated; the simulated figure is the one `retarget run --target systolic` reports for the
+// same machine (the default run configuration), computed here through that other command.
+TEST_F(ReportCliTest, CpuIsMeasuredAndSystolicSimulated) {
+  Write("good.hlo", kGood);
+  Result report = Retarget("report good.hlo --targets cpu,systolic --json r.json");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  Result run = Retarget("run good.hlo --target systolic --stats-json s.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const JsonValue r = report_test::ParseJson(testing_support::ReadFile(Path("r.json")));
+  const JsonValue s = report_test::ParseJson(testing_support::ReadFile(Path("s.json")));
+  const JsonValue& targets = r["models"].array.at(0)["targets"];
+  EXPECT_EQ(targets["cpu"]["latency_source"].string, "measured");
+  EXPECT_GT(targets["cpu"]["latency_ms"].number, 0.0);
+  EXPECT_EQ(targets["systolic"]["latency_source"].string, "simulated");
+  EXPECT_DOUBLE_EQ(targets["systolic"]["latency_ms"].number, s["seconds"].number * 1e3);
+}

@@ -11,7 +11,7 @@
 
 #include "compiler/ownership.h"
 #include "compiler/target_pipelines.h"
-#include "tests/report/cli_fixture.h"
+#include "tests/cli_fixture.h"
 #include "tests/report/json_value.h"
 #include "tests/report/report_test_util.h"
 #include "tools/report/graph_dot.h"
@@ -68,7 +68,7 @@ TEST(ReportHtmlTest, OnePageWithTablesGraphsAndEscapedNames) {
   EXPECT_EQ(page.find("<canvas id=\"owners-1\""), std::string::npos);
   EXPECT_EQ(Count(page, "<svg"), 2u);
   EXPECT_NE(page.find("fill=\"" + Lower(report::kOwnerColours[1])), std::string::npos)
-      << "library (Eigen) on the cpu";
+      << "library (retarget-sgemm) on the cpu";
   EXPECT_NE(page.find("fill=\"" + Lower(report::kOwnerColours[2])), std::string::npos)
       << "native on the systolic array";
   // The cost table carries the figures and the price's citation.
@@ -130,7 +130,7 @@ TEST(ReportHtmlTest, RenderingFailuresAreReportedNotThrown) {
   EXPECT_THROW(report::ReadChartJs("/nonexistent/chart.min.js"), hlo::Error);
 }
 
-using ReportHtmlChromiumTest = report_test::ReportCliFixture;
+using ReportHtmlChromiumTest = testing_support::CliFixture;
 
 TEST_F(ReportHtmlChromiumTest, ThePageRendersInHeadlessChromium) {
   if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
@@ -139,12 +139,12 @@ TEST_F(ReportHtmlChromiumTest, ThePageRendersInHeadlessChromium) {
   Write("bad.hlo", "HloModule bad\nENTRY main {\n  ROOT p = f32[4] frob()\n}\n");
   const std::string mlp = std::string(RETARGET_DOCS_DIR) + "/../examples/mlp.hlo";
   const std::string mha = testing_support::CorpusPath("mha_block_1x12x128x64_bf16.hlo");
-  report_test::CommandResult report = Retarget("report '" + mlp + "' bad.hlo '" + mha +
+  testing_support::CommandResult report = Retarget("report '" + mlp + "' bad.hlo '" + mha +
                                                "' --html page.html --json page.json");
   ASSERT_EQ(report.exit_code, 1) << report.err;  // bad.hlo fails; the page is still written
   ASSERT_TRUE(std::filesystem::exists(Path("page.html")));
 
-  const report_test::CommandResult chromium = Shell(
+  const testing_support::CommandResult chromium = Shell(
       "timeout 120 chromium --headless --disable-gpu --no-sandbox --user-data-dir=profile "
       "--enable-logging=stderr --v=0 --dump-dom file://" + Path("page.html"));
   ASSERT_EQ(chromium.exit_code, 0) << chromium.err;

@@ -99,7 +99,7 @@ ENTRY main {
   const auto owners = report::OwnersOfOriginals(
       originals, compiler::AnalyzeOwnership(*compiled, cpu), unoptimized);
   EXPECT_EQ(owners.at("n").owner, Owner::kLibrary);
-  EXPECT_EQ(owners.at("n").library, "Eigen");
+  EXPECT_EQ(owners.at("n").library, "retarget-sgemm");
   EXPECT_EQ(owners.at("e").owner, Owner::kGeneratedKernel);
 }
 

@@ -36,7 +36,7 @@ TEST(ReportTest, DotBiasReluIsLockedInLibrariesOnCpuAndGpu) {
   EXPECT_EQ(Cell(model, "gpu").by_hand,
             (std::vector<report::HandSupplied>{{"library", "cuBLASLt", 5}}));
   EXPECT_EQ(Cell(model, "cpu").by_hand,
-            (std::vector<report::HandSupplied>{{"library", "Eigen", 5}}));
+            (std::vector<report::HandSupplied>{{"library", "retarget-sgemm", 5}}));
   EXPECT_TRUE(Cell(model, "systolic").by_hand.empty());
   // Every instruction is in a library on one side of each pair: nothing is carried.
   for (const report::CarriedAcross& pair : model.carried_across) {

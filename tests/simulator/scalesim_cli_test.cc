@@ -9,24 +9,19 @@
 #include <fstream>
 #include <string>
 
+#include "tests/cli_fixture.h"
 #include "tests/test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
+using Result = testing_support::CommandResult;
 
-class ScalesimCliTest : public ::testing::Test {
+class ScalesimCliTest : public testing_support::CliFixture {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("retarget_scalesim_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    CliFixture::SetUp();
     Write("tiny.cfg",
           "[general]\nrun_name = tiny\n\n[architecture_presets]\nArrayHeight: 4\nArrayWidth: 3\n"
           "IfmapSramSzkB: 64\nFilterSramSzkB: 64\nOfmapSramSzkB: 64\nIfmapOffset: 0\n"
@@ -34,27 +29,6 @@ class ScalesimCliTest : public ::testing::Test {
           "[run_presets]\nInterfaceBandwidth: CALC\n");
     Write("gemm.csv", "Layer,M,N,K,\na,4,3,5,\nb,5,7,2,\n");
   }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  void Write(const std::string& name, const std::string& text) const {
-    std::ofstream(Path(name), std::ios::binary) << text;
-  }
-  Result Retarget(const std::string& args) const {
-    std::string command = "cd '" + dir_.string() + "' && '" + testing_support::BinDir() +
-                          "/retarget' " + args + " >stdout.txt 2>stderr.txt";
-    int status = std::system(command.c_str());
-    Result result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = testing_support::ReadFile(Path("stdout.txt"));
-    result.err = testing_support::ReadFile(Path("stderr.txt"));
-    return result;
-  }
-
-  fs::path dir_;
 };
 
 TEST_F(ScalesimCliTest, WritesTheComputeReport) {

@@ -16,6 +16,7 @@
 #include "targets/systolic/encoding.h"
 #include "tests/report/json_value.h"
 #include "tests/simulator/trace_check.h"
+#include "tests/cli_fixture.h"
 #include "tests/test_support.h"
 #include "tools/io/npz.h"
 
@@ -25,10 +26,7 @@ namespace fs = std::filesystem;
 using report_test::JsonValue;
 using report_test::ParseJson;
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
+using Result = testing_support::CommandResult;
 
 std::string Example(const std::string& name) {
   return std::string(RETARGET_EXAMPLES_DIR) + "/" + name;
@@ -61,32 +59,8 @@ const std::vector<int8_t> kA = {1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -4, 0, 1, 0,
 const std::vector<int8_t> kW = {1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 1, 1, -1};
 const std::vector<int32_t> kC = {5, 6, 7, 2, 13, 14, 15, 10, -5, -6, -7, -2, 1, 2, 1, 0};
 
-class SimCliTest : public ::testing::Test {
+class SimCliTest : public testing_support::CliFixture {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("retarget_sim_cli_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  void Write(const std::string& name, const std::string& text) const {
-    std::ofstream(Path(name), std::ios::binary) << text;
-  }
-  Result Retarget(const std::string& args) const {
-    std::string command = "cd '" + dir_.string() + "' && '" + testing_support::BinDir() +
-                          "/retarget' " + args + " >stdout.txt 2>stderr.txt";
-    int status = std::system(command.c_str());
-    Result result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = testing_support::ReadFile(Path("stdout.txt"));
-    result.err = testing_support::ReadFile(Path("stderr.txt"));
-    return result;
-  }
   void WriteMatmulInputs(bool typed_result) const {
     std::vector<io::NpyArray> arrays = {
         {"dram@0x0", Array(hlo::PrimitiveType::kS8, {4, 4}, kA)},
@@ -98,7 +72,6 @@ class SimCliTest : public ::testing::Test {
     io::WriteNpz(Path("mem.npz"), arrays);
   }
 
-  fs::path dir_;
 };
 
 TEST_F(SimCliTest, MatmulTileWritesTheProductAsUntypedDram) {

@@ -5,12 +5,12 @@
 // merge back into the sweep's own CSV, and the HTML page in headless Chromium.
 #include <gtest/gtest.h>
 
-#include "tests/report/cli_fixture.h"
+#include "tests/cli_fixture.h"
 #include "tools/sweep/sweep_csv.h"
 
 namespace {
 
-using SweepCliTest = report_test::ReportCliFixture;
+using SweepCliTest = testing_support::CliFixture;
 
 std::string Mlp() { return std::string(RETARGET_SOURCE_DIR) + "/examples/mlp.hlo"; }
 
@@ -40,7 +40,7 @@ std::vector<std::string> Text(const sweep::SweepTable& table, const std::string&
 // at the same config), else estimated with every note saying why: the sweep never hides a
 // working simulator, and never fails a point because the simulator cannot run it yet.
 void ExpectSourceMatchesTheBackend(const sweep::SweepTable& table,
-                                   const report_test::CommandResult& backend_run) {
+                                   const testing_support::CommandResult& backend_run) {
   const std::vector<std::string> sources = Text(table, "latency_source");
   const std::vector<std::string> notes = Text(table, "note");
   for (size_t i = 0; i < sources.size(); ++i) {

@@ -8,44 +8,33 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/cli_fixture.h"
 #include "tests/test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-class SystolicCli : public ::testing::Test {
+class SystolicCli : public testing_support::CliFixture {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("retarget_systolic_cli_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-    std::ofstream(Path("dot.hlo")) << R"(HloModule m
+    CliFixture::SetUp();
+    Write("dot.hlo", R"(HloModule m
 ENTRY main {
   x = f32[6,5] parameter(0)
   w = f32[5,7] parameter(1)
   ROOT d = f32[6,7] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }
-)";
+)");
   }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  // Runs `retarget ARGS` in the temporary folder; returns the exit status.
+  // Runs `retarget ARGS` in the temporary folder; returns the exit status, keeps the output.
   int Retarget(const std::string& args) {
-    std::string command = "cd '" + dir_.string() + "' && '" + testing_support::BinDir() +
-                          "/retarget' " + args + " >stdout.txt 2>stderr.txt";
-    int status = std::system(command.c_str());
-    out_ = testing_support::ReadFile(Path("stdout.txt"));
-    err_ = testing_support::ReadFile(Path("stderr.txt"));
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    testing_support::CommandResult result = CliFixture::Retarget(args);
+    out_ = result.out;
+    err_ = result.err;
+    return result.exit_code;
   }
 
-  fs::path dir_;
   std::string out_, err_;
 };
 

@@ -348,8 +348,10 @@ TEST_P(ReferenceModelsOnSystolic, Matches) {
   // in the matrix unit's order; its last two 16-term matmuls then cancel terms of magnitude ~16
   // into outputs below 1, so those last-bit (6e-8 relative) differences reach a few 1e-5.
   const io::Tolerance f32_reassociated{1e-5, 1e-4};
-  Outcome outcome = RunOnSystolic(*module, ArrayConfig(8, 8),
-                                  GetParam() == "attention_f32" ? &f32_reassociated : nullptr);
+  // while_loop iterates a 16-term matmul and tanh: on 8x8 the two k blocks' order compounds.
+  const bool reassociated = GetParam() == "attention_f32" || GetParam() == "while_loop";
+  Outcome outcome =
+      RunOnSystolic(*module, ArrayConfig(8, 8), reassociated ? &f32_reassociated : nullptr);
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
 }
 
@@ -388,6 +390,65 @@ ENTRY main {
                          int8_config);
   EXPECT_TRUE(int8.compare.matched) << int8.compare.summary;
   EXPECT_EQ(int8.counters["host_instructions"], 0);
+}
+
+}  // namespace
+
+namespace {
+
+// A while loop under host control: condition and body lowered on their own, the host reading the
+// predicate each iteration. With K = 16 on a 16x16 array every sum is in the interpreter's order:
+// bit-exact.
+TEST(SystolicRun, WhileLoopRunsItsBodyOnTheAcceleratorBitExactly) {
+  auto module = testing_support::ParseAndVerify(
+      testing_support::ReadFile(testing_support::TestDataPath("models/while_loop.hlo")));
+  const io::Tolerance exact{0, 0};
+  Outcome outcome = RunOnSystolic(*module, ArrayConfig(16, 16), &exact);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["loops"], 1);
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  // Each iteration runs the condition and the body as segments, plus the final condition.
+  EXPECT_EQ(outcome.counters["segments"], 2 * outcome.counters["loop_iterations"] + 1);
+  EXPECT_GT(outcome.counters["macs"], 0);
+}
+
+}  // namespace
+
+namespace {
+
+// A conditional under host control: each branch lowered on its own; the host picks one from the
+// selector — a pred, or an s32 index whose out-of-range values pick the last branch.
+TEST(SystolicRun, ConditionalRunsTheChosenBranchOnTheAccelerator) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule c
+neg {
+  a = f32[4,8] parameter(0)
+  ROOT n = f32[4,8] negate(a)
+}
+twice {
+  b = f32[4,8] parameter(0)
+  ROOT t = f32[4,8] add(b, b)
+}
+ex {
+  c = f32[4,8] parameter(0)
+  ROOT e = f32[4,8] exponential(c)
+}
+ENTRY main {
+  i = s32[] parameter(0)
+  x = f32[4,8] parameter(1)
+  ROOT r = f32[4,8] conditional(i, x, x, x), branch_computations={neg, twice, ex}
+})");
+  auto backend = targets::MakeSystolicBackend(ArrayConfig(8, 8),
+                                              testing_support::Backends().Find("interp"));
+  auto executable = backend->Compile(*module);
+  std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*module, 3);
+  for (int32_t index : {0, 1, 2, 7, -1}) {
+    inputs[0].mutable_data<int32_t>()[0] = index;
+    hlo::Literal result = executable->Run(inputs);
+    hlo::Literal expected = hlo::Evaluate(*module, inputs);
+    EXPECT_TRUE(result.BitwiseEqual(expected)) << "index " << index;
+    EXPECT_EQ(executable->profile().counters.at("loops"), 1);
+    EXPECT_EQ(executable->profile().counters.at("host_instructions"), 0);
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 
+#include "tests/cli_fixture.h"
 #include "tests/test_support.h"
 #include "tools/io/npz.h"
 
@@ -16,44 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
+using Result = testing_support::CommandResult;
 
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("retarget_cli_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  void Write(const std::string& name, const std::string& text) const {
-    std::ofstream(Path(name), std::ios::binary) << text;
-  }
-
-  // Runs `retarget ARGS` in the temporary folder; ARGS is shell text.
-  Result Retarget(const std::string& args) const {
-    std::string command = "cd '" + dir_.string() + "' && '" + testing_support::BinDir() +
-                          "/retarget' " + args + " >stdout.txt 2>stderr.txt";
-    int status = std::system(command.c_str());
-    Result result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = testing_support::ReadFile(Path("stdout.txt"));
-    result.err = testing_support::ReadFile(Path("stderr.txt"));
-    return result;
-  }
-
-  fs::path dir_;
-};
+using CliTest = testing_support::CliFixture;
 
 std::string Example() { return std::string(RETARGET_TEST_DATA_DIR) + "/../../examples/mlp.hlo"; }
 

@@ -123,9 +123,12 @@ using CompileFunction = std::function<void(hlo::Module&, const compiler::TargetD
 
 // How long and how large a model may be for a measured or simulated run; a model over the
 // budget (by the cost model's estimate and the buffer assignment's peak) keeps its estimate.
+// The defaults keep `retarget report` over the whole corpus in minutes on a laptop: a model
+// estimated at over a second per inference (simulating it would take far longer than running
+// it) or needing over 4 GiB of buffers keeps its estimate.
 struct LatencyBudget {
-  double max_run_seconds = 60;     // estimated seconds per run
-  int64_t max_memory_bytes = 0;    // peak buffer bytes on the target; 0: no limit
+  double max_run_seconds = 1;                    // estimated seconds per run
+  int64_t max_memory_bytes = int64_t{4} << 30;   // peak buffer bytes on the target; 0: no limit
 };
 
 struct MeasuredLatency {

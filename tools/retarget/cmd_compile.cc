@@ -16,6 +16,9 @@
 #include "hlo/printer.h"
 #include "tools/retarget/cli.h"
 #include "tools/retarget/emit_cpu.h"
+#include "tools/retarget/emit_gpu.h"
+#include "tools/retarget/systolic_config.h"
+#include "targets/systolic/systolic_backend.h"
 #include "tools/retarget/opt_support.h"
 #include "tools/retarget/run_support.h"
 
@@ -28,14 +31,20 @@ namespace cli {
 namespace {
 
 // Emit kinds of DESIGN.md's CLI table: hlo for every target; llvm and obj from the cpu backend
-// (emit_cpu.h); the others once their code generators land.
+// (emit_cpu.h); llvm and ptx from the gpu code generator (emit_gpu.h); asm from the systolic
+// lowering. Any other pairing is an error naming what the target can emit.
 void CheckEmitKind(const std::string& kind, const std::string& target) {
   if (kind == "hlo") return;
   if (target == "cpu" && (kind == "llvm" || kind == "obj")) return;
+  if (target == "gpu" && (kind == "llvm" || kind == "ptx")) return;  // emit_gpu.h
+  if (target == "systolic" && kind == "asm") return;
   if (kind == "llvm" || kind == "ptx" || kind == "asm" || kind == "obj") {
-    throw hlo::Error("--emit " + kind +
-                     " is not available yet in this build (the code generators have not "
-                     "landed); use --emit hlo");
+    const char* kinds = target == "cpu"   ? "hlo, llvm, obj"
+                        : target == "gpu" ? "hlo, llvm, ptx (or -o OUT.rtgpu)"
+                        : target == "systolic" ? "hlo, asm"
+                                               : "hlo";
+    throw hlo::Error("--emit " + kind + " does not apply to --target " + target +
+                     " (it emits " + kinds + ")");
   }
   throw UsageError("--emit must be hlo, llvm, ptx, asm or obj, got '" + kind + "'");
 }
@@ -87,6 +96,12 @@ CommandSpec CompileSpec() {
       "--target cpu --emit llvm -o OUT.ll writes the kernels' LLVM IR before O3 (OUT.ll) and\n"
       "after (OUT.opt.ll); --emit obj -o OUT.o an object file with retarget_model_run and OUT.h\n"
       "declaring it; with --dump-dir D, each kernel's IR goes to D too.\n"
+      "--target gpu -o OUT.rtgpu writes the GPU artifact (PTX, cubin when ptxas is installed,\n"
+      "launch plan, arena offsets, constants); --emit ptx|llvm the kernels' PTX / LLVM IR;\n"
+      "--dump-dir D also gets gpu.kernels.{ll,opt.ll,ptx} and gpu.codegen.json.\n"
+      "--target systolic --emit asm writes the accelerator programs (.sasm) for the machine of\n"
+      "`run --target systolic` (tpu-v1 with bf16/f32 matrix modes); for other machines use\n"
+      "`run --target systolic --config ... --emit-asm OUT`.\n"
       "\nexamples:\n"
       "  retarget compile examples/mlp.hlo --target cpu -o out/mlp.cpu.hlo\n"
       "  retarget compile examples/mlp.hlo --target gpu --dump-dir out/dumps --time-passes\n"
@@ -96,7 +111,7 @@ CommandSpec CompileSpec() {
   spec.flags = {
       {"--target", "T", "interp, cpu, gpu or systolic", "", /*required=*/true},
       {"--dump-dir", "D", "write the module after every pass into D", ""},
-      {"--emit", "KIND", "hlo (default); llvm, obj (cpu: see details); ptx, asm: not yet", ""},
+      {"--emit", "KIND", "hlo (default); llvm, obj (cpu); llvm, ptx (gpu); asm (systolic)", ""},
       {"--output", "OUT", "write the optimized module to OUT instead of stdout", "-o"},
       {"--force", "", "replace OUT / the stats file if they exist (never FILE)", ""},
       {"--stats-json", "OUT", "owners, fusion coverage, kernels, peak memory, pass times", ""},
@@ -110,7 +125,7 @@ CommandSpec CompileSpec() {
   return spec;
 }
 
-int RunCompile(const ParsedArgs& args, const Context&) {
+int RunCompile(const ParsedArgs& args, const Context& context) {
   const compiler::TargetDescription& target = TargetArgument(args);
   compiler::Pipeline pipeline = compiler::MakeTargetPipeline(target);
   if (args.Has("--list-passes")) {
@@ -133,7 +148,26 @@ int RunCompile(const ParsedArgs& args, const Context&) {
   options.disabled = CommaListFlag(args, "--disable-pass");
 
   hlo::LoadedModule loaded = hlo::LoadModule(input);
-  if (emit != "hlo") {
+  // --target gpu: the code generator writes PTX / LLVM IR / the .rtgpu artifact (emit_gpu.h)
+  // from the module the pipeline below optimizes.
+  const bool gpu_codegen =
+      target.name == "gpu" && (emit != "hlo" || (output && output->ends_with(".rtgpu")));
+  if (emit == "asm") {  // the systolic lowering's programs, for the `run` configuration
+    std::string assembly;
+    {
+      Heartbeat heartbeat("lowering " + input + " for the systolic accelerator");
+      std::unique_ptr<targets::Backend> backend = targets::MakeSystolicBackend(
+          SystolicRunConfig(std::nullopt, {}), context.backends->Find("interp"));
+      assembly = backend->Compile(*loaded.module)->artifacts().at("program.sasm");
+    }
+    if (output) {
+      WriteOutputFile(*output, assembly, force, {input});
+    } else {
+      std::cout << assembly;
+    }
+    return kExitOk;
+  }
+  if (emit != "hlo" && !gpu_codegen) {
     Heartbeat heartbeat("compiling " + input + " to " + emit + " for " + target.name);
     return EmitCpuCode(*loaded.module, input, emit, output, options.dump_dir, force);
   }
@@ -145,6 +179,23 @@ int RunCompile(const ParsedArgs& args, const Context&) {
   const hlo::Module& module = *loaded.module;
   if (args.Has("--time-passes")) std::cerr << report.ToTable();
   if (args.Has("--explain-fusion")) std::cerr << FusionExplanations(module, target);
+  if (gpu_codegen) {
+    std::string codegen_stats;
+    int status;
+    {
+      Heartbeat heartbeat("generating GPU code for " + input);
+      status = EmitGpuCode(module, input, emit == "hlo" ? "rtgpu" : emit, output,
+                           options.dump_dir, force, &codegen_stats);
+    }
+    if (stats_json) {
+      std::string stats = StatsJson(input, module, target, report);
+      size_t open = stats.find('{');
+      while (!codegen_stats.empty() && codegen_stats.back() == '\n') codegen_stats.pop_back();
+      stats.insert(open + 1, "\n  " + JsonString("gpu_codegen") + ": " + codegen_stats + ",");
+      WriteOutputFile(*stats_json, stats, force, {input});
+    }
+    return status;
+  }
 
   std::string text = hlo::PrintModule(module);
   if (output) {

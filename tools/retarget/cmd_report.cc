@@ -111,7 +111,7 @@ CommandSpec ReportSpec() {
       "For each model and target: compiles a copy with the target's pipeline, then reports\n"
       "instructions by owner (counts, shares of FLOPs), fusion coverage, kernels, custom-calls\n"
       "and whether each target supports them, latency (labelled measured / simulated /\n"
-      "estimated; every figure is the cost model's estimate until the backends are wired in),\n"
+      "estimated: cpu is measured on this machine, systolic simulated, gpu estimated here),\n"
       "energy (estimated) and cost per million inferences from a price table; and for each\n"
       "ordered pair of targets the share the shared compiler carries across. A failure on one\n"
       "target is shown in its cell and makes the exit status 1. Guide: docs/report.md; figures\n"
@@ -134,8 +134,10 @@ CommandSpec ReportSpec() {
       {"--html", "OUT", "write one self-contained HTML page (charts, tables, graphs) to OUT", ""},
       {"--force", "", "replace OUT if it exists (never an input FILE)", ""},
       {"--max-run-seconds", "S",
-       "latency budget: models estimated slower keep the estimate (default 60)", ""},
-      {"--max-memory", "BYTES", "latency budget: peak buffer bytes for a measured run", ""},
+       "latency budget: models estimated slower keep the estimate (default 1)", ""},
+      {"--max-memory", "BYTES",
+       "latency budget: peak buffer bytes for a measured run (default 4 GiB)", ""},
+      {"--estimate-only", "", "never run or simulate: every latency is the cost model's", ""},
   };
   return spec;
 }
@@ -156,7 +158,7 @@ int RunReport(const ParsedArgs& args, const Context& context) {
     chart_js = report::ReadChartJs(report::kDebianChartJs);
     options.graph_node_budget = report::kDefaultGraphNodeBudget;
   }
-  options.latency = ReportLatencyHook(context);
+  if (!args.Has("--estimate-only")) options.latency = ReportLatencyHook(context, config);
 
   // The systolic column under --config is a derived copy of the built-in description.
   std::unique_ptr<compiler::TargetDescription> configured;

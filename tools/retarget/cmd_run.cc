@@ -15,6 +15,7 @@
 #include "tools/io/inputs.h"
 #include "tools/retarget/cli.h"
 #include "tools/retarget/run_support.h"
+#include "tools/retarget/systolic_config.h"
 
 namespace cli {
 namespace {
@@ -144,12 +145,7 @@ int RunRun(const ParsedArgs& args, const Context& context) {
   std::ostringstream trace_text;
   std::optional<simulator::ChromeTraceWriter> trace;
   if (options.config || !options.overrides.empty() || options.trace) {
-    // Without --config: TPU v1 with the multi-pass bf16/f32 MXU modes the systolic target
-    // description assumes (compiler/targets/systolic.cc), like the registered backend.
-    std::vector<std::string> overrides = options.overrides;
-    if (!options.config) overrides.insert(overrides.begin(), "array.dtypes=int8,bf16,f32");
-    systolic::ArchConfig config =
-        systolic::LoadArchConfig(options.config.value_or("tpu-v1"), overrides);
+    systolic::ArchConfig config = SystolicRunConfig(options.config, options.overrides);
     if (options.trace) trace.emplace(trace_text, config.clock_mhz, config.name);
     configured = targets::MakeSystolicBackend(config, context.backends->Find("interp"),
                                               trace ? &*trace : nullptr);

@@ -32,6 +32,9 @@ class Lowerer {
   LoweredModule Run() {
     const hlo::Computation& entry = *module_.entry();
     out_.parameters.resize(static_cast<size_t>(entry.parameter_count()));
+    for (const Instruction* param : entry.parameters()) {
+      out_.parameter_shapes.push_back(param ? param->shape() : hlo::Shape());
+    }
     // Values written before the first step come first, so they never share bytes.
     for (const auto& owned : entry.instructions()) {
       if (owned->opcode() == Opcode::kParameter) {
@@ -67,6 +70,9 @@ class Lowerer {
         return;  // allocated (and constants recorded) before the first step
       case Opcode::kWhile:
         LowerLoop(inst);
+        return;
+      case Opcode::kConditional:
+        LowerBranches(inst);
         return;
       case Opcode::kTuple: {
         std::vector<DramBuffer> leaves;
@@ -274,6 +280,23 @@ class Lowerer {
     ++out_.loops;
   }
 
+  void LowerBranches(const Instruction& inst) {
+    Flush();
+    BranchStep step;
+    for (const hlo::Computation* branch : inst.called_computations()) {
+      step.branches.push_back(ComputationModule(module_, *branch));
+    }
+    step.selector = values_.at(inst.operand(0));
+    for (int64_t i = 1; i < inst.operand_count(); ++i) {
+      step.operands.push_back(values_.at(inst.operand(i)));
+    }
+    values_[&inst] = dram_.Allocate(inst);
+    step.result = values_[&inst];
+    step.instruction = inst.name();
+    out_.steps.emplace_back(std::move(step));
+    ++out_.loops;
+  }
+
   void Flush() {
     if (builder_.program().instructions.empty()) return;
     AcceleratorStep step;
@@ -304,9 +327,12 @@ std::string LoweredModule::Assembly() const {
       text += "\n" + Disassemble(accel->program);
     } else if (const auto* host = std::get_if<HostStep>(&step)) {
       text += "# host: " + host->instruction + " (" + host->reason + ")\n";
-    } else {
-      text += "# loop: " + std::get<LoopStep>(step).instruction +
+    } else if (const auto* loop = std::get_if<LoopStep>(&step)) {
+      text += "# loop: " + loop->instruction +
               " (condition and body lowered separately, run under host control)\n";
+    } else {
+      text += "# branch: " + std::get<BranchStep>(step).instruction +
+              " (branches lowered separately, chosen by the host)\n";
     }
   }
   return text;

@@ -2,10 +2,12 @@
 // line accelerator programs and host-fallback instructions, over one DRAM layout.
 //
 //   entry instruction            becomes
+//   while / conditional          a loop / branch step under host control (see below)
 //   parameter / constant         a DRAM buffer (written before the first step)
 //   tuple / get-tuple-element /  no code: the same DRAM buffers (bitcast and reshape need
 //   reshape / bitcast / copy     default layouts, which is what the systolic pipeline assigns)
 //   dot / output fusion          matrix-unit tiles + vector epilogue  (emit_matmul.h)
+//   convolution (+ epilogue)     per-tap matmuls on the padded input tile (emit_conv.h)
 //   elementwise / reduce /       vector-unit row tiles                (emit_vector.h)
 //   loop or input fusion
 //   transpose (+ reshapes)       strided DMA gather + contiguous store (emit_data_movement.h)
@@ -16,11 +18,11 @@
 // Consecutive accelerator ops share one program (a segment); each op starts with a barrier, so
 // an op reads DRAM only after the previous op's stores completed. A while is a loop step
 // (LoopStep): the host evaluates the condition each iteration; condition and body are lowered
-// like modules of their own. A conditional is one host step.
+// like modules of their own. A conditional is a branch step (BranchStep), likewise.
 //
 // DRAM: dram_plan.h (values reuse the bytes of dead ones; padding reads from a zero region).
 //
-// Guarantees: every entry instruction is covered exactly once (native, host or no code);
+// Guarantees: every entry instruction is covered exactly once (native, host, loop or no code);
 // Lower never aborts on unsupported input (it falls back); it throws hlo::Error only when the
 // module's live buffers exceed dram.bytes.
 #pragma once
@@ -62,15 +64,28 @@ struct LoopStep {
   std::string instruction;
 };
 
-using Step = std::variant<AcceleratorStep, HostStep, LoopStep>;
+// A conditional under host control: the host reads the selector (pred: true runs branch 0,
+// false branch 1; s32: that branch, the last one when out of range, as hlo/ evaluates it) and
+// runs the chosen branch, lowered as a module of its own, on its operand.
+struct BranchStep {
+  std::vector<std::unique_ptr<hlo::Module>> branches;  // each takes its operand as parameter 0
+  std::vector<DramBuffer> selector;
+  std::vector<std::vector<DramBuffer>> operands;  // per branch
+  std::vector<DramBuffer> result;
+  std::string instruction;
+};
+
+using Step = std::variant<AcceleratorStep, HostStep, LoopStep, BranchStep>;
 
 struct LoweredModule {
   std::vector<Step> steps;
   std::vector<std::vector<DramBuffer>> parameters;  // per entry parameter, its array leaves
+  std::vector<hlo::Shape> parameter_shapes;          // per entry parameter
   std::vector<std::pair<DramBuffer, hlo::Literal>> constants;
   std::vector<DramBuffer> result;  // leaves of the root, depth-first
   hlo::Shape result_shape;
-  int64_t native_instructions = 0, host_instructions = 0, loops = 0;
+  int64_t native_instructions = 0, host_instructions = 0;
+  int64_t loops = 0;  // while and conditional steps under host control
   int64_t dram_bytes = 0;  // peak DRAM footprint
   std::string Assembly() const;  // every segment's .sasm, with a header comment per segment
 };

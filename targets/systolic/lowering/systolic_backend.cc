@@ -14,6 +14,7 @@ namespace targets {
 namespace {
 
 using systolic::lowering::AcceleratorStep;
+using systolic::lowering::BranchStep;
 using systolic::lowering::DramBuffer;
 using systolic::lowering::HostStep;
 using systolic::lowering::LoopStep;
@@ -85,8 +86,11 @@ struct Totals {
   }
 };
 
-// Runs one lowered module (the entry, or a loop's condition or body) on fresh memories: its
-// host steps on the host backend, its loops through runners of their own.
+// Runs one lowered module (the entry, or a loop's condition or body): its host steps on the
+// host backend, its loops through runners of their own. The memories are allocated once and
+// reused by every run (a loop runs its body once per iteration); each run writes its inputs and
+// constants first, and nothing reads what a previous run left (the zero region is never
+// written).
 class LoweredRunner {
  public:
   LoweredRunner(const systolic::ArchConfig& config, systolic::lowering::LoweredModule lowered,
@@ -101,6 +105,12 @@ class LoweredRunner {
         host_executables_.push_back(host->Compile(*host_step->module));
       } else if (const auto* loop = std::get_if<LoopStep>(&step)) {
         loops_.push_back({MakeRunner(*loop->condition, host), MakeRunner(*loop->body, host)});
+      } else if (const auto* branch_step = std::get_if<BranchStep>(&step)) {
+        std::vector<std::unique_ptr<LoweredRunner>> branches;
+        for (const auto& branch : branch_step->branches) {
+          branches.push_back(MakeRunner(*branch, host));
+        }
+        branches_.push_back(std::move(branches));
       }
     }
   }
@@ -113,7 +123,8 @@ class LoweredRunner {
       throw hlo::Error("expected " + std::to_string(lowered_.parameters.size()) + " inputs, got " +
                        std::to_string(inputs.size()));
     }
-    simulator::Memories memories(config_);
+    if (!memories_) memories_.emplace(config_);
+    simulator::Memories& memories = *memories_;
     for (size_t i = 0; i < inputs.size(); ++i) {
       size_t next = 0;
       WriteLeaves(memories.dram, inputs[i], lowered_.parameters[i], next);
@@ -121,7 +132,7 @@ class LoweredRunner {
     for (const auto& [buffer, literal] : lowered_.constants) {
       memories.dram.Write(buffer.address, literal.bytes());
     }
-    size_t host_index = 0, loop_index = 0;
+    size_t host_index = 0, loop_index = 0, branch_index = 0;
     for (const auto& step : lowered_.steps) {
       const int64_t now = totals.accelerator_cycles + HostCycles(totals.host_seconds);
       if (const auto* accel = std::get_if<AcceleratorStep>(&step)) {
@@ -136,10 +147,13 @@ class LoweredRunner {
       if (const auto* host = std::get_if<HostStep>(&step)) {
         RunHost(*host, *host_executables_[host_index++], memories, totals);
         name = host->instruction;
+      } else if (const auto* loop = std::get_if<LoopStep>(&step)) {
+        RunLoop(*loop, loops_[loop_index++], memories, totals);
+        name = loop->instruction;
       } else {
-        const LoopStep& loop = std::get<LoopStep>(step);
-        RunLoop(loop, loops_[loop_index++], memories, totals);
-        name = loop.instruction;
+        const BranchStep& branch = std::get<BranchStep>(step);
+        RunBranch(branch, branches_[branch_index++], memories, totals);
+        name = branch.instruction;
       }
       if (trace) {
         const int64_t end = totals.accelerator_cycles + HostCycles(totals.host_seconds);
@@ -189,17 +203,18 @@ class LoweredRunner {
   // moves between the loop's buffers and the condition's / body's by DMA (charged at the DRAM
   // bandwidth, in and out).
   void RunLoop(const LoopStep& step, Loop& loop, simulator::Memories& memories, Totals& totals) {
-    constexpr int64_t kMaxIterations = int64_t{1} << 31;
+    const int64_t max_iterations = hlo::GlobalLimits().max_while_iterations;
     size_t next = 0;
-    const hlo::Shape& shape = loop.body->lowered().result_shape;
+    const hlo::Shape& shape = loop.body->lowered().parameter_shapes.at(0);
     hlo::Literal state = Assemble(shape, memories.dram, step.state, next);
     double state_bytes = 0;
     for (const DramBuffer& leaf : step.state) state_bytes += static_cast<double>(leaf.bytes());
     const double dram_bytes_per_cycle = config_.dram_bandwidth_gbps * 1e3 / config_.clock_mhz;
     const compiler::PeakRates& peak = compiler::SystolicTarget().peak;
     for (int64_t i = 0;; ++i) {
-      if (i >= kMaxIterations) {
-        throw hlo::Error("while " + step.instruction + " ran more than 2^31 iterations");
+      if (i >= max_iterations) {
+        throw hlo::Error("while " + step.instruction + " ran more than " +
+                         std::to_string(max_iterations) + " iterations");
       }
       hlo::Literal go = loop.condition->Run(std::span<const hlo::Literal>(&state, 1), totals,
                                             nullptr);
@@ -215,10 +230,39 @@ class LoweredRunner {
     WriteLeaves(memories.dram, state, step.result, next);
   }
 
+  // The host reads the selector (one host-issued batch) and runs the chosen branch; its operand
+  // and result move by DMA (charged at the DRAM bandwidth).
+  void RunBranch(const BranchStep& step, std::vector<std::unique_ptr<LoweredRunner>>& branches,
+                 simulator::Memories& memories, Totals& totals) {
+    const hlo::Literal selector = ReadBuffer(memories.dram, step.selector.at(0));
+    const int64_t count = static_cast<int64_t>(branches.size());
+    int64_t index = selector.GetAsInt64(0);
+    if (selector.shape().type == hlo::PrimitiveType::kPred) index = index != 0 ? 0 : 1;
+    if (index < 0 || index >= count) index = count - 1;
+    LoweredRunner& branch = *branches[static_cast<size_t>(index)];
+    const std::vector<DramBuffer>& operand = step.operands.at(static_cast<size_t>(index));
+    size_t next = 0;  // a branch computation has exactly one parameter
+    hlo::Literal input =
+        Assemble(branch.lowered().parameter_shapes.at(0), memories.dram, operand, next);
+    hlo::Literal result = branch.Run(std::span<const hlo::Literal>(&input, 1), totals, nullptr);
+    next = 0;
+    WriteLeaves(memories.dram, result, step.result, next);
+    const compiler::PeakRates& peak = compiler::SystolicTarget().peak;
+    totals.host_seconds += 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
+    totals.host_bytes += 1;
+    double bytes = 0;
+    for (const DramBuffer& leaf : operand) bytes += static_cast<double>(leaf.bytes());
+    for (const DramBuffer& leaf : step.result) bytes += static_cast<double>(leaf.bytes());
+    totals.accelerator_cycles +=
+        static_cast<int64_t>(bytes * config_.clock_mhz / (config_.dram_bandwidth_gbps * 1e3));
+  }
+
   const systolic::ArchConfig& config_;
   systolic::lowering::LoweredModule lowered_;
   std::vector<std::unique_ptr<Executable>> host_executables_;  // one per host step, in order
   std::vector<Loop> loops_;                                     // one per loop step, in order
+  std::vector<std::vector<std::unique_ptr<LoweredRunner>>> branches_;  // per branch step
+  std::optional<simulator::Memories> memories_;
 };
 
 class SystolicExecutable final : public Executable {

@@ -1,6 +1,6 @@
-// The fixture of the tests that run the built `retarget` binary through the shell: a fresh
-// temporary directory per test (removed afterwards), files written into it, and the command's
-// exit status, stdout and stderr. Test-only code.
+// The fixture of every test that runs a built binary (`retarget`, ...) through the shell as a
+// user would: a fresh temporary directory per test (removed afterwards), files written into it,
+// and the command's exit status, stdout and stderr. Test-only code.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,18 +14,20 @@
 
 #include "tests/test_support.h"
 
-namespace report_test {
+namespace testing_support {
 
 struct CommandResult {
   int exit_code = -1;
   std::string out, err;
 };
 
-class ReportCliFixture : public ::testing::Test {
+class CliFixture : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("retarget_report_test_" + std::to_string(getpid()) + "_" +
+           ("retarget_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()
+                                          ->test_suite_name()) +
+            "_" + std::to_string(getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
   }
@@ -44,17 +46,18 @@ class ReportCliFixture : public ::testing::Test {
     const int status = std::system(line.c_str());
     CommandResult result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = testing_support::ReadFile(Path("stdout.txt"));
-    result.err = testing_support::ReadFile(Path("stderr.txt"));
+    result.out = ReadFile(Path("stdout.txt"));
+    result.err = ReadFile(Path("stderr.txt"));
     return result;
   }
+  // Runs `retarget ARGS` (ARGS is shell text) in the test's directory.
   CommandResult Retarget(const std::string& args) const {
     std::string command = "'";  // built by appends: GCC 12 warns falsely on "'" + std::string&&
-    command += testing_support::BinDir();
+    command += BinDir();
     command += "/retarget' ";
     return Shell(command + args);
   }
   std::filesystem::path dir_;
 };
 
-}  // namespace report_test
+}  // namespace testing_support

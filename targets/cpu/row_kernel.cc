@@ -1,0 +1,181 @@
+// Row kernels for reductions fused with their elementwise consumers (see row_kernel.h).
+#include "targets/cpu/row_kernel.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "targets/cpu/kernel_emitter.h"
+
+namespace cpu {
+
+using llvm_codegen::ElementGenerator;
+using llvm_codegen::IrArray;
+using llvm_codegen::IrIndex;
+
+namespace {
+
+// Entry-block allocas of one combined reduction (SROA turns them into loop phis).
+struct RowAccumulator {
+  llvm::AllocaInst* value = nullptr;  // f32
+  llvm::AllocaInst* nan = nullptr;    // i1: some element was NaN
+};
+
+// Physical dimensions, major first.
+std::vector<int64_t> MajorFirst(const hlo::Shape& shape) {
+  std::vector<int64_t> minor_to_major = shape.EffectiveMinorToMajor();
+  return {minor_to_major.rbegin(), minor_to_major.rend()};
+}
+
+// The row's max/min: nested loops over the column dims (index[...] of the row dims set).
+// maxnum/minnum ignore NaN and vectorize as a plain min/max recurrence; a separate OR of
+// "element is NaN" restores NaN propagation at the end (llvm.maximum lowers to slow code on
+// x86 before AVX10.2, and a select chain with NaN checks is not recognized at all).
+llvm::Value* CombineRow(llvm::IRBuilder<>& b, const RowAccumulator& accumulator,
+                        const RowReduction& reduction, IrIndex index,
+                        const std::vector<int64_t>& major_first, size_t row_levels,
+                        const std::function<int64_t(size_t)>& extent) {
+  llvm::Type* f32 = b.getFloatTy();
+  llvm::Value* init = reduction.init(IrIndex{});
+  llvm::Type* type = init->getType();
+  if (type != f32) init = b.CreateFPExt(init, f32);
+  b.CreateStore(init, accumulator.value);
+  b.CreateStore(b.CreateFCmpUNO(init, init), accumulator.nan);
+  const llvm::Intrinsic::ID combine = *reduction.combiner == RowCombiner::kMaximum
+                                          ? llvm::Intrinsic::maxnum
+                                          : llvm::Intrinsic::minnum;
+  std::function<void(size_t)> nest = [&](size_t level) {
+    if (level == major_first.size()) {
+      llvm::Value* element = reduction.input(index);
+      if (element->getType() != f32) element = b.CreateFPExt(element, f32);
+      b.CreateStore(b.CreateBinaryIntrinsic(combine, b.CreateLoad(f32, accumulator.value), element),
+                    accumulator.value);
+      b.CreateStore(b.CreateOr(b.CreateLoad(b.getInt1Ty(), accumulator.nan),
+                               b.CreateFCmpUNO(element, element)),
+                    accumulator.nan);
+      return;
+    }
+    const auto dim = static_cast<size_t>(major_first[level]);
+    EmitForLoop(b, b.getInt64(0), b.getInt64(extent(level)), "r" + std::to_string(dim),
+                [&](llvm::Value* i) {
+                  index[dim] = i;
+                  nest(level + 1);
+                });
+  };
+  nest(row_levels);
+  llvm::Value* result =
+      b.CreateSelect(b.CreateLoad(b.getInt1Ty(), accumulator.nan),
+                     llvm::ConstantFP::getNaN(f32), b.CreateLoad(f32, accumulator.value));
+  return type == f32 ? result : b.CreateFPTrunc(result, type);
+}
+
+}  // namespace
+
+int64_t RowLength(const hlo::Shape& shape, int64_t column_dims) {
+  std::vector<int64_t> major_first = MajorFirst(shape);
+  int64_t length = 1;
+  for (size_t level = major_first.size() - static_cast<size_t>(column_dims);
+       level < major_first.size(); ++level)
+    length *= shape.dims[static_cast<size_t>(major_first[level])];
+  return length;
+}
+
+int64_t RowCount(const hlo::Shape& shape, int64_t column_dims) {
+  const int64_t length = RowLength(shape, column_dims);
+  return length == 0 ? 0 : shape.ElementCount() / length;
+}
+
+void EmitRowKernel(llvm::Module& module, const RowKernelSpec& spec,
+                   const RowGeneratorFactory& make) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::IRBuilder<> b(context);
+  llvm::Type* ptr = b.getPtrTy();
+  llvm::Type* i64 = b.getInt64Ty();
+  auto* type = llvm::FunctionType::get(b.getVoidTy(), {ptr, i64, i64}, false);
+  auto* function =
+      llvm::Function::Create(type, llvm::Function::ExternalLinkage, spec.name, module);
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  // LLVM prefers 256-bit vectors on AVX-512 hosts; these loops are short and hot (measured:
+  // layer_norm's row kernel 2.8 -> 2.4 ms with full-width vectors).
+  function->addFnAttr("prefer-vector-width", "512");
+  function->addParamAttr(0, llvm::Attribute::NoAlias);
+  llvm::Argument* buffers = function->getArg(0);
+  llvm::Argument* begin = function->getArg(1);
+  llvm::Argument* end = function->getArg(2);
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
+
+  auto load_base = [&](size_t slot) {
+    llvm::Value* address = b.CreateConstInBoundsGEP1_64(ptr, buffers, slot);
+    return b.CreateLoad(ptr, address, "buffer" + std::to_string(slot));
+  };
+  std::vector<ElementGenerator> loads;
+  for (size_t i = 0; i < spec.operands.size(); ++i) {
+    IrArray operand(load_base(i), spec.operands[i]);
+    operand.set_read_only(true);
+    loads.push_back([&b, operand](const IrIndex& index) { return operand.EmitLoad(b, index); });
+  }
+  std::vector<IrArray> outputs;
+  for (size_t i = 0; i < spec.outputs.size(); ++i)
+    outputs.emplace_back(load_base(spec.operands.size() + i), spec.outputs[i]);
+
+  llvm_codegen::ElementalEmitter emitter(b, module);
+  std::vector<llvm::Value*> row_values;
+  RowGenerators generators = make(emitter, std::move(loads), row_values);
+  row_values.assign(generators.reductions.size(), nullptr);
+  if (generators.outputs.size() != outputs.size())
+    throw hlo::Error("cpu backend: row kernel " + spec.name + " has " +
+                     std::to_string(generators.outputs.size()) + " generators for " +
+                     std::to_string(outputs.size()) + " outputs");
+
+  const hlo::Shape& shape = spec.outputs.at(0);
+  const std::vector<int64_t> major_first = MajorFirst(shape);
+  const size_t row_levels = major_first.size() - static_cast<size_t>(spec.column_dims);
+  IrIndex index(static_cast<size_t>(shape.rank()), nullptr);
+  auto extent = [&](size_t level) {
+    return shape.dims[static_cast<size_t>(major_first[level])];
+  };
+
+  // Column loops in physical order; the innermost walks contiguous memory.
+  std::function<void(size_t)> columns = [&](size_t level) {
+    if (level == major_first.size()) {
+      std::vector<llvm::Value*> values;
+      for (const ElementGenerator& generator : generators.outputs) values.push_back(generator(index));
+      for (size_t i = 0; i < outputs.size(); ++i) outputs[i].EmitStore(b, index, values[i]);
+      return;
+    }
+    const auto dim = static_cast<size_t>(major_first[level]);
+    EmitForLoop(b, b.getInt64(0), b.getInt64(extent(level)), "c" + std::to_string(dim),
+                [&](llvm::Value* i) {
+                  index[dim] = i;
+                  columns(level + 1);
+                });
+  };
+  // Accumulators live in allocas of the entry block, which SROA turns into loop phis.
+  std::vector<RowAccumulator> accumulators(generators.reductions.size());
+  for (size_t k = 0; k < generators.reductions.size(); ++k) {
+    if (!generators.reductions[k].combiner) continue;
+    accumulators[k].value = b.CreateAlloca(b.getFloatTy(), nullptr, "acc");
+    accumulators[k].nan = b.CreateAlloca(b.getInt1Ty(), nullptr, "acc.nan");
+  }
+  EmitForLoop(b, begin, end, "row", [&](llvm::Value* row) {
+    // The flattened row -> the indices of the row dims (the last row level varies fastest).
+    llvm::Value* rest = row;
+    for (size_t level = row_levels; level-- > 0;) {
+      const auto dim = static_cast<size_t>(major_first[level]);
+      llvm::Value* size = b.getInt64(extent(level));
+      index[dim] = level == 0 ? rest : b.CreateURem(rest, size);
+      rest = b.CreateUDiv(rest, size);
+    }
+    for (size_t level = row_levels; level < major_first.size(); ++level)
+      index[static_cast<size_t>(major_first[level])] = b.getInt64(0);
+    for (size_t k = 0; k < generators.reductions.size(); ++k) {
+      const RowReduction& reduction = generators.reductions[k];
+      row_values[k] = reduction.combiner ? CombineRow(b, accumulators[k], reduction, index,
+                                                      major_first, row_levels, extent)
+                                         : reduction.whole(index);
+    }
+    columns(row_levels);
+  });
+  b.CreateRetVoid();
+}
+
+}  // namespace cpu

@@ -1,0 +1,255 @@
+// The GPU code generator's driver (see gpu_compiler.h): arena layout from buffer assignment,
+// the walk over the entry schedule, PTX emission and ptxas. Kernel and matmul steps are built in
+// gpu_compiler_kernels.cc.
+#include "targets/gpu/codegen/gpu_compiler.h"
+
+#include <algorithm>
+#include <map>
+
+#include "compiler/memory/buffer_assignment.h"
+#include "compiler/target_description.h"
+#include "compiler/target_pipelines.h"
+#include "hlo/diagnostic.h"
+#include "targets/gpu/codegen/gpu_compiler_internal.h"
+#include "targets/gpu/codegen/matmul_lowering.h"
+#include "targets/gpu/codegen/nvptx_target.h"
+
+namespace gpu_codegen {
+namespace internal {
+
+void ArtifactBuilder::LayOutArena() {
+  assignment_ = compiler::AssignBuffers(module_, compiler::GpuTarget());
+  for (const compiler::Allocation& allocation : assignment_.allocations()) {
+    allocation_base_.push_back(arena_top_);
+    arena_top_ = AlignUp(arena_top_ + static_cast<uint64_t>(allocation.size));
+  }
+  // Buffers of one instruction in index order = depth-first leaf order.
+  std::map<const Instruction*, std::vector<const compiler::LogicalBuffer*>> by_instruction;
+  for (const compiler::LogicalBuffer& buffer : assignment_.buffers())
+    by_instruction[buffer.instruction].push_back(&buffer);
+  for (auto& [inst, buffers] : by_instruction) {
+    std::sort(buffers.begin(), buffers.end(), [](auto* x, auto* y) { return x->index < y->index; });
+    std::vector<gpu::Slice>& slices = slices_[inst];
+    for (const compiler::LogicalBuffer* buffer : buffers) {
+      const uint64_t offset = allocation_base_.at(static_cast<size_t>(buffer->allocation)) +
+                              static_cast<uint64_t>(buffer->offset);
+      if (offset % kSliceAlignment != 0)
+        throw hlo::Error(inst->location(), "gpu backend: buffer of " + inst->name() +
+                                               " is not 256-byte aligned in the arena");
+      slices.push_back({offset, static_cast<uint64_t>(buffer->size)});
+    }
+  }
+}
+
+// The arena slices of an instruction's array leaves; aliasing ops resolve to their operands'.
+const std::vector<gpu::Slice>& ArtifactBuilder::Slices(const Instruction& inst) {
+  if (auto it = slices_.find(&inst); it != slices_.end()) return it->second;
+  std::vector<gpu::Slice> slices;
+  switch (inst.opcode()) {
+    case Opcode::kTuple:
+      for (const Instruction* operand : inst.operands()) {
+        const auto& part = Slices(*operand);
+        slices.insert(slices.end(), part.begin(), part.end());
+      }
+      break;
+    case Opcode::kGetTupleElement: {
+      const auto& whole = Slices(*inst.operand(0));
+      const int64_t index = inst.attr<hlo::TupleIndexAttrs>().index;
+      size_t first = 0;
+      const auto& elements = inst.operand(0)->shape().tuple_shapes;
+      for (int64_t i = 0; i < index; ++i) first += LeafCount(elements[static_cast<size_t>(i)]);
+      const size_t count = LeafCount(inst.shape());
+      if (first + count > whole.size()) Unsupported(inst, "tuple index out of range");
+      slices.assign(whole.begin() + static_cast<std::ptrdiff_t>(first),
+                    whole.begin() + static_cast<std::ptrdiff_t>(first + count));
+      break;
+    }
+    case Opcode::kBitcast:
+    case Opcode::kOptimizationBarrier:
+      slices = Slices(*inst.operand(0));
+      break;
+    default:
+      Unsupported(inst, "no buffer was assigned to it");
+  }
+  return slices_[&inst] = std::move(slices);
+}
+
+gpu::Slice ArtifactBuilder::ArraySlice(const Instruction& inst) {
+  const auto& slices = Slices(inst);
+  if (!inst.shape().IsArray() || slices.size() != 1) Unsupported(inst, "expected an array value");
+  return slices[0];
+}
+
+void ArtifactBuilder::Lower(const Instruction& inst) {
+  gpu::Manifest& manifest = result_.artifact.manifest;
+  switch (inst.opcode()) {
+    case Opcode::kParameter:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kBitcast:
+    case Opcode::kOptimizationBarrier:
+      return;  // no work: their values are other instructions' buffers (Slices)
+    case Opcode::kConstant: {
+      const hlo::Literal& literal = inst.attr<hlo::ConstantAttrs>().literal;
+      if (!inst.shape().HasDefaultLayout())
+        Unsupported(inst, "a constant with a non-default layout");
+      const std::string section = "const." + inst.name();
+      auto bytes = literal.bytes();
+      result_.artifact.sections[section] = std::string(bytes.begin(), bytes.end());
+      gpu::Slice slice = ArraySlice(inst);
+      slice.bytes = bytes.size();
+      if (!bytes.empty()) manifest.constants.push_back({section, slice});
+      return;
+    }
+    case Opcode::kReshape:
+    case Opcode::kCopy: {
+      // Between identical physical orders (row-major reshape, same-layout copy) the bytes do
+      // not move: a device-to-device copy instead of a kernel.
+      const hlo::Shape& from = inst.operand(0)->shape();
+      const bool same_bytes =
+          inst.opcode() == Opcode::kReshape
+              ? from.HasDefaultLayout() && inst.shape().HasDefaultLayout()
+              : from.EffectiveMinorToMajor() == inst.shape().EffectiveMinorToMajor();
+      if (same_bytes && from.IsArray() && from.type == inst.shape().type) {
+        const gpu::Slice source = ArraySlice(*inst.operand(0)), destination = ArraySlice(inst);
+        if (source.bytes > 0 && !(source == destination))
+          manifest.steps.push_back({inst.name(), gpu::DeviceCopy{source, destination}});
+        AddOwner(inst, "copy");
+        return;
+      }
+      break;  // a layout change: a loop kernel below
+    }
+    case Opcode::kConvolution:
+      return LowerConvolution(inst);
+    case Opcode::kDot: {
+      auto lowered = LowerDotToMatmul(inst, ArraySlice(*inst.operand(0)),
+                                      ArraySlice(*inst.operand(1)), ArraySlice(inst));
+      if (auto* reason = std::get_if<std::string>(&lowered)) Unsupported(inst, *reason);
+      manifest.steps.push_back({inst.name(), std::get<gpu::MatmulCall>(lowered)});
+      AddOwner(inst, "cuBLASLt");
+      return;
+    }
+    case Opcode::kFusion: {
+      const hlo::FusionKind kind = inst.attr<hlo::FusionAttrs>().kind;
+      if (kind == hlo::FusionKind::kOutput) return LowerOutputFusion(inst);
+      if (kind != hlo::FusionKind::kLoop && kind != hlo::FusionKind::kInput)
+        Unsupported(inst, "only loop, input and output fusions are compiled");
+      std::vector<const Instruction*> operands(inst.operands().begin(), inst.operands().end());
+      if (TryRowKernel(inst)) return;
+      std::vector<gpu::Slice> slices;
+      for (const Instruction* operand : operands) slices.push_back(ArraySlice(*operand));
+      const hlo::Computation& fused = *inst.called_computations().at(0);
+      AddKernel(inst, operands, slices,
+                [&fused](llvm_codegen::ElementalEmitter& emitter,
+                         std::vector<llvm_codegen::ElementGenerator> loads) {
+                  return emitter.MakeComputationGenerators(fused, loads);
+                });
+      return;
+    }
+    default:
+      break;
+  }
+  if (!llvm_codegen::FusibleInEmitter(inst.opcode()) || !inst.shape().IsArray()) Unsupported(inst);
+  std::vector<const Instruction*> operands(inst.operands().begin(), inst.operands().end());
+  std::vector<gpu::Slice> slices;
+  for (const Instruction* operand : operands) slices.push_back(ArraySlice(*operand));
+  AddKernel(inst, operands, slices,
+            [&inst](llvm_codegen::ElementalEmitter& emitter,
+                    std::vector<llvm_codegen::ElementGenerator> loads) {
+              return std::vector<llvm_codegen::ElementGenerator>{
+                  emitter.MakeGenerator(inst, std::move(loads))};
+            });
+}
+
+GpuCompileResult ArtifactBuilder::Build() {
+  const hlo::Computation* entry = module_.entry();
+  if (entry == nullptr) throw hlo::Error("gpu backend: the module has no entry computation");
+  std::unique_ptr<llvm::TargetMachine> machine = MakeNvptxTargetMachine(options_.arch);
+  llvm_module_.setTargetTriple(kNvptxTriple);
+  llvm_module_.setDataLayout(machine->createDataLayout());
+  LayOutArena();
+
+  gpu::Manifest& manifest = result_.artifact.manifest;
+  manifest.producer = "retarget gpu codegen";
+  manifest.module_name = module_.name();
+  manifest.target_arch = options_.arch;
+  for (int64_t p = 0; p < entry->parameter_count(); ++p) {
+    const Instruction* parameter = entry->parameter(p);
+    if (parameter == nullptr) throw hlo::Error(entry->location(), "gpu backend: parameter gap");
+    std::vector<hlo::Shape> leaves;
+    CollectLeafShapes(parameter->shape(), leaves);
+    const auto& slices = Slices(*parameter);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      if (!leaves[i].HasDefaultLayout())
+        Unsupported(*parameter, "a parameter with a non-default layout");
+      std::string name =
+          "arg" + std::to_string(p) + (parameter->shape().IsTuple() ? "." + std::to_string(i) : "");
+      manifest.parameters.push_back(
+          {name, ToDType(*parameter, leaves[i].type), leaves[i].dims, slices.at(i)});
+    }
+  }
+  for (const Instruction* inst : assignment_.schedule()) Lower(*inst);
+  {
+    std::vector<hlo::Shape> leaves;
+    CollectLeafShapes(entry->root()->shape(), leaves);
+    const auto& slices = Slices(*entry->root());
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      if (!leaves[i].HasDefaultLayout())
+        Unsupported(*entry->root(), "a result with a non-default layout");
+      manifest.results.push_back({"out" + std::to_string(i),
+                                  ToDType(*entry->root(), leaves[i].type), leaves[i].dims,
+                                  slices.at(i)});
+    }
+  }
+  manifest.arena_bytes = std::max<uint64_t>(arena_top_, kSliceAlignment);
+  for (const gpu::Step& step : manifest.steps)
+    if (std::holds_alternative<gpu::MatmulCall>(step.call))
+      manifest.workspace_bytes = kCublasLtWorkspace;
+
+  if (!result_.kernels.empty()) {
+    result_.llvm_ir = ModuleText(llvm_module_);
+    OptimizeNvptxModule(llvm_module_, *machine);
+    result_.optimized_ir = ModuleText(llvm_module_);
+    result_.ptx = EmitPtx(llvm_module_, *machine);
+    gpu::PtxModule ptx_module{kPtxModule, std::string("ptx.") + kPtxModule, "", ""};
+    result_.artifact.sections[ptx_module.ptx_section] = result_.ptx;
+    if (std::optional<std::string> ptxas = options_.assemble ? FindPtxas() : std::nullopt) {
+      PtxasResult assembled = RunPtxas(*ptxas, result_.ptx, options_.arch);
+      result_.ptxas_log = assembled.log;
+      ptx_module.cubin_section = std::string("cubin.") + kPtxModule;
+      ptx_module.cubin_arch = options_.arch;
+      result_.artifact.sections[ptx_module.cubin_section] = assembled.cubin;
+      for (KernelRecord& record : result_.kernels) {
+        auto it = assembled.kernels.find(record.entry);
+        if (it == assembled.kernels.end()) continue;
+        record.assembled = true;
+        record.registers = it->second.registers;
+        record.shared_bytes = it->second.shared_bytes;
+        record.stack_bytes = it->second.stack_bytes;
+        record.spill_store_bytes = it->second.spill_store_bytes;
+        record.spill_load_bytes = it->second.spill_load_bytes;
+      }
+    }
+    manifest.modules.push_back(ptx_module);
+  }
+  try {
+    gpu::ValidateArtifact(result_.artifact);
+  } catch (const std::exception& error) {
+    throw hlo::Error("gpu backend produced an invalid artifact: " + std::string(error.what()));
+  }
+  return std::move(result_);
+}
+
+}  // namespace internal
+
+GpuCompileResult CompileOptimizedModule(const hlo::Module& module,
+                                        const GpuCompileOptions& options) {
+  return internal::ArtifactBuilder(module, options).Build();
+}
+
+GpuCompileResult CompileModule(hlo::Module& module, const GpuCompileOptions& options) {
+  compiler::MakeTargetPipeline(compiler::GpuTarget()).Run(module);
+  return CompileOptimizedModule(module, options);
+}
+
+}  // namespace gpu_codegen

@@ -1,0 +1,132 @@
+// Internal to the GPU code generator: the artifact builder shared by gpu_compiler.cc (arena
+// layout, instruction walk, PTX) and gpu_compiler_kernels.cc (kernel and matmul steps).
+#pragma once
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/memory/buffer_assignment.h"
+#include "hlo/diagnostic.h"
+#include "targets/gpu/codegen/gpu_compiler.h"
+
+namespace gpu_codegen::internal {
+
+using hlo::Instruction;
+using hlo::Opcode;
+
+inline constexpr uint64_t kSliceAlignment = 256;  // cudaMalloc's alignment; >= 4 elements
+inline constexpr uint64_t kCublasLtWorkspace = 32ull << 20;  // what cuBLASLt suggests for Hopper
+inline constexpr const char* kPtxModule = "kernels";
+
+inline uint64_t AlignUp(uint64_t value) {
+  return (value + kSliceAlignment - 1) / kSliceAlignment * kSliceAlignment;
+}
+
+inline std::string Describe(const Instruction& inst) {
+  return inst.name() + " (" + std::string(hlo::OpcodeName(inst.opcode())) + ")";
+}
+
+[[noreturn]] inline void Unsupported(const Instruction& inst, const std::string& why = "") {
+  throw hlo::Error(inst.location(), "not supported by the GPU backend yet: instruction " +
+                                        Describe(inst) + (why.empty() ? "" : ": " + why));
+}
+
+inline gpu::DType ToDType(const Instruction& inst, hlo::PrimitiveType type) {
+  switch (type) {
+    case hlo::PrimitiveType::kPred:
+      return gpu::DType::kPred;
+    case hlo::PrimitiveType::kS8:
+      return gpu::DType::kS8;
+    case hlo::PrimitiveType::kS16:
+      return gpu::DType::kS16;
+    case hlo::PrimitiveType::kS32:
+      return gpu::DType::kS32;
+    case hlo::PrimitiveType::kS64:
+      return gpu::DType::kS64;
+    case hlo::PrimitiveType::kU8:
+      return gpu::DType::kU8;
+    case hlo::PrimitiveType::kU16:
+      return gpu::DType::kU16;
+    case hlo::PrimitiveType::kU32:
+      return gpu::DType::kU32;
+    case hlo::PrimitiveType::kU64:
+      return gpu::DType::kU64;
+    case hlo::PrimitiveType::kF16:
+      return gpu::DType::kF16;
+    case hlo::PrimitiveType::kF32:
+      return gpu::DType::kF32;
+    case hlo::PrimitiveType::kF64:
+      return gpu::DType::kF64;
+    case hlo::PrimitiveType::kBF16:
+      return gpu::DType::kBF16;
+    case hlo::PrimitiveType::kTuple:
+    case hlo::PrimitiveType::kToken:
+      break;
+  }
+  Unsupported(inst, "a tuple or token leaf has no device storage");
+}
+
+// Array leaves of a shape, depth first (the order of buffers and of .npz flattening).
+inline void CollectLeafShapes(const hlo::Shape& shape, std::vector<hlo::Shape>& leaves) {
+  if (shape.IsTuple()) {
+    for (const hlo::Shape& element : shape.tuple_shapes) CollectLeafShapes(element, leaves);
+  } else {
+    leaves.push_back(shape);
+  }
+}
+inline size_t LeafCount(const hlo::Shape& shape) {
+  std::vector<hlo::Shape> leaves;
+  CollectLeafShapes(shape, leaves);
+  return leaves.size();
+}
+
+class ArtifactBuilder {
+ public:
+  ArtifactBuilder(const hlo::Module& module, const GpuCompileOptions& options)
+      : module_(module), options_(options), llvm_module_("retarget_gpu", context_) {}
+
+  GpuCompileResult Build();
+
+ private:
+  void LayOutArena();
+  const std::vector<gpu::Slice>& Slices(const Instruction& inst);
+  gpu::Slice ArraySlice(const Instruction& inst);
+  void Lower(const Instruction& inst);
+  // A loop kernel step named `step_name` for `inst` (errors name `inst`); no owner recorded.
+  void AddLoopKernel(const Instruction& inst, const std::string& step_name,
+                     std::vector<hlo::Shape> operand_shapes, std::vector<gpu::Slice> operand_slices,
+                     std::vector<hlo::Shape> output_shapes, std::vector<gpu::Slice> output_slices,
+                     const GeneratorFactory& factory);
+  void LowerConvolution(const Instruction& conv);
+  // A fresh 256-byte aligned arena slice past the buffer assignment's (scratch for one step).
+  gpu::Slice ScratchSlice(uint64_t bytes) {
+    gpu::Slice slice{arena_top_, bytes};
+    arena_top_ = AlignUp(arena_top_ + bytes);
+    return slice;
+  }
+  void AddKernel(const Instruction& inst, std::vector<const Instruction*> operands,
+                 std::vector<gpu::Slice> operand_slices, const GeneratorFactory& factory,
+                 bool record_owner = true);
+  bool TryRowKernel(const Instruction& fusion);
+  void LowerOutputFusion(const Instruction& fusion);
+  void AddOwner(const Instruction& inst, const std::string& owner) {
+    result_.owners.push_back({inst.name(), std::string(hlo::OpcodeName(inst.opcode())), owner});
+  }
+
+  const hlo::Module& module_;
+  GpuCompileOptions options_;
+  llvm::LLVMContext context_;
+  llvm::Module llvm_module_;
+  compiler::BufferAssignment assignment_;
+  std::vector<uint64_t> allocation_base_;
+  uint64_t arena_top_ = 0;
+  std::map<const Instruction*, std::vector<gpu::Slice>> slices_;
+  GpuCompileResult result_;
+};
+
+}  // namespace gpu_codegen::internal

@@ -1,0 +1,22 @@
+// Small NVPTX IR helpers shared by the kernel emitters (loop_kernel.cc, row_kernel.cc).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+
+namespace gpu_codegen {
+
+// Marks `function` as a kernel both ways LLVM's NVPTX backend recognizes (the ptx_kernel
+// calling convention and an nvvm.annotations "kernel" entry).
+void MarkKernel(llvm::Module& module, llvm::Function* function);
+
+// A special register (llvm.nvvm.read.ptx.sreg.*), zero-extended to i64.
+llvm::Value* ReadSpecialRegister(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id);
+
+// Creates `void entry(ptr x count)` with an entry block, the builder positioned in it, and
+// returns it with each parameter cast to the global address space (addrspace 1).
+llvm::Function* BeginKernel(llvm::IRBuilder<>& b, llvm::Module& module, const std::string& entry,
+                            size_t parameter_count, std::vector<llvm::Value*>& global_params);
+
+}  // namespace gpu_codegen

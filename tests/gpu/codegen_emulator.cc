@@ -1,0 +1,300 @@
+// Host emulation of GPU artifacts (see codegen_emulator.h).
+#include "tests/gpu/codegen_emulator.h"
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IRReader/IRReader.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <algorithm>
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace gpu_codegen_testing {
+namespace {
+
+// The emulated thread's ids (set by each OS thread before it calls the kernel).
+struct ThreadIds {
+  int32_t tid = 0, ctaid = 0, ntid = 0, nctaid = 0;
+};
+thread_local ThreadIds current;
+
+// One exchange area and barrier per emulated warp of the running block.
+struct WarpExchange {
+  explicit WarpExchange() : barrier(32) {}
+  std::barrier<> barrier;
+  int32_t slots[32] = {};
+};
+std::vector<std::unique_ptr<WarpExchange>>* warps = nullptr;
+
+extern "C" int32_t EmuTidX() { return current.tid; }
+extern "C" int32_t EmuCtaidX() { return current.ctaid; }
+extern "C" int32_t EmuNtidX() { return current.ntid; }
+extern "C" int32_t EmuNctaidX() { return current.nctaid; }
+extern "C" int32_t EmuShflBfly(int32_t, int32_t value, int32_t lane_mask, int32_t) {
+  WarpExchange& warp = *(*warps)[static_cast<size_t>(current.tid / 32)];
+  const int lane = current.tid % 32;
+  warp.slots[lane] = value;
+  warp.barrier.arrive_and_wait();
+  const int32_t other = warp.slots[(lane ^ lane_mask) & 31];
+  warp.barrier.arrive_and_wait();
+  return other;
+}
+
+const std::map<std::string, std::pair<std::string, void*>>& Replacements() {
+  static const std::map<std::string, std::pair<std::string, void*>> table = {
+      {"llvm.nvvm.read.ptx.sreg.tid.x", {"emu_tid_x", reinterpret_cast<void*>(&EmuTidX)}},
+      {"llvm.nvvm.read.ptx.sreg.ctaid.x", {"emu_ctaid_x", reinterpret_cast<void*>(&EmuCtaidX)}},
+      {"llvm.nvvm.read.ptx.sreg.ntid.x", {"emu_ntid_x", reinterpret_cast<void*>(&EmuNtidX)}},
+      {"llvm.nvvm.read.ptx.sreg.nctaid.x", {"emu_nctaid_x", reinterpret_cast<void*>(&EmuNctaidX)}},
+      {"llvm.nvvm.shfl.sync.bfly.i32", {"emu_shfl_bfly", reinterpret_cast<void*>(&EmuShflBfly)}},
+  };
+  return table;
+}
+
+// emu_<kernel>(ptr* arguments) calls the kernel with arguments[0..n): one C++ signature for all.
+void AddArgumentArrayWrapper(llvm::Function& kernel) {
+  llvm::Module& module = *kernel.getParent();
+  llvm::IRBuilder<> b(module.getContext());
+  auto* type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false);
+  auto* wrapper = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                         "emu_" + kernel.getName().str(), module);
+  b.SetInsertPoint(llvm::BasicBlock::Create(module.getContext(), "entry", wrapper));
+  std::vector<llvm::Value*> arguments;
+  for (unsigned i = 0; i < kernel.arg_size(); ++i)
+    arguments.push_back(
+        b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), wrapper->getArg(0), i)));
+  b.CreateCall(&kernel, arguments);
+  b.CreateRetVoid();
+}
+
+std::string Message(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+float LoadFloat(const uint8_t* p, gpu::DType dtype) {
+  switch (dtype) {
+    case gpu::DType::kF32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    case gpu::DType::kBF16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      uint32_t bits = uint32_t{h} << 16;
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return f;
+    }
+    default:
+      throw std::runtime_error("emulator: matmul dtype not emulated");
+  }
+}
+
+void StoreFloat(uint8_t* p, gpu::DType dtype, float f) {
+  if (dtype == gpu::DType::kF32) {
+    std::memcpy(p, &f, 4);
+    return;
+  }
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  uint16_t h = std::isnan(f) ? uint16_t{0x7fc0}
+                             : static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+  std::memcpy(p, &h, 2);
+}
+
+void RunMatmul(const gpu::MatmulCall& c, std::vector<uint8_t>& arena) {
+  const bool relu = c.epilogue == gpu::Epilogue::kRelu || c.epilogue == gpu::Epilogue::kReluBias;
+  if (c.epilogue == gpu::Epilogue::kGelu || c.epilogue == gpu::Epilogue::kGeluBias)
+    throw std::runtime_error("emulator: GELU epilogues not emulated");
+  const int64_t bytes = gpu::DTypeBytes(c.dtype);
+  for (int64_t batch = 0; batch < c.batch; ++batch)
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        float sum = 0;
+        for (int64_t p = 0; p < c.k; ++p) {
+          const int64_t a = batch * c.stride_a + (c.transpose_a ? p * c.lda + i : i * c.lda + p);
+          const int64_t b = batch * c.stride_b + (c.transpose_b ? j * c.ldb + p : p * c.ldb + j);
+          sum += LoadFloat(&arena.at(c.a.offset + a * bytes), c.dtype) *
+                 LoadFloat(&arena.at(c.b.offset + b * bytes), c.dtype);
+        }
+        const int64_t d = batch * c.stride_d + i * c.ldd + j;
+        float value = static_cast<float>(c.alpha) * sum;
+        if (gpu::EpilogueHasBias(c.epilogue))
+          value += LoadFloat(&arena.at(c.bias.offset + j * bytes), c.dtype);
+        if (relu) value = std::max(value, 0.0f);
+        StoreFloat(&arena.at(c.d.offset + d * bytes), c.dtype, value);
+      }
+}
+
+// Cross-correlation, NCHW input, KCRS filter (C/groups channels), NKPQ output, f32 accumulation.
+void RunConv(const gpu::ConvCall& c, std::vector<uint8_t>& arena) {
+  if (c.input_dims.size() != 4) throw std::runtime_error("emulator: only 2-D convolutions");
+  const int64_t bytes = gpu::DTypeBytes(c.dtype);
+  const int64_t N = c.input_dims[0], C = c.input_dims[1], H = c.input_dims[2], W = c.input_dims[3];
+  const int64_t K = c.filter_dims[0], CG = c.filter_dims[1], R = c.filter_dims[2],
+                S = c.filter_dims[3];
+  const int64_t P = c.output_dims[2], Q = c.output_dims[3];
+  const int64_t k_per_group = K / c.groups;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t p = 0; p < P; ++p)
+        for (int64_t q = 0; q < Q; ++q) {
+          float sum = 0;
+          const int64_t group = k / k_per_group;
+          for (int64_t cg = 0; cg < CG; ++cg)
+            for (int64_t r = 0; r < R; ++r)
+              for (int64_t t = 0; t < S; ++t) {
+                const int64_t h = p * c.strides[0] - c.padding_low[0] + r * c.dilations[0];
+                const int64_t w = q * c.strides[1] - c.padding_low[1] + t * c.dilations[1];
+                if (h < 0 || h >= H || w < 0 || w >= W) continue;
+                const int64_t ci = group * CG + cg;
+                if (ci >= C) throw std::runtime_error("emulator: bad conv groups");
+                const int64_t in = ((n * C + ci) * H + h) * W + w;
+                const int64_t f = ((k * CG + cg) * R + r) * S + t;
+                sum += LoadFloat(&arena.at(c.input.offset + in * bytes), c.dtype) *
+                       LoadFloat(&arena.at(c.filter.offset + f * bytes), c.dtype);
+              }
+          const int64_t out = ((n * K + k) * P + p) * Q + q;
+          StoreFloat(&arena.at(c.output.offset + out * bytes), c.dtype, sum);
+        }
+}
+
+hlo::PrimitiveType ToPrimitive(gpu::DType dtype) {
+  std::optional<hlo::PrimitiveType> type = hlo::PrimitiveTypeFromName(gpu::DTypeName(dtype));
+  if (!type) throw std::runtime_error("emulator: unknown dtype");
+  return *type;
+}
+
+}  // namespace
+
+std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& compiled,
+                                          std::span<const hlo::Literal> inputs, EmulatedGrid grid) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  const gpu::Manifest& manifest = compiled.artifact.manifest;
+  std::vector<uint8_t> arena(manifest.arena_bytes, 0xA5);  // garbage, like device memory
+  for (const gpu::Constant& constant : manifest.constants) {
+    const std::string& data = compiled.artifact.sections.at(constant.section);
+    std::memcpy(&arena.at(constant.slice.offset), data.data(), data.size());
+  }
+  if (inputs.size() != manifest.parameters.size())
+    throw std::runtime_error("emulator: wrong input count");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto bytes = inputs[i].bytes();
+    if (bytes.size() != manifest.parameters[i].slice.bytes)
+      throw std::runtime_error("emulator: input size");
+    std::memcpy(&arena.at(manifest.parameters[i].slice.offset), bytes.data(), bytes.size());
+  }
+
+  // Kernels: the IR before O3, re-targeted to the host.
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  if (!compiled.llvm_ir.empty()) {
+    auto context = std::make_unique<llvm::LLVMContext>();
+    llvm::SMDiagnostic diagnostic;
+    std::unique_ptr<llvm::Module> module =
+        llvm::parseIR(llvm::MemoryBufferRef(compiled.llvm_ir, "kernels"), diagnostic, *context);
+    if (!module) throw std::runtime_error("emulator: cannot parse the kernels' IR");
+    auto created = llvm::orc::LLJITBuilder().create();
+    if (!created) throw std::runtime_error("emulator: " + Message(created.takeError()));
+    jit = std::move(*created);
+    module->setTargetTriple(jit->getTargetTriple().str());
+    module->setDataLayout(jit->getDataLayout());
+    if (auto* annotations = module->getNamedMetadata("nvvm.annotations"))
+      module->eraseNamedMetadata(annotations);
+    llvm::orc::SymbolMap symbols;
+    std::vector<llvm::Function*> functions;
+    for (llvm::Function& function : *module) functions.push_back(&function);
+    for (llvm::Function* kernel_or_declaration : functions) {
+      llvm::Function& function = *kernel_or_declaration;
+      if (!function.isDeclaration()) {
+        function.setCallingConv(llvm::CallingConv::C);
+        AddArgumentArrayWrapper(function);
+        continue;
+      }
+      const std::string name = function.getName().str();
+      auto it = Replacements().find(name);
+      if (it == Replacements().end()) {
+        if (name.rfind("llvm.nvvm.", 0) == 0)
+          throw std::runtime_error("emulator: no host version of " + name);
+        continue;
+      }
+      llvm::Function* host = llvm::Function::Create(
+          function.getFunctionType(), llvm::Function::ExternalLinkage, it->second.first, *module);
+      function.replaceAllUsesWith(host);
+      function.eraseFromParent();
+      symbols[jit->mangleAndIntern(it->second.first)] = {
+          llvm::orc::ExecutorAddr::fromPtr(it->second.second), llvm::JITSymbolFlags::Exported};
+    }
+    if (auto error = jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))))
+      throw std::runtime_error("emulator: " + Message(std::move(error)));
+    if (auto error =
+            jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+      throw std::runtime_error("emulator: " + Message(std::move(error)));
+  }
+
+  for (const gpu::Step& step : manifest.steps) {
+    if (const auto* launch = std::get_if<gpu::KernelLaunch>(&step.call)) {
+      auto address = jit->lookup("emu_" + launch->entry);
+      if (!address) throw std::runtime_error("emulator: " + Message(address.takeError()));
+      std::vector<void*> arguments;
+      for (const gpu::KernelArg& arg : launch->args) {
+        if (arg.kind != gpu::KernelArg::Kind::kBuffer)
+          throw std::runtime_error("emulator: scalar args");
+        arguments.push_back(arena.data() + arg.slice.offset);
+      }
+      for (int block = 0; block < grid.blocks; ++block) {
+        std::vector<std::unique_ptr<WarpExchange>> block_warps;
+        for (int w = 0; w < grid.threads_per_block / 32; ++w)
+          block_warps.push_back(std::make_unique<WarpExchange>());
+        warps = &block_warps;
+        std::vector<std::thread> threads;
+        auto* kernel = address->toPtr<void (*)(void**)>();
+        for (int t = 0; t < grid.threads_per_block; ++t)
+          threads.emplace_back([&, t] {
+            current = {t, block, grid.threads_per_block, grid.blocks};
+            kernel(arguments.data());
+          });
+        for (std::thread& thread : threads) thread.join();
+        warps = nullptr;
+      }
+    } else if (const auto* matmul = std::get_if<gpu::MatmulCall>(&step.call)) {
+      RunMatmul(*matmul, arena);
+    } else if (const auto* conv = std::get_if<gpu::ConvCall>(&step.call)) {
+      RunConv(*conv, arena);
+    } else if (const auto* copy = std::get_if<gpu::DeviceCopy>(&step.call)) {
+      std::memmove(&arena.at(copy->destination.offset), &arena.at(copy->source.offset),
+                   copy->source.bytes);
+    } else {
+      throw std::runtime_error("emulator: step kind not emulated: " +
+                               std::string(gpu::StepKindName(step)));
+    }
+  }
+
+  std::vector<hlo::Literal> results;
+  for (const gpu::TensorSlot& slot : manifest.results) {
+    hlo::Shape shape;
+    shape = hlo::Shape::Array(ToPrimitive(slot.dtype), slot.shape);
+    hlo::Literal literal(shape);
+    auto bytes = literal.mutable_bytes();
+    if (bytes.size() != slot.slice.bytes) throw std::runtime_error("emulator: result size");
+    std::memcpy(bytes.data(), &arena.at(slot.slice.offset), bytes.size());
+    results.push_back(std::move(literal));
+  }
+  return results;
+}
+
+}  // namespace gpu_codegen_testing

@@ -1,0 +1,37 @@
+// A host emulator for the GPU code generator's artifacts, so that every CI run checks generated
+// kernels' VALUES against the reference interpreter without a GPU.
+//
+// The kernels' LLVM IR (before O3, as the code generator built it) is re-targeted to the host
+// and JIT-compiled: llvm.nvvm.read.ptx.sreg.* become reads of the emulated thread's ids and
+// llvm.nvvm.shfl.sync.bfly.i32 a real exchange between the 32 OS threads of an emulated warp
+// (a barrier per warp). Each launch runs EmulatedGrid blocks one after another, each block's
+// threads concurrently — deliberately a different grid from the artifact's, which a correct
+// grid-stride kernel must not notice. cublaslt_matmul steps are computed naively (f32
+// accumulation, f32 and bf16 only; bias and ReLU epilogues), copy steps are memcpy; other steps
+// fail the test.
+//
+// What it does not check: PTX-level issues (ptxas covers those), timing, real memory
+// coalescing, or anything the NVPTX backend does differently from the host backend. Not
+// reentrant: one EmulateArtifact at a time per process (the warp exchange is global).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "hlo/literal.h"
+#include "targets/gpu/codegen/gpu_compiler.h"
+
+namespace gpu_codegen_testing {
+
+struct EmulatedGrid {
+  int blocks = 2;
+  int threads_per_block = 64;  // a multiple of 32
+};
+
+// Runs the artifact on `inputs` (entry parameters in order, array parameters only) and returns
+// the results in .npz order (out0, out1, ...). Throws std::runtime_error on what it cannot run.
+std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& compiled,
+                                          std::span<const hlo::Literal> inputs,
+                                          EmulatedGrid grid = {});
+
+}  // namespace gpu_codegen_testing

@@ -1,0 +1,347 @@
+// Values computed by the GPU code generator's artifacts, checked element by element against the
+// reference interpreter through the host emulator (codegen_emulator.h): loop kernels (4-wide
+// and scalar), row kernels (reductions, softmax, layer norm), kOutput fusions (matmul then the
+// epilogue kernel), batched dots, multi-output fusions, constants, and corpus modules.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "hlo/evaluator.h"
+#include "hlo/module_io.h"
+#include "targets/gpu/codegen/gpu_compiler.h"
+#include "tests/gpu/codegen_emulator.h"
+#include "tests/test_support.h"
+#include "tools/io/inputs.h"
+
+namespace {
+
+using gpu_codegen::CompileModule;
+using gpu_codegen::GpuCompileOptions;
+using gpu_codegen::GpuCompileResult;
+
+struct Tolerance {
+  double rtol, atol;
+};
+
+Tolerance ToleranceFor(hlo::PrimitiveType type) {
+  // bf16 keeps 8 significant bits; sums are reassociated by the lanes and the butterfly.
+  if (type == hlo::PrimitiveType::kBF16 || type == hlo::PrimitiveType::kF16) return {2e-2, 2e-2};
+  return {1e-4, 1e-5};
+}
+
+void FlattenLeaves(const hlo::Literal& literal, std::vector<const hlo::Literal*>& leaves) {
+  if (literal.IsTuple()) {
+    for (const hlo::Literal& element : literal.elements()) FlattenLeaves(element, leaves);
+  } else {
+    leaves.push_back(&literal);
+  }
+}
+
+// Compiles `text` for the gpu, emulates it and compares every output with the interpreter.
+GpuCompileResult ExpectMatchesInterpreter(const std::string& text, uint64_t seed = 1) {
+  std::unique_ptr<hlo::Module> reference = testing_support::ParseAndVerify(text);
+  std::unique_ptr<hlo::Module> module = testing_support::ParseAndVerify(text);
+  std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*reference, seed);
+  hlo::Literal expected = hlo::Evaluate(*reference, inputs);
+  GpuCompileOptions options;
+  options.assemble = false;  // ptxas is codegen_ptx_test's business
+  GpuCompileResult compiled = CompileModule(*module, options);
+  std::vector<hlo::Literal> actual = gpu_codegen_testing::EmulateArtifact(compiled, inputs);
+  std::vector<const hlo::Literal*> leaves;
+  FlattenLeaves(expected, leaves);
+  EXPECT_EQ(actual.size(), leaves.size());
+  for (size_t o = 0; o < std::min(actual.size(), leaves.size()); ++o) {
+    const hlo::Literal& want = *leaves[o];
+    EXPECT_EQ(actual[o].shape().dims, want.shape().dims) << "out" << o;
+    if (actual[o].shape().dims != want.shape().dims) continue;
+    const Tolerance tolerance = ToleranceFor(want.shape().type);
+    int reported = 0;
+    for (int64_t i = 0; i < want.shape().ElementCount(); ++i) {
+      const double w = want.GetAsDouble(i), a = actual[o].GetAsDouble(i);
+      const bool same = (std::isnan(w) && std::isnan(a)) ||
+                        std::abs(a - w) <= tolerance.atol + tolerance.rtol * std::abs(w);
+      if (!same && reported++ < 5)
+        ADD_FAILURE() << "out" << o << "[" << i << "]: " << a << " vs " << w;
+    }
+  }
+  return compiled;
+}
+
+std::vector<std::string> KernelKinds(const GpuCompileResult& compiled) {
+  std::vector<std::string> kinds;
+  for (const auto& kernel : compiled.kernels)
+    kinds.push_back(kernel.kind + "/" + std::to_string(kernel.elements_per_thread));
+  return kinds;
+}
+
+TEST(GpuCodegenValues, WideElementwiseLoopKernel) {
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule add_relu
+ENTRY main {
+  a = f32[64,128] parameter(0)
+  b = f32[64,128] parameter(1)
+  s = f32[64,128] add(a, b)
+  z = f32[] constant(0)
+  zb = f32[64,128] broadcast(z), dimensions={}
+  ROOT r = f32[64,128] maximum(s, zb)
+})");
+  EXPECT_EQ(KernelKinds(compiled), std::vector<std::string>{"loop/4"});
+}
+
+TEST(GpuCodegenValues, NarrowRowsUseOneElementPerThread) {
+  // 6 is not a multiple of 4: one element per iteration; the row broadcast reads scalars.
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule narrow
+ENTRY main {
+  a = f32[3,6] parameter(0)
+  v = f32[6] parameter(1)
+  vb = f32[3,6] broadcast(v), dimensions={1}
+  m = f32[3,6] multiply(a, vb)
+  ROOT e = f32[3,6] exponential(m)
+})");
+  EXPECT_EQ(KernelKinds(compiled), std::vector<std::string>{"loop/1"});
+}
+
+TEST(GpuCodegenValues, TransposeAndConstantsInAWideKernel) {
+  ExpectMatchesInterpreter(R"(
+HloModule transpose_bias
+ENTRY main {
+  a = f32[12,8] parameter(0)
+  t = f32[8,12] transpose(a), dimensions={1,0}
+  c = f32[12] constant({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+  cb = f32[8,12] broadcast(c), dimensions={1}
+  ROOT r = f32[8,12] subtract(t, cb)
+})");
+}
+
+TEST(GpuCodegenValues, RowSumAndMeanBf16) {
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule row_mean
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = bf16[4,7,100] parameter(0)
+  f = f32[4,7,100] convert(a)
+  zero = f32[] constant(0)
+  r = f32[4,7] reduce(f, zero), dimensions={2}, to_apply=add
+  n = f32[] constant(100)
+  nb = f32[4,7] broadcast(n), dimensions={}
+  m = f32[4,7] divide(r, nb)
+  ROOT o = bf16[4,7] convert(m)
+})");
+  EXPECT_EQ(KernelKinds(compiled), std::vector<std::string>{"row-reduction/1"});
+}
+
+TEST(GpuCodegenValues, SoftmaxRowsInOneKernel) {
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule softmax
+max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] maximum(x, y)
+}
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[5,37] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[5] reduce(a, ninf), dimensions={1}, to_apply=max
+  mxb = f32[5,37] broadcast(mx), dimensions={0}
+  d = f32[5,37] subtract(a, mxb)
+  e = f32[5,37] exponential(d)
+  zero = f32[] constant(0)
+  s = f32[5] reduce(e, zero), dimensions={1}, to_apply=add
+  sb = f32[5,37] broadcast(s), dimensions={0}
+  ROOT r = f32[5,37] divide(e, sb)
+})");
+  ASSERT_EQ(compiled.kernels.size(), 1u);
+  EXPECT_EQ(compiled.kernels[0].kind, "row-reduction");
+}
+
+TEST(GpuCodegenValues, ColumnReductionFallsBackToALoopKernel) {
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule column_sum
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[33,8] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[8] reduce(a, zero), dimensions={0}, to_apply=add
+})");
+  ASSERT_EQ(compiled.kernels.size(), 1u);
+  EXPECT_EQ(compiled.kernels[0].kind, "loop");
+}
+
+TEST(GpuCodegenValues, BatchedDotThroughTheMatmulStep) {
+  ExpectMatchesInterpreter(R"(
+HloModule bdot
+ENTRY main {
+  a = f32[2,3,4] parameter(0)
+  b = f32[2,5,4] parameter(1)
+  ROOT d = f32[2,3,5] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
+})");
+}
+
+TEST(GpuCodegenValues, DotWithBiasAndReluEpilogue) {
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule mlp
+ENTRY main {
+  x = f32[8,16] parameter(0)
+  w = f32[16,12] parameter(1)
+  bias = f32[12] parameter(2)
+  d = f32[8,12] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[8,12] broadcast(bias), dimensions={1}
+  s = f32[8,12] add(d, bb)
+  z = f32[] constant(0)
+  zb = f32[8,12] broadcast(z), dimensions={}
+  ROOT r = f32[8,12] maximum(s, zb)
+})");
+  // One matmul with the relu_bias epilogue, no kernel.
+  ASSERT_EQ(compiled.artifact.manifest.steps.size(), 1u);
+  const auto* matmul = std::get_if<gpu::MatmulCall>(&compiled.artifact.manifest.steps[0].call);
+  ASSERT_NE(matmul, nullptr);
+  EXPECT_EQ(matmul->epilogue, gpu::Epilogue::kReluBias);
+  EXPECT_EQ(matmul->bias.bytes, 12u * 4);
+  EXPECT_TRUE(compiled.kernels.empty());
+}
+
+TEST(GpuCodegenValues, NonLibraryEpilogueRunsAsAKernel) {
+  // tanh is not a cuBLASLt epilogue: matmul into scratch, then the epilogue kernel.
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule dense_tanh
+ENTRY main {
+  x = f32[8,16] parameter(0)
+  w = f32[16,12] parameter(1)
+  d = f32[8,12] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[8,12] tanh(d)
+})");
+  ASSERT_EQ(compiled.artifact.manifest.steps.size(), 2u);
+  const auto* matmul = std::get_if<gpu::MatmulCall>(&compiled.artifact.manifest.steps[0].call);
+  ASSERT_NE(matmul, nullptr);
+  EXPECT_EQ(matmul->epilogue, gpu::Epilogue::kNone);
+  EXPECT_EQ(compiled.kernels.size(), 1u);
+}
+
+TEST(GpuCodegenValues, ConvolutionThroughCudnnWithPermutingCopies) {
+  // NHWC input, HWIO filter, stride 2, asymmetric padding, dilation 2 on one axis.
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule conv
+ENTRY main {
+  x = f32[2,9,7,6] parameter(0)
+  w = f32[3,2,6,5] parameter(1)
+  ROOT c = f32[2,5,3,5] convolution(x, w), window={size=3x2 stride=2x2 pad=1_1x1_0 rhs_dilate=1x2}, dim_labels=b01f_01io->b01f
+})");
+  int convs = 0;
+  for (const gpu::Step& step : compiled.artifact.manifest.steps)
+    convs += std::holds_alternative<gpu::ConvCall>(step.call);
+  EXPECT_EQ(convs, 1);
+}
+
+TEST(GpuCodegenValues, DepthwiseConvolutionUsesGroups) {
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule depthwise
+ENTRY main {
+  x = f32[1,8,6,6] parameter(0)
+  w = f32[8,1,3,3] parameter(1)
+  ROOT c = f32[1,8,6,6] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=8
+})");
+  bool found = false;
+  for (const gpu::Step& step : compiled.artifact.manifest.steps)
+    if (const auto* conv = std::get_if<gpu::ConvCall>(&step.call)) {
+      found = true;
+      EXPECT_EQ(conv->groups, 8);
+      EXPECT_EQ(conv->filter_dims, (std::vector<int64_t>{8, 1, 3, 3}));
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(GpuCodegenValues, MultiOutputAndTupleResults) {
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule two_outputs
+ENTRY main {
+  a = f32[16,8] parameter(0)
+  b = f32[16,8] parameter(1)
+  s = f32[16,8] add(a, b)
+  p = f32[16,8] multiply(a, b)
+  ROOT t = (f32[16,8], f32[16,8]) tuple(s, p)
+})");
+  EXPECT_EQ(compiled.artifact.manifest.results.size(), 2u);
+  EXPECT_EQ(compiled.artifact.manifest.results[1].name, "out1");
+}
+
+TEST(GpuCodegenValues, EdgeShapes) {
+  // Zero elements: no launch at all.
+  GpuCompileResult empty = ExpectMatchesInterpreter(R"(
+HloModule zero
+ENTRY main {
+  a = f32[0,4] parameter(0)
+  ROOT s = f32[0,4] add(a, a)
+})");
+  EXPECT_TRUE(empty.artifact.manifest.steps.empty());
+  // A scalar pred result (one byte), computed by a one-element loop.
+  ExpectMatchesInterpreter(R"(
+HloModule scalar_pred
+ENTRY main {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT
+})");
+  // Results that are the parameter itself, twice: no steps, slots alias the parameter.
+  GpuCompileResult passthrough = ExpectMatchesInterpreter(R"(
+HloModule passthrough
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT t = (f32[4], f32[4]) tuple(a, a)
+})");
+  EXPECT_EQ(passthrough.artifact.manifest.results[1].slice,
+            passthrough.artifact.manifest.parameters[0].slice);
+}
+
+TEST(GpuCodegenValues, RowMajorReshapeIsADeviceCopy) {
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule reshape
+ENTRY main {
+  a = f32[2,3,4] parameter(0)
+  ROOT r = f32[6,4] reshape(a)
+})");
+  ASSERT_EQ(compiled.artifact.manifest.steps.size(), 1u);
+  EXPECT_STREQ(gpu::StepKindName(compiled.artifact.manifest.steps[0]), "copy");
+  EXPECT_TRUE(compiled.kernels.empty());
+}
+
+TEST(GpuCodegenValues, Bf16WideKernelWithIota) {
+  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+HloModule bf16wide
+ENTRY main {
+  a = bf16[8,64] parameter(0)
+  i = s32[8,64] iota(), iota_dimension=1
+  f = bf16[8,64] convert(i)
+  ROOT s = bf16[8,64] add(a, f)
+})");
+  EXPECT_NE(compiled.ptx.find("ld.global.v4.u16"), std::string::npos);
+  EXPECT_NE(compiled.ptx.find("st.global.v4.u16"), std::string::npos);
+}
+
+class GpuCodegenCorpusValues : public testing::TestWithParam<std::string> {};
+
+TEST_P(GpuCodegenCorpusValues, MatchesInterpreter) {
+  const std::string path = testing_support::CorpusPath(GetParam() + ".hlo");
+  ExpectMatchesInterpreter(testing_support::ReadFile(path));
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, GpuCodegenCorpusValues,
+                         testing::Values("depthwise_conv_3x3_1x256x56x56_bf16",
+                                         "mean_axis_1x4096x1024_bf16", "sum_axis_1x4096x1024_bf16",
+                                         "layer_norm_1x4096x768_bf16", "mha_block_1x12x128x64_bf16",
+                                         "dynamic_slice_loop_1x2048x768_bf16"));
+
+}  // namespace

@@ -1,0 +1,19 @@
+// The accelerator configuration a command runs the systolic backend with, shared by
+// `run --target systolic` and the report's simulated latency so they simulate the same machine.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "targets/systolic/arch_config.h"
+
+namespace cli {
+
+// `config` (a preset or a config file) with `overrides` applied in order. Without `config`:
+// tpu-v1 with array.dtypes=int8,bf16,f32 — the multi-pass bf16/f32 MXU modes that the systolic
+// target description assumes (compiler/targets/systolic.cc), applied before the overrides.
+systolic::ArchConfig SystolicRunConfig(const std::optional<std::string>& config,
+                                       std::vector<std::string> overrides);
+
+}  // namespace cli
