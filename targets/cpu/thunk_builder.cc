@@ -69,7 +69,7 @@ ValueLayout ThunkBuilder::AllocateOutput(Scope& scope, const hlo::Shape& shape) 
 std::unique_ptr<ThunkSequence> ThunkBuilder::Build(
     const hlo::Computation& computation, const std::vector<const Instruction*>& schedule) {
   auto sequence = std::make_unique<ThunkSequence>(computation.name());
-  Scope scope{*sequence, {}};
+  Scope scope{*sequence, {}, {}, {}, {}};
   for (const Instruction* parameter : computation.parameters()) {
     if (parameter == nullptr)
       throw hlo::Error(computation.location(), "cpu backend: computation '" +
