@@ -9,6 +9,7 @@
 
 #include "hlo/diagnostic.h"
 #include "simulator/numeric_mxu.h"
+#include "simulator/pe_plane.h"
 
 namespace simulator {
 namespace {
@@ -42,18 +43,6 @@ struct StationaryCell {
   bool pending = false;  // shadow only: loaded and not yet swapped in
   int64_t fold = -1;
   uint32_t bits = 0;
-};
-
-template <class T>
-class Plane {
- public:
-  Plane(int64_t rows, int64_t cols) : cols_(cols), cells_(static_cast<size_t>(rows * cols)) {}
-  T& at(int64_t r, int64_t c) { return cells_[static_cast<size_t>(r * cols_ + c)]; }
-  const T& at(int64_t r, int64_t c) const { return cells_[static_cast<size_t>(r * cols_ + c)]; }
-
- private:
-  int64_t cols_;
-  std::vector<T> cells_;
 };
 
 // ws and is: a stationary tile of `tile_rows` x `tile_cols` (the latter folded over C), a stream

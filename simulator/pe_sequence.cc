@@ -8,6 +8,7 @@
 
 #include "hlo/diagnostic.h"
 #include "simulator/numeric_mxu.h"
+#include "simulator/pe_plane.h"
 
 namespace simulator {
 namespace {
@@ -38,18 +39,6 @@ struct Weight {
   bool valid = false;  // a real tile element (not a column beyond the tile's n)
   size_t tile = 0;     // the ldw step that wrote it
   uint32_t bits = 0;
-};
-
-template <class T>
-class Plane {
- public:
-  Plane(int64_t rows, int64_t cols) : cols_(cols), cells_(static_cast<size_t>(rows * cols)) {}
-  T& at(int64_t r, int64_t c) { return cells_[static_cast<size_t>(r * cols_ + c)]; }
-  const T& at(int64_t r, int64_t c) const { return cells_[static_cast<size_t>(r * cols_ + c)]; }
-
- private:
-  int64_t cols_;
-  std::vector<T> cells_;
 };
 
 // A matmul step with its tile resolved.
