@@ -1,5 +1,5 @@
 // Values computed by the GPU code generator's artifacts, checked element by element against the
-// reference interpreter through the host emulator (codegen_emulator.h): loop kernels (4-wide
+// reference interpreter through the host emulator (targets/gpu/emulator/host_emulator.h): loop kernels (4-wide
 // and scalar), row kernels (reductions, softmax, layer norm), kOutput fusions (matmul then the
 // epilogue kernel), batched dots, multi-output fusions, constants, and corpus modules.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include "hlo/evaluator.h"
 #include "hlo/module_io.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
-#include "tests/gpu/codegen_emulator.h"
+#include "targets/gpu/emulator/host_emulator.h"
 #include "tests/test_support.h"
 #include "tools/io/inputs.h"
 
@@ -46,7 +46,7 @@ GpuCompileResult ExpectMatchesInterpreter(const std::string& text, uint64_t seed
   GpuCompileOptions options;
   options.assemble = false;  // ptxas is codegen_ptx_test's business
   GpuCompileResult compiled = CompileModule(*module, options);
-  std::vector<hlo::Literal> actual = gpu_codegen_testing::EmulateArtifact(compiled, inputs);
+  std::vector<hlo::Literal> actual = gpu_emulator::EmulateArtifact(compiled, inputs);
   std::vector<const hlo::Literal*> leaves;
   FlattenLeaves(expected, leaves);
   EXPECT_EQ(actual.size(), leaves.size());

@@ -209,14 +209,16 @@ TEST_F(SweepCliTest, AFailingPointKeepsItsRowAndTheSweepGoesOn) {
 }
 
 TEST_F(SweepCliTest, APointWhoseSimulationHangsKeepsItsEstimate) {
-  // 2048^3 MACs take the simulator minutes (it computes every product) and the cost model
+  // 4096^3 MACs take the simulator many minutes (it computes every product) and the cost model
   // milliseconds: the simulating process is killed at the timeout, the estimate-only retry fills
   // the row. (Where the backend rejects the model outright, the note gives its error instead.)
+  // The problem is 8x what a fast machine could simulate within the timeout, so the outcome
+  // does not depend on the machine's speed.
   Write("big.hlo", R"(HloModule big
 ENTRY main {
-  a = bf16[2048,2048] parameter(0)
-  b = bf16[2048,2048] parameter(1)
-  ROOT d = f32[2048,2048] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  a = bf16[4096,4096] parameter(0)
+  b = bf16[4096,4096] parameter(1)
+  ROOT d = f32[4096,4096] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })");
   const auto run = Retarget(
       "sweep big.hlo --config tpu-v4-mxu --set clock_mhz=940 "

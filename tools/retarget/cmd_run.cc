@@ -121,7 +121,7 @@ CommandSpec RunSpec() {
   spec.min_positional = 1;
   spec.max_positional = 1;
   spec.flags = {
-      {"--target", "T", "interp, cpu, systolic (gpu: not available yet)", "", /*required=*/true},
+      {"--target", "T", "interp, cpu, gpu (host emulation without a GPU), systolic", "", /*required=*/true},
       {"--inputs", "SPEC", "random:SEED (default random:0) or FILE.npz / FILE.npy", ""},
       {"--output", "FILE.npz", "write the outputs (out0, out1, ...)", ""},
       {"--compare", "interp", "also run the reference interpreter and compare", ""},
@@ -195,6 +195,10 @@ int RunRun(const ParsedArgs& args, const Context& context) {
   std::cout << "module: " << module.name() << " (" << module.instruction_count()
             << " instructions), target: " << backend.name() << ", inputs: " << options.inputs
             << "\n";
+  if (executable->profile().counters.count("host_emulation") != 0) {
+    std::cout << "note: no GPU in this process: the generated kernels ran by host emulation "
+                 "(values are the GPU code's; times are not GPU times)\n";
+  }
   PrintOutputs(outputs);
   // The interpreter does no compiling worth reporting (and its output is pinned by tests).
   if (backend.name() != "interp") std::cout << "compile: " << compile_ms << " ms\n";

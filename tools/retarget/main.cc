@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "targets/cpu/cpu_backend.h"
+#include "targets/gpu/emulator/gpu_backend.h"
 #include "targets/interp/interp_backend.h"
 #include "targets/systolic/arch_config.h"
 #include "targets/systolic/systolic_backend.h"
@@ -100,6 +101,9 @@ int main(int argc, char** argv) {
   targets::BackendRegistry backends;
   backends.Add(targets::MakeInterpBackend());
   backends.Add(cpu::MakeCpuBackend());
+  // This process has no GPU runtime: `run --target gpu` executes the generated artifact by host
+  // emulation (retarget-gpu-run runs it on a real GPU).
+  backends.Add(gpu_emulator::MakeGpuEmulationBackend());
   // The accelerator: TPU v1 with the bf16/f32 matrix modes compiler/targets/systolic.cc assumes
   // (`run --config/--set` builds others); its host fallback runs on the interpreter.
   backends.Add(targets::MakeSystolicBackend(

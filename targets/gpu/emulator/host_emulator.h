@@ -1,5 +1,6 @@
-// A host emulator for the GPU code generator's artifacts, so that every CI run checks generated
-// kernels' VALUES against the reference interpreter without a GPU.
+// A host emulator for the GPU code generator's artifacts: `retarget run --target gpu` on a
+// machine without a GPU (gpu_backend.h), and every CI run's check of generated kernels' VALUES
+// against the reference interpreter.
 //
 // The kernels' LLVM IR (before O3, as the code generator built it) is re-targeted to the host
 // and JIT-compiled: llvm.nvvm.read.ptx.sreg.* become reads of the emulated thread's ids and
@@ -8,7 +9,7 @@
 // threads concurrently — deliberately a different grid from the artifact's, which a correct
 // grid-stride kernel must not notice. cublaslt_matmul steps are computed naively (f32
 // accumulation, f32 and bf16 only; bias and ReLU epilogues), copy steps are memcpy; other steps
-// fail the test.
+// are errors.
 //
 // What it does not check: PTX-level issues (ptxas covers those), timing, real memory
 // coalescing, or anything the NVPTX backend does differently from the host backend. Not
@@ -21,7 +22,7 @@
 #include "hlo/literal.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
 
-namespace gpu_codegen_testing {
+namespace gpu_emulator {
 
 struct EmulatedGrid {
   int blocks = 2;
@@ -34,4 +35,4 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& c
                                           std::span<const hlo::Literal> inputs,
                                           EmulatedGrid grid = {});
 
-}  // namespace gpu_codegen_testing
+}  // namespace gpu_emulator

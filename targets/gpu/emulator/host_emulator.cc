@@ -1,5 +1,5 @@
-// Host emulation of GPU artifacts (see codegen_emulator.h).
-#include "tests/gpu/codegen_emulator.h"
+// Host emulation of GPU artifacts (see host_emulator.h).
+#include "targets/gpu/emulator/host_emulator.h"
 
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -21,7 +21,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace gpu_codegen_testing {
+namespace gpu_emulator {
 namespace {
 
 // The emulated thread's ids (set by each OS thread before it calls the kernel).
@@ -297,4 +297,4 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& c
   return results;
 }
 
-}  // namespace gpu_codegen_testing
+}  // namespace gpu_emulator

@@ -1,0 +1,69 @@
+// MakeGpuEmulationBackend: see gpu_backend.h.
+#include "targets/gpu/emulator/gpu_backend.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "targets/gpu/codegen/gpu_compiler.h"
+#include "targets/gpu/emulator/host_emulator.h"
+
+namespace gpu_emulator {
+namespace {
+
+class EmulatedExecutable : public targets::Executable {
+ public:
+  EmulatedExecutable(gpu_codegen::GpuCompileResult compiled, bool tuple_root)
+      : compiled_(std::move(compiled)), tuple_root_(tuple_root) {}
+
+  hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
+    std::vector<hlo::Literal> results;
+    try {
+      results = EmulateArtifact(compiled_, inputs);
+    } catch (const std::runtime_error& error) {  // the emulator's own errors
+      throw hlo::Error(std::string("gpu host emulation: ") + error.what());
+    }
+    if (tuple_root_) return hlo::Literal::Tuple(std::move(results));
+    if (results.size() != 1) throw hlo::Error("gpu host emulation: expected one result");
+    return std::move(results[0]);
+  }
+
+  targets::Profile profile() const override {
+    targets::Profile profile;
+    profile.counters["host_emulation"] = 1;
+    profile.counters["kernels"] = static_cast<double>(compiled_.kernels.size());
+    profile.counters["steps"] = static_cast<double>(compiled_.artifact.manifest.steps.size());
+    return profile;
+  }
+
+  std::map<std::string, std::string> artifacts() const override {
+    return {{"kernels.ptx", compiled_.ptx}, {"kernels.ll", compiled_.llvm_ir}};
+  }
+
+ private:
+  gpu_codegen::GpuCompileResult compiled_;
+  bool tuple_root_;
+};
+
+class GpuEmulationBackend : public targets::Backend {
+ public:
+  std::string name() const override { return "gpu"; }
+  std::string description() const override {
+    return "NVIDIA GPU code (LLVM NVPTX kernels, cuBLASLt steps), run by host emulation";
+  }
+  std::unique_ptr<targets::Executable> Compile(const hlo::Module& module) override {
+    std::unique_ptr<hlo::Module> copy = module.Clone();
+    gpu_codegen::GpuCompileOptions options;
+    options.assemble = false;  // ptxas is not needed to emulate; `compile --target gpu` runs it
+    gpu_codegen::GpuCompileResult compiled = gpu_codegen::CompileModule(*copy, options);
+    const bool tuple_root = module.entry()->root()->shape().IsTuple();
+    return std::make_unique<EmulatedExecutable>(std::move(compiled), tuple_root);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<targets::Backend> MakeGpuEmulationBackend() {
+  return std::make_unique<GpuEmulationBackend>();
+}
+
+}  // namespace gpu_emulator
