@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "tests/report/report_test_util.h"
 #include "tools/report/arch_target.h"
@@ -109,45 +110,64 @@ TEST(ReportCostTest, TpuV1ConfigHasTheBuiltInRates) {
   const compiler::TargetDescription t = report::SystolicTargetFromConfig(systolic::Preset("tpu-v1"));
   const compiler::TargetDescription& builtin = compiler::SystolicTarget();
   EXPECT_EQ(t.name, "systolic");
-  EXPECT_EQ(t.peak.matrix_ops_per_second, builtin.peak.matrix_ops_per_second);
+  // TPU v1's MXU is int8 only: int8 at the built-in peak, no other matrix type native.
+  EXPECT_EQ(t.peak.matrix_ops_per_second,
+            (std::map<hlo::PrimitiveType, double>{
+                {hlo::PrimitiveType::kS8,
+                 builtin.peak.matrix_ops_per_second.at(hlo::PrimitiveType::kS8)}}));
   EXPECT_EQ(t.peak.vector_ops_per_second, builtin.peak.vector_ops_per_second);
   EXPECT_EQ(t.peak.memory_bytes_per_second, builtin.peak.memory_bytes_per_second);
   EXPECT_EQ(t.on_chip_memory_bytes, builtin.on_chip_memory_bytes);
   EXPECT_EQ(t.device_memory_bytes, builtin.device_memory_bytes);
   EXPECT_NE(t.description.find("'tpu-v1': 256x256 MXU at 700 MHz"), std::string::npos)
       << t.description;
-  // TPU v4's MXU is bf16-native: bf16 at the peak (2 * 128 * 128 * 1.05 GHz), f32 at 1/4.
+  // TPU v4's MXU (int8, bf16): both at the peak (2 * 128 * 128 * 1.05 GHz); f32 is not native.
   const compiler::TargetDescription v4 =
       report::SystolicTargetFromConfig(systolic::Preset("tpu-v4-mxu"));
   const double v4_peak = 2.0 * 128 * 128 * 1050e6;
   EXPECT_EQ(v4.peak.matrix_ops_per_second.at(hlo::PrimitiveType::kBF16), v4_peak);
-  EXPECT_EQ(v4.peak.matrix_ops_per_second.at(hlo::PrimitiveType::kF32), v4_peak / 4);
+  EXPECT_EQ(v4.peak.matrix_ops_per_second.count(hlo::PrimitiveType::kF32), 0u);
   EXPECT_EQ(v4.peak.memory_bytes_per_second, 150e9);
 }
 
+// A dot of a type the MXU does not take runs on the host, as the lowering runs it: gemmini is
+// int8 only, so the f32 dot+bias+relu kernel is host fallback, and listing f32 in array.dtypes
+// makes it native.
 TEST(ReportCostTest, GemminiConfigByHand) {
   systolic::ArchConfig gemmini = systolic::Preset("gemmini");
   const compiler::TargetDescription t = report::SystolicTargetFromConfig(gemmini);
   const report::ModelReport model = ReportOf(report_test::kDotBiasRelu, {&t});
   const report::TargetCell& cell = Cell(model, "systolic");
-  // One fused f32 kernel: 1152 FLOPs at 1/16 of 2 * 16 * 16 * 1 GHz (int8-only MXU) vs 960
-  // bytes at 16 GB/s; plus the built-in 10 us issue cost (host-issued instruction batches).
-  const double seconds = std::max(1152 / (2.0 * 16 * 16 * 1e9 / 16), 960 / 16e9) + 10e-6;
-  EXPECT_NEAR(cell.latency_ms, seconds * 1e3, 1e-12);
-  // Energy: int8 MAC 0.3 pJ = 0.15 pJ per FLOP; DRAM 1300 pJ per 64-bit access; no idle power.
-  const double joules = 1152 * 0.15e-12 + 960 * (1300e-12 / 8);
+  EXPECT_EQ(cell.owners.at("native"), 0);
+  EXPECT_GT(cell.owners.at("host_fallback"), 0);
+  // One fused kernel of 1152 FLOPs and 960 bytes on the cpu target's roofline (f32 GEMM
+  // 294.4 GFLOP/s vs 30 GB/s: memory-bound), its 1 us launch, and the 960 bytes crossing the
+  // 14 GB/s host link there and back.
+  const double host_seconds = std::max(1152 / 294.4e9, 960 / 30e9) + 1e-6 + 2 * 960 / 14e9;
+  EXPECT_NEAR(cell.latency_ms, host_seconds * 1e3, 1e-12);
+  // Energy at the cpu target's figures (the host did the work).
+  const compiler::EnergyModel& cpu = compiler::CpuTarget().energy;
+  const double joules = 1152 * cpu.joules_per_flop + 960 * cpu.joules_per_dram_byte;
   ASSERT_TRUE(cell.energy_mj);
   EXPECT_NEAR(*cell.energy_mj, joules * 1e3, 1e-15);
-  EXPECT_NEAR(*cell.cost_per_1m_usd, seconds * 1e6 * 1.20 / 3600, 1e-12);  // the systolic price
-  // f32 on an int8-only MXU is compute-bound here (576 ns vs 60 ns of DRAM): a 500 MHz clock
-  // (--set clock.mhz=500) doubles the compute time.
+  EXPECT_NEAR(*cell.cost_per_1m_usd, host_seconds * 1e6 * 1.20 / 3600, 1e-12);  // systolic price
+  // The accelerator's clock does not change host work.
   systolic::ApplyOverride(gemmini, "clock.mhz=500");
   const compiler::TargetDescription slow = report::SystolicTargetFromConfig(gemmini);
   EXPECT_EQ(slow.peak.matrix_ops_per_second.at(hlo::PrimitiveType::kS8), 2.0 * 16 * 16 * 500e6);
   EXPECT_EQ(slow.peak.vector_ops_per_second, 16 * 500e6);
-  const report::ModelReport half = ReportOf(report_test::kDotBiasRelu, {&slow});
-  EXPECT_NEAR(Cell(half, "systolic").latency_ms, (1152 / (2.0 * 16 * 16 * 500e6 / 16) + 10e-6) * 1e3,
-              1e-12);
+  const report::ModelReport slow_model = ReportOf(report_test::kDotBiasRelu, {&slow});
+  EXPECT_NEAR(Cell(slow_model, "systolic").latency_ms, host_seconds * 1e3, 1e-12);
+  // With f32 in the MXU: native, at max(1152 FLOPs / (2 * 16 * 16 * 500 MHz), 960 B / 16 GB/s)
+  // plus the 10 us issue cost; energy at the f32 MAC (a MAC is 2 FLOPs) and 1300 pJ per 8 bytes.
+  systolic::ApplyOverride(gemmini, "array.dtypes=int8,f32");
+  const compiler::TargetDescription native = report::SystolicTargetFromConfig(gemmini);
+  const report::ModelReport on_array_model = ReportOf(report_test::kDotBiasRelu, {&native});
+  const report::TargetCell& on_array = Cell(on_array_model, "systolic");
+  EXPECT_EQ(on_array.owners.at("host_fallback"), 0);
+  EXPECT_GT(on_array.owners.at("native"), 0);
+  const double array_seconds = std::max(1152 / (2.0 * 16 * 16 * 500e6), 960 / 16e9) + 10e-6;
+  EXPECT_NEAR(on_array.latency_ms, array_seconds * 1e3, 1e-12);
 }
 
 }  // namespace

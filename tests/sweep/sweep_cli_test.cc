@@ -102,11 +102,13 @@ TEST_F(SweepCliTest, ALargerArrayIsNeverSlowerOnComputeBoundModels) {
   }
   EXPECT_EQ(Text(table, "config")[1], "array.rows=32 array.cols=32");
 
-  // Estimated: the corpus's f32 parallel dots (4 x 512^3 MACs).
+  // Estimated: the corpus's f32 parallel dots (4 x 512^3 MACs) on a TPU v1 whose MXU also
+  // takes f32 (on the int8-only preset they would run on the host at any array size).
+  Write("tpu_v1_f32.cfg", "preset = tpu-v1\narray.dtypes = int8,bf16,f32\n");
   const std::string model = testing_support::CorpusPath("xnn.parallel_dots.optimized.hlo");
   run = Retarget("sweep '" + model +
-                 "' --set array=16x16,32x32,64x64,128x128 --estimate-only "
-                 "--csv dots.csv");
+                 "' --config tpu_v1_f32.cfg --set array=16x16,32x32,64x64,128x128 "
+                 "--estimate-only --csv dots.csv");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   table = sweep::ReadCsvFile(Path("dots.csv"));
   EXPECT_EQ(Text(table, "latency_source"), std::vector<std::string>(4, "estimated"));

@@ -2,22 +2,29 @@
 #include "tools/report/arch_target.h"
 
 #include <cstdio>
+#include <set>
 
 namespace report {
 namespace {
 
 using hlo::PrimitiveType;
 
-// Matrix rate per MXU input type: native types at the array's peak, the others in several
-// passes of the native multipliers.
+// The MXU's input types (array.dtypes) as element types: what the lowering runs natively; a dot
+// or convolution of another type goes to the host (targets/systolic/lowering).
+std::set<PrimitiveType> NativeMatrixTypes(const systolic::ArchConfig& config) {
+  std::set<PrimitiveType> types;
+  if (config.mxu_dtypes & systolic::kMxuInt8) types.insert(PrimitiveType::kS8);
+  if (config.mxu_dtypes & systolic::kMxuBf16) types.insert(PrimitiveType::kBF16);
+  if (config.mxu_dtypes & systolic::kMxuF32) types.insert(PrimitiveType::kF32);
+  return types;
+}
+
+// Matrix rate: the array's peak for every native type.
 std::map<PrimitiveType, double> MatrixRates(const systolic::ArchConfig& config) {
-  const double peak = systolic::PeakOpsPerSecond(config);
-  const bool bf16 = (config.mxu_dtypes & systolic::kMxuBf16) != 0;
-  const bool f32 = (config.mxu_dtypes & systolic::kMxuF32) != 0;
   std::map<PrimitiveType, double> rates;
-  rates[PrimitiveType::kS8] = peak;  // int8 fits every native multiplier
-  rates[PrimitiveType::kBF16] = bf16 || f32 ? peak : peak / 4;
-  rates[PrimitiveType::kF32] = f32 ? peak : bf16 ? peak / 4 : peak / 16;
+  for (PrimitiveType type : NativeMatrixTypes(config)) {
+    rates[type] = systolic::PeakOpsPerSecond(config);
+  }
   return rates;
 }
 
@@ -43,6 +50,11 @@ compiler::TargetDescription SystolicTargetFromConfig(const systolic::ArchConfig&
   t.on_chip_memory_bytes = config.ub_bytes;
   t.alignment_bytes = config.ub_bank_width_bytes;
 
+  // Dot and convolution are native exactly for the configured MXU types, as the lowering does.
+  for (hlo::Opcode op : {hlo::Opcode::kDot, hlo::Opcode::kConvolution}) {
+    t.op_rules[op] = compiler::OpRule{compiler::OpHandling::kNative, "", NativeMatrixTypes(config),
+                                      compiler::OpHandling::kHostFallback};
+  }
   t.peak.matrix_ops_per_second = MatrixRates(config);
   t.peak.vector_ops_per_second = static_cast<double>(config.vector_lanes) * clock_hz;
   t.peak.memory_bytes_per_second = config.dram_bandwidth_gbps * 1e9;

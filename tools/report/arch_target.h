@@ -3,11 +3,9 @@
 // ArchConfig (targets/systolic/arch_config.h) instead of the TPU-v1 figures compiled in.
 //
 // What is derived (docs/report.md, "--config"), everything else is the built-in target's:
-//   * matrix rate: 2 * rows * cols * clock for every MXU type the config lists (array.dtypes);
-//     a type it does not list but the lowering still accepts (s8, bf16, f32) runs in several
-//     passes: bf16 at 1/4 and f32 at 1/16 of the int8 rate (the built-in target's assumption),
-//     f32 at 1/4 of the bf16 rate when bf16 is native; int8 operands fit every native
-//     multiplier, so int8 always runs at the peak;
+//   * dot and convolution are accelerator-native exactly for the MXU types the config lists
+//     (array.dtypes), at 2 * rows * cols * clock; any other type falls back to the host, as the
+//     lowering does, so an estimate and a simulation of one config agree on who runs what;
 //   * vector rate: vector.lanes * clock; DRAM bandwidth and capacity; unified buffer = on-chip
 //     memory; alignment = one unified-buffer bank row;
 //   * energy: the config's per-operation energies (a MAC is 2 FLOPs, at the preferred native
