@@ -9,29 +9,6 @@ using llvm_codegen::ElementGenerator;
 using llvm_codegen::IrArray;
 using llvm_codegen::IrIndex;
 
-// The latch branches from wherever the body left the builder.
-void EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi, const std::string& name,
-                 const std::function<void(llvm::Value*)>& body) {
-  llvm::Function* function = b.GetInsertBlock()->getParent();
-  llvm::LLVMContext& context = b.getContext();
-  llvm::BasicBlock* preheader = b.GetInsertBlock();
-  auto* header = llvm::BasicBlock::Create(context, name + ".header", function);
-  auto* loop_body = llvm::BasicBlock::Create(context, name + ".body", function);
-  auto* exit = llvm::BasicBlock::Create(context, name + ".exit", function);
-  b.CreateBr(header);
-  b.SetInsertPoint(header);
-  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, name);
-  i->addIncoming(lo, preheader);
-  b.CreateCondBr(b.CreateICmpSLT(i, hi), loop_body, exit);
-  b.SetInsertPoint(loop_body);
-  body(i);
-  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), name + ".next", /*HasNUW=*/true,
-                                  /*HasNSW=*/true);
-  i->addIncoming(next, b.GetInsertBlock());
-  b.CreateBr(header);
-  b.SetInsertPoint(exit);
-}
-
 int64_t OuterRows(const hlo::Shape& shape) {
   if (shape.rank() == 0) return 1;
   return shape.dims[static_cast<size_t>(shape.EffectiveMinorToMajor().back())];

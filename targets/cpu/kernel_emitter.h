@@ -23,6 +23,7 @@
 
 #include "hlo/ir.h"
 #include "targets/llvm/elemental_emitter.h"
+#include "targets/llvm/loop_emitter.h"
 
 namespace cpu {
 
@@ -58,10 +59,11 @@ void EmitLoopKernel(llvm::Module& module, const LoopKernelSpec& spec,
 void EmitTileKernel(llvm::Module& module, const LoopKernelSpec& spec,
                     const GeneratorFactory& make_outputs);
 
-// for (i = lo; i < hi; ++i) body(i) as IR; leaves the builder after the loop. The body may emit
-// control flow of its own.
-void EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi, const std::string& name,
-                 const std::function<void(llvm::Value*)>& body);
+// for (i = lo; i < hi; ++i) body(i) as IR (llvm_codegen::EmitCountedLoop with step 1).
+inline void EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi,
+                        const std::string& name, const std::function<void(llvm::Value*)>& body) {
+  llvm_codegen::EmitCountedLoop(b, lo, hi, b.getInt64(1), name, body);
+}
 
 // The number of rows (outer physical dimension extent; 1 for a scalar) a kernel over `shape`
 // iterates, and the elements per row.

@@ -10,12 +10,14 @@
 
 #include "hlo/diagnostic.h"
 #include "targets/gpu/codegen/kernel_ir.h"
+#include "targets/llvm/loop_emitter.h"
 
 namespace gpu_codegen {
 
 using hlo::Instruction;
 using hlo::Opcode;
 using llvm_codegen::ElementGenerator;
+using llvm_codegen::EmitCountedLoop;
 using llvm_codegen::IrArray;
 using llvm_codegen::IrIndex;
 
@@ -158,27 +160,6 @@ llvm::Value* WarpButterfly(llvm::IRBuilder<>& b, llvm_codegen::ElementalEmitter&
   return value;
 }
 
-// for (j = start; j < end; j += step) body(j). The builder continues after the loop.
-void StridedLoop(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, llvm::Value* step,
-                 const std::string& name, const std::function<void(llvm::Value*)>& body) {
-  llvm::Function* function = b.GetInsertBlock()->getParent();
-  llvm::LLVMContext& context = b.getContext();
-  llvm::BasicBlock* preheader = b.GetInsertBlock();
-  auto* header = llvm::BasicBlock::Create(context, name + ".header", function);
-  auto* loop_body = llvm::BasicBlock::Create(context, name + ".body", function);
-  auto* exit = llvm::BasicBlock::Create(context, name + ".exit", function);
-  b.CreateBr(header);
-  b.SetInsertPoint(header);
-  llvm::PHINode* j = b.CreatePHI(b.getInt64Ty(), 2, name);
-  j->addIncoming(start, preheader);
-  b.CreateCondBr(b.CreateICmpSLT(j, end), loop_body, exit);
-  b.SetInsertPoint(loop_body);
-  body(j);
-  j->addIncoming(b.CreateAdd(j, step, name + ".next", true, true), b.GetInsertBlock());
-  b.CreateBr(header);
-  b.SetInsertPoint(exit);
-}
-
 }  // namespace
 
 void EmitRowKernel(llvm::Module& module, const std::string& entry, const hlo::Computation& fused,
@@ -232,7 +213,7 @@ void EmitRowKernel(llvm::Module& module, const std::string& entry, const hlo::Co
       b.CreateUDiv(b.CreateMul(block_size, grid_size), warp_size, "row_stride");
   llvm::Value* row_length = b.getInt64(plan.row_length);
 
-  StridedLoop(b, first_row, b.getInt64(plan.rows), row_stride, "row", [&](llvm::Value* row) {
+  EmitCountedLoop(b, first_row, b.getInt64(plan.rows), row_stride, "row", [&](llvm::Value* row) {
     llvm::Value* row_start = b.CreateMul(row, row_length, "row_start", true, true);
     for (const Instruction* reduce : plan.reduces) {
       const hlo::Computation& reducer = *reduce->called_computations().at(0);
@@ -243,7 +224,7 @@ void EmitRowKernel(llvm::Module& module, const std::string& entry, const hlo::Co
                                       function->getEntryBlock().begin());
       llvm::AllocaInst* partial = entry_builder.CreateAlloca(init->getType(), nullptr, "partial");
       b.CreateStore(init, partial);
-      StridedLoop(b, lane, row_length, warp_size, "lanes", [&](llvm::Value* j) {
+      EmitCountedLoop(b, lane, row_length, warp_size, "lanes", [&](llvm::Value* j) {
         IrIndex index = operand_view.DelinearizeIndex(b, b.CreateAdd(row_start, j, "", true, true));
         llvm::Value* element = generators.at(reduce->operand(0))(index);
         llvm::Value* arguments[] = {b.CreateLoad(init->getType(), partial), element};
@@ -262,7 +243,7 @@ void EmitRowKernel(llvm::Module& module, const std::string& entry, const hlo::Co
       b.CreateBr(after);
       b.SetInsertPoint(after);
     } else {
-      StridedLoop(b, lane, row_length, warp_size, "store", [&](llvm::Value* j) {
+      EmitCountedLoop(b, lane, row_length, warp_size, "store", [&](llvm::Value* j) {
         IrIndex index = output.DelinearizeIndex(b, b.CreateAdd(row_start, j, "", true, true));
         output.EmitStore(b, index, root(index));
       });
