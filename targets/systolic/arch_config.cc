@@ -257,6 +257,15 @@ ArchConfig LoadArchConfig(const std::string& preset_or_file,
       throw hlo::Error(
           hlo::SourceLocation{std::make_shared<const std::string>(preset_or_file), 0, 0},
           "cannot open config file (and it is not a preset: " + presets + ")");
+    // A config is a few dozen `key = value` lines: refuse anything large rather than read it.
+    constexpr std::streamoff kMaxConfigFileBytes = std::streamoff{1} << 20;
+    in.seekg(0, std::ios::end);
+    if (in.tellg() > kMaxConfigFileBytes) {
+      throw hlo::Error(
+          hlo::SourceLocation{std::make_shared<const std::string>(preset_or_file), 0, 0},
+          "config file is larger than " + std::to_string(kMaxConfigFileBytes) + " bytes");
+    }
+    in.seekg(0, std::ios::beg);
     std::stringstream text;
     text << in.rdbuf();
     config = ParseConfigFile(text.str(), preset_or_file, Preset("tpu-v1"));

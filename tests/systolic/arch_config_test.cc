@@ -154,6 +154,16 @@ TEST(ArchConfig, LoadPresetOrFileWithOverrides) {
             std::string::npos);
 }
 
+// Every command that takes --config reads it through LoadArchConfig, which refuses a file over
+// 1 MiB before reading it (a real config is a few dozen lines).
+TEST(ArchConfig, OversizedConfigFileIsRefused) {
+  const std::string path = ::testing::TempDir() + "systolic_arch_big.cfg";
+  std::ofstream(path) << "# " << std::string((1 << 20) + 1, 'x') << "\n";
+  const std::string error = ErrorOf([&] { LoadArchConfig(path, {}); });
+  std::remove(path.c_str());
+  EXPECT_NE(error.find("config file is larger than 1048576 bytes"), std::string::npos) << error;
+}
+
 TEST(ArchConfig, KeysMarkdownListsEveryKey) {
   std::string table = KeysMarkdown();
   for (const ArchKey& key : ArchKeys())

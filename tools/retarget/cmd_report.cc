@@ -27,7 +27,6 @@
 namespace cli {
 namespace {
 
-constexpr int64_t kMaxConfigFileBytes = int64_t{1} << 20;
 
 const std::vector<std::string>& ReportTargetNames() {
   static const std::vector<std::string> names = {"cpu", "gpu", "systolic"};
@@ -65,12 +64,6 @@ std::optional<systolic::ArchConfig> ConfigArgument(
   if (!has_systolic) throw UsageError("--config and --set describe the systolic target, "
                                       "which --targets does not include");
   const std::string config = args.Get("--config").value_or("tpu-v1");
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(config, ec) &&
-      std::filesystem::file_size(config, ec) > static_cast<uintmax_t>(kMaxConfigFileBytes)) {
-    throw hlo::Error(config + ": config file is larger than " +
-                     std::to_string(kMaxConfigFileBytes) + " bytes");
-  }
   return systolic::LoadArchConfig(config, has_sets ? sets->second : std::vector<std::string>{});
 }
 

@@ -34,7 +34,6 @@
 namespace cli {
 namespace {
 
-constexpr int64_t kMaxConfigFileBytes = int64_t{1} << 20;
 constexpr int64_t kMaxJobs = 1024;
 constexpr double kDefaultTimeoutSeconds = 600;
 
@@ -55,12 +54,6 @@ void CheckTarget(const ParsedArgs& args) {
 
 std::string ConfigArgument(const ParsedArgs& args) {
   const std::string config = args.Get("--config").value_or("tpu-v1");
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(config, ec) &&
-      std::filesystem::file_size(config, ec) > static_cast<uintmax_t>(kMaxConfigFileBytes)) {
-    throw hlo::Error(config + ": config file is larger than " +
-                     std::to_string(kMaxConfigFileBytes) + " bytes");
-  }
   return config;
 }
 
