@@ -27,9 +27,45 @@ std::string KernelSymbol(const llvm::Module& module, const std::string& hlo_name
   return symbol;
 }
 
+KernelPrologue BeginKernelFunction(llvm::IRBuilder<>& b, llvm::Module& module,
+                                   const std::string& name,
+                                   const std::vector<hlo::Shape>& operands,
+                                   const std::vector<hlo::Shape>& outputs, int index_arguments) {
+  llvm::Type* ptr = b.getPtrTy();
+  std::vector<llvm::Type*> parameters = {ptr};
+  for (int i = 0; i < index_arguments; ++i) parameters.push_back(b.getInt64Ty());
+  auto* type = llvm::FunctionType::get(b.getVoidTy(), parameters, false);
+  KernelPrologue kernel;
+  kernel.function = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
+  kernel.function->addFnAttr(llvm::Attribute::NoUnwind);
+  kernel.function->addParamAttr(0, llvm::Attribute::NoAlias);
+  llvm::Argument* buffers = kernel.function->getArg(0);
+  buffers->setName("buffers");
+  b.SetInsertPoint(llvm::BasicBlock::Create(module.getContext(), "entry", kernel.function));
+  auto load_base = [&](size_t slot) {
+    llvm::Value* address = b.CreateConstInBoundsGEP1_64(ptr, buffers, slot);
+    return b.CreateLoad(ptr, address, "buffer" + std::to_string(slot));
+  };
+  for (size_t i = 0; i < operands.size(); ++i) {
+    kernel.operands.emplace_back(load_base(i), operands[i]);
+    kernel.operands.back().set_read_only(true);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    kernel.outputs.emplace_back(load_base(operands.size() + i), outputs[i]);
+  return kernel;
+}
+
+std::vector<ElementGenerator> OperandLoads(llvm::IRBuilder<>& b,
+                                           const std::vector<IrArray>& operands) {
+  std::vector<ElementGenerator> loads;
+  for (const IrArray& operand : operands)
+    loads.push_back([&b, operand](const IrIndex& index) { return operand.EmitLoad(b, index); });
+  return loads;
+}
+
 namespace {
 
-// The function, its arrays and its generators: what both kernel forms start with.
+// The function, its arrays and its generators: what the tile kernel starts with.
 struct KernelFrame {
   llvm::Function* function = nullptr;
   std::vector<IrArray> outputs;
@@ -39,31 +75,12 @@ struct KernelFrame {
 KernelFrame BeginKernel(llvm::IRBuilder<>& b, llvm::Module& module, const LoopKernelSpec& spec,
                         const GeneratorFactory& make_outputs, int index_arguments,
                         llvm_codegen::ElementalEmitter& emitter) {
-  llvm::LLVMContext& context = module.getContext();
-  llvm::Type* ptr = b.getPtrTy();
-  std::vector<llvm::Type*> parameters = {ptr};
-  for (int i = 0; i < index_arguments; ++i) parameters.push_back(b.getInt64Ty());
-  auto* type = llvm::FunctionType::get(b.getVoidTy(), parameters, false);
+  KernelPrologue kernel =
+      BeginKernelFunction(b, module, spec.name, spec.operands, spec.outputs, index_arguments);
   KernelFrame frame;
-  frame.function = llvm::Function::Create(type, llvm::Function::ExternalLinkage, spec.name, module);
-  frame.function->addFnAttr(llvm::Attribute::NoUnwind);
-  frame.function->addParamAttr(0, llvm::Attribute::NoAlias);
-  llvm::Argument* buffers = frame.function->getArg(0);
-  buffers->setName("buffers");
-  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", frame.function));
-  auto load_base = [&](size_t slot) {
-    llvm::Value* address = b.CreateConstInBoundsGEP1_64(ptr, buffers, slot);
-    return b.CreateLoad(ptr, address, "buffer" + std::to_string(slot));
-  };
-  std::vector<ElementGenerator> loads;
-  for (size_t i = 0; i < spec.operands.size(); ++i) {
-    IrArray operand(load_base(i), spec.operands[i]);
-    operand.set_read_only(true);
-    loads.push_back([&b, operand](const IrIndex& index) { return operand.EmitLoad(b, index); });
-  }
-  for (size_t i = 0; i < spec.outputs.size(); ++i)
-    frame.outputs.emplace_back(load_base(spec.operands.size() + i), spec.outputs[i]);
-  frame.generators = make_outputs(emitter, std::move(loads));
+  frame.function = kernel.function;
+  frame.outputs = std::move(kernel.outputs);
+  frame.generators = make_outputs(emitter, OperandLoads(b, kernel.operands));
   if (frame.generators.size() != frame.outputs.size())
     throw hlo::Error("cpu backend: kernel " + spec.name + " has " +
                      std::to_string(frame.generators.size()) + " generators for " +
@@ -111,41 +128,18 @@ void EmitTileKernel(llvm::Module& module, const LoopKernelSpec& spec,
 
 void EmitLoopKernel(llvm::Module& module, const LoopKernelSpec& spec,
                     const GeneratorFactory& make_outputs) {
-  llvm::LLVMContext& context = module.getContext();
-  llvm::IRBuilder<> b(context);
-  llvm::Type* ptr = b.getPtrTy();
-  llvm::Type* i64 = b.getInt64Ty();
-  auto* type = llvm::FunctionType::get(b.getVoidTy(), {ptr, i64, i64}, false);
-  auto* function =
-      llvm::Function::Create(type, llvm::Function::ExternalLinkage, spec.name, module);
-  function->addFnAttr(llvm::Attribute::NoUnwind);
-  function->addParamAttr(0, llvm::Attribute::NoAlias);
-  llvm::Argument* buffers = function->getArg(0);
-  llvm::Argument* begin = function->getArg(1);
-  llvm::Argument* end = function->getArg(2);
-  buffers->setName("buffers");
+  llvm::IRBuilder<> b(module.getContext());
+  KernelPrologue kernel = BeginKernelFunction(b, module, spec.name, spec.operands, spec.outputs,
+                                              /*index_arguments=*/2);
+  llvm::Argument* begin = kernel.function->getArg(1);
+  llvm::Argument* end = kernel.function->getArg(2);
   begin->setName("begin");
   end->setName("end");
-  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
-
-  auto load_base = [&](size_t slot) {
-    llvm::Value* address = b.CreateConstInBoundsGEP1_64(ptr, buffers, slot);
-    return b.CreateLoad(ptr, address, "buffer" + std::to_string(slot));
-  };
-  std::vector<IrArray> operands;
-  for (size_t i = 0; i < spec.operands.size(); ++i) {
-    operands.emplace_back(load_base(i), spec.operands[i]);
-    operands.back().set_read_only(true);
-  }
-  std::vector<IrArray> outputs;
-  for (size_t i = 0; i < spec.outputs.size(); ++i)
-    outputs.emplace_back(load_base(spec.operands.size() + i), spec.outputs[i]);
+  const std::vector<IrArray>& outputs = kernel.outputs;
 
   llvm_codegen::ElementalEmitter emitter(b, module);
-  std::vector<ElementGenerator> loads;
-  for (const IrArray& operand : operands)
-    loads.push_back([&b, operand](const IrIndex& index) { return operand.EmitLoad(b, index); });
-  std::vector<ElementGenerator> generators = make_outputs(emitter, std::move(loads));
+  std::vector<ElementGenerator> generators =
+      make_outputs(emitter, OperandLoads(b, kernel.operands));
   if (generators.size() != outputs.size())
     throw hlo::Error("cpu backend: kernel " + spec.name + " has " +
                      std::to_string(generators.size()) + " generators for " +

@@ -59,6 +59,22 @@ void EmitLoopKernel(llvm::Module& module, const LoopKernelSpec& spec,
 void EmitTileKernel(llvm::Module& module, const LoopKernelSpec& spec,
                     const GeneratorFactory& make_outputs);
 
+// The prologue every CPU kernel starts with: `void NAME(ptr buffers, i64 x index_arguments)`,
+// nounwind, `buffers` noalias, the builder in a new entry block, and one IrArray per buffer slot:
+// the operands (read-only) in buffers[0..n), then the outputs.
+struct KernelPrologue {
+  llvm::Function* function = nullptr;
+  std::vector<llvm_codegen::IrArray> operands;
+  std::vector<llvm_codegen::IrArray> outputs;
+};
+KernelPrologue BeginKernelFunction(llvm::IRBuilder<>& b, llvm::Module& module,
+                                   const std::string& name,
+                                   const std::vector<hlo::Shape>& operands,
+                                   const std::vector<hlo::Shape>& outputs, int index_arguments);
+// One generator per operand that loads its element at the index.
+std::vector<llvm_codegen::ElementGenerator> OperandLoads(
+    llvm::IRBuilder<>& b, const std::vector<llvm_codegen::IrArray>& operands);
+
 // for (i = lo; i < hi; ++i) body(i) as IR (llvm_codegen::EmitCountedLoop with step 1).
 inline void EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi,
                         const std::string& name, const std::function<void(llvm::Value*)>& body) {
