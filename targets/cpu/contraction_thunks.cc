@@ -1,6 +1,7 @@
 // Dot / convolution thunks over gemm.h (see contraction_thunks.h).
 #include "targets/cpu/contraction_thunks.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -25,6 +26,37 @@ inline uint16_t RoundToBF16(float value) {
   return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
 }
 
+// The conversion loops over whole rows, compiled for AVX-512 and AVX2 next to the baseline
+// (GCC function multiversioning picks one at load time): the library is built for baseline
+// x86-64, where these loops get 4-wide SSE2 — a fifth of mha_block's profile was them.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define RETARGET_VECTOR_CLONES __attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
+#else
+#define RETARGET_VECTOR_CLONES
+#endif
+RETARGET_VECTOR_CLONES void WidenBF16Row(const uint16_t* __restrict in, float* __restrict out,
+                                         int64_t count) {
+  for (int64_t i = 0; i < count; ++i) out[i] = WidenBF16(in[i]);
+}
+RETARGET_VECTOR_CLONES void RoundBF16Row(const float* __restrict in, uint16_t* __restrict out,
+                                         int64_t count) {
+  for (int64_t i = 0; i < count; ++i) out[i] = RoundToBF16(in[i]);
+}
+
+// C = A * B for one tiny row-major matrix (the batched-dot loop below), k in increasing order.
+RETARGET_VECTOR_CLONES void TinyGemm(const float* __restrict a, const float* __restrict b,
+                                     float* __restrict c, int64_t m, int64_t n, int64_t k) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* __restrict row = c + i * n;
+    for (int64_t j = 0; j < n; ++j) row[j] = 0.0f;
+    for (int64_t p = 0; p < k; ++p) {
+      const float scale = a[i * k + p];
+      const float* __restrict b_row = b + p * n;
+      for (int64_t j = 0; j < n; ++j) row[j] += scale * b_row[j];
+    }
+  }
+}
+
 bool IsGemmType(PrimitiveType type) {
   return type == PrimitiveType::kF32 || type == PrimitiveType::kBF16 ||
          type == PrimitiveType::kF16;
@@ -45,12 +77,29 @@ class F32View {
     const bool bf16 = type_ == PrimitiveType::kBF16;
     Parallel(pool, [&](int64_t b, int64_t e) {
       if (bf16) {
-        for (int64_t i = b; i < e; ++i) out[i] = WidenBF16(in[i]);
+        WidenBF16Row(in + b, out + b, e - b);
       } else {
         for (int64_t i = b; i < e; ++i) out[i] = hlo::F16ToFloat(in[i]);
       }
     });
     return out;
+  }
+  // Rounds one finished GEMM block (rows x cols at block.c, leading dimension block.ldc) into
+  // `memory` at row `first_row` of the result viewed as rows x ldc: the per-block epilogue then
+  // reads the rounded values while they are in cache (no-op for an f32 result).
+  void StoreBlock(uint8_t* memory, const GemmBlock& block, int64_t first_row) const {
+    if (!scratch_) return;
+    auto* out = reinterpret_cast<uint16_t*>(memory);
+    const bool bf16 = type_ == PrimitiveType::kBF16;
+    for (int64_t r = 0; r < block.rows; ++r) {
+      const float* in = block.c + r * block.ldc;
+      uint16_t* row = out + (first_row + r) * block.ldc + block.col;
+      if (bf16) {
+        RoundBF16Row(in, row, block.cols);
+      } else {
+        for (int64_t c = 0; c < block.cols; ++c) row[c] = hlo::FloatToF16(in[c]);
+      }
+    }
   }
   float* Target(uint8_t* memory) {
     return scratch_ ? reinterpret_cast<float*>(scratch_->data()) : reinterpret_cast<float*>(memory);
@@ -63,7 +112,7 @@ class F32View {
     const bool bf16 = type_ == PrimitiveType::kBF16;
     Parallel(pool, [&](int64_t b, int64_t e) {
       if (bf16) {
-        for (int64_t i = b; i < e; ++i) out[i] = RoundToBF16(in[i]);
+        RoundBF16Row(in + b, out + b, e - b);
       } else {
         for (int64_t i = b; i < e; ++i) out[i] = hlo::FloatToF16(in[i]);
       }
@@ -91,14 +140,19 @@ class BoundEpilogue {
     if (epilogue_ == nullptr) return;
     for (int64_t id : epilogue_->buffers) pointers_.push_back(sequence.buffer(id));
   }
-  GemmEpilogue callback() {
+  // Per block: round it into the 16-bit result first when there is one (`result`), then run
+  // the tile kernel on the block's rows of the result viewed as (batch * m) x n.
+  GemmEpilogue callback(const F32View* result = nullptr, uint8_t* memory = nullptr,
+                        int64_t rows_per_batch = 0) {
     if (epilogue_ == nullptr) return {};
     if (epilogue_->function == nullptr)
       throw hlo::Error("cpu backend: epilogue " + epilogue_->symbol + " was not compiled");
     TileFunction function = epilogue_->function;
     void** buffers = pointers_.data();
-    return [function, buffers](const GemmBlock& block) {
-      function(buffers, block.row, block.rows, block.col, block.cols);
+    return [function, buffers, result, memory, rows_per_batch](const GemmBlock& block) {
+      const int64_t row = block.batch * rows_per_batch + block.row;
+      if (result != nullptr) result->StoreBlock(memory, block, row);
+      function(buffers, row, block.rows, block.col, block.cols);
     };
   }
 
@@ -136,13 +190,44 @@ class DotThunk final : public Thunk {
     args.c = out_.Target(out);
     args.ldc = n_;
     BoundEpilogue epilogue(epilogue_.get(), sequence);
-    args.epilogue = epilogue.callback();
-    if (batch_ == 1) {
+    args.epilogue = epilogue.callback(&out_, out, m_);
+    if (batch_ > 1 && m_ * n_ * k_ <= kTinyGemm) {
+      TinyBatched(args, context.pool);
+    } else if (batch_ == 1) {
       Sgemm(args, context.pool);
     } else {
       SgemmBatched(args, batch_, m_ * k_, k_ * n_, m_ * n_, context.pool);
     }
-    out_.Store(out, context.pool);
+    if (!epilogue_) out_.Store(out, context.pool);  // else rounded block by block
+  }
+
+  // Batches of tiny matrices (DLRM's feature interaction: 3616 x [6,8]x[8,6]) cost more in
+  // the blocked GEMM's per-call packing and dispatch than in arithmetic: a direct loop per
+  // batch, k in increasing order (the GEMM's accumulation order), batches over the pool.
+  static constexpr int64_t kTinyGemm = 4096;
+  void TinyBatched(const GemmArgs& args, ThreadPool* pool) const {
+    const int64_t m = m_, n = n_, k = k_;
+    auto run = [&](int64_t begin, int64_t end) {
+      for (int64_t batch = begin; batch < end; ++batch) {
+        float* c = args.c + batch * m * n;
+        TinyGemm(args.a + batch * m * k, args.b + batch * k * n, c, m, n, k);
+        if (args.epilogue) {
+          GemmBlock block;
+          block.rows = m;
+          block.cols = n;
+          block.c = c;
+          block.ldc = n;
+          block.batch = batch;
+          args.epilogue(block);
+        }
+      }
+    };
+    const int64_t min_batches = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(m * n * k, 1));
+    if (pool != nullptr) {
+      pool->ParallelFor(batch_, min_batches, run);
+    } else {
+      run(0, batch_);
+    }
   }
 
  private:
@@ -212,9 +297,9 @@ class ConvThunk final : public Thunk {
     uint8_t* out = sequence.buffer(out_id_);
     args.output = out_.Target(out);
     BoundEpilogue epilogue(epilogue_.get(), sequence);
-    args.epilogue = epilogue.callback();
+    args.epilogue = epilogue.callback(&out_, out, 0);
     Conv2D(args, context.pool);
-    out_.Store(out, context.pool);
+    if (!epilogue_) out_.Store(out, context.pool);  // else rounded block by block
   }
 
  private:
@@ -234,8 +319,10 @@ bool DefaultLayouts(const hlo::Instruction& inst) {
 }  // namespace
 
 bool SupportsTileEpilogue(const hlo::Instruction& contraction) {
-  if (contraction.shape().type != PrimitiveType::kF32) return false;  // C is the result itself
-  if (contraction.opcode() == hlo::Opcode::kDot) return contraction.shape().rank() == 2;
+  // A 16-bit result is rounded block by block before the epilogue reads it; a batched dot's
+  // blocks are rows batch * m + row of the result viewed as a matrix.
+  if (!IsGemmType(contraction.shape().type)) return false;
+  if (contraction.opcode() == hlo::Opcode::kDot) return contraction.shape().rank() >= 2;
   return contraction.opcode() == hlo::Opcode::kConvolution;
 }
 

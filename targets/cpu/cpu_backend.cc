@@ -46,6 +46,8 @@ void VerifyKernels(const llvm::Module& module, const ThunkBuildResult& built,
   for (const KernelThunk* kernel : built.kernels) kernels.emplace_back(kernel->symbol(), kernel->name());
   for (const auto& epilogue : built.tile_epilogues)
     kernels.emplace_back(epilogue->symbol, epilogue->symbol + " (a GEMM epilogue)");
+  for (const auto& function : built.functions)
+    kernels.emplace_back(function->symbol, function->symbol + " (a generated function)");
   for (const auto& [symbol, instruction] : kernels) {
     const llvm::Function* function = module.getFunction(symbol);
     if (function == nullptr) continue;
@@ -129,6 +131,7 @@ class CpuExecutable final : public targets::Executable {
                        std::to_string(parameters.size()) + " parameters, got " +
                        std::to_string(inputs.size()) + " inputs");
     std::vector<uint8_t*> leaf_pointers;
+    inputs_in_place_.clear();
     for (size_t i = 0; i < inputs.size(); ++i) BindInput(parameters[i], inputs[i], leaf_pointers);
     entry_->BindParameters(leaf_pointers);
     RunContext context;
@@ -151,7 +154,7 @@ class CpuExecutable final : public targets::Executable {
       return result;
     }
     entry_->Run(context);
-    hlo::Literal result = ReadValue(*entry_, entry_->root());
+    hlo::Literal result = ReadResult(entry_->root());
     ++runs_;
     profile_.wall_ms = MillisecondsSince(start);
     return result;
@@ -200,6 +203,23 @@ class CpuExecutable final : public targets::Executable {
                        " bytes for parameter shape " + layout.shape.ToString(false));
     // Literals are logical row-major, which is this buffer's layout: read it in place.
     leaf_pointers.push_back(const_cast<uint8_t*>(input.bytes().data()));
+    inputs_in_place_[layout.buffer] = &input;
+  }
+
+  // The root as a new literal. A leaf that is an entry parameter read in place (a training
+  // step's state passed through, ResNet-50's 100 MB of weights) is a copy of the caller's
+  // input literal: one allocation and copy, without hlo::Literal(shape)'s zero-fill first.
+  hlo::Literal ReadResult(const ValueLayout& value) const {
+    if (value.shape.IsTuple()) {
+      std::vector<hlo::Literal> elements;
+      for (const ValueLayout& element : value.elements) elements.push_back(ReadResult(element));
+      return hlo::Literal::Tuple(std::move(elements));
+    }
+    // Only when shapes and layouts agree: a reshape or bitcast of a parameter shares its buffer.
+    if (auto it = inputs_in_place_.find(value.buffer);
+        it != inputs_in_place_.end() && it->second->shape().Equal(value.shape))
+      return *it->second;
+    return ReadValue(*entry_, value);
   }
 
   std::unique_ptr<hlo::Module> module_;  // the optimized module the thunks point into
@@ -207,6 +227,7 @@ class CpuExecutable final : public targets::Executable {
   std::unique_ptr<Jit> jit_;
   std::unique_ptr<ThreadPool> pool_;
   std::vector<std::unique_ptr<AlignedBytes>> parameter_storage_;
+  std::map<int64_t, const hlo::Literal*> inputs_in_place_;  // this run's bound leaves, by buffer
   std::map<std::string, double> counters_;
   std::map<std::string, std::string> artifacts_;
   std::map<std::string, double> kernel_ms_;
@@ -276,12 +297,15 @@ class CpuBackend final : public targets::Backend {
     if (!options_.dump_dir.empty()) DumpKernels(*llvm_module, built, options_.dump_dir, ".opt.ll");
 
     std::unique_ptr<Jit> jit;
-    if ((!built.kernels.empty() || !built.tile_epilogues.empty()) && !options_.skip_jit) {
+    if ((!built.kernels.empty() || !built.tile_epilogues.empty() || !built.functions.empty()) &&
+        !options_.skip_jit) {
       jit = std::make_unique<Jit>(std::move(llvm_module), std::move(context));
       for (KernelThunk* kernel : built.kernels)
         kernel->set_function(reinterpret_cast<KernelFunction>(jit->Lookup(kernel->symbol())));
       for (auto& epilogue : built.tile_epilogues)
         epilogue->function = reinterpret_cast<TileFunction>(jit->Lookup(epilogue->symbol));
+      for (auto& function : built.functions)
+        function->address = jit->Lookup(function->symbol);
     }
     counters["compile_ms.llvm"] = MillisecondsSince(llvm_start);
     counters["compile_ms"] = MillisecondsSince(start);

@@ -16,7 +16,7 @@ namespace {
 
 // Entry-block allocas of one combined reduction (SROA turns them into loop phis).
 struct RowAccumulator {
-  llvm::AllocaInst* value = nullptr;  // f32
+  llvm::AllocaInst* value = nullptr;  // i32: the order key of the f32 max/min so far
   llvm::AllocaInst* nan = nullptr;    // i1: some element was NaN
 };
 
@@ -26,28 +26,39 @@ std::vector<int64_t> MajorFirst(const hlo::Shape& shape) {
   return {minor_to_major.rbegin(), minor_to_major.rend()};
 }
 
+// An i32 whose signed order is the order of the f32 values (negative floats get their
+// magnitude bits flipped; -0 sorts below +0). The map is its own inverse.
+llvm::Value* OrderKey(llvm::IRBuilder<>& b, llvm::Value* bits) {
+  llvm::Value* sign_fill = b.CreateAShr(bits, b.getInt32(31));
+  return b.CreateXor(bits, b.CreateAnd(sign_fill, b.getInt32(0x7fffffff)));
+}
+
 // The row's max/min: nested loops over the column dims (index[...] of the row dims set).
-// maxnum/minnum ignore NaN and vectorize as a plain min/max recurrence; a separate OR of
-// "element is NaN" restores NaN propagation at the end (llvm.maximum lowers to slow code on
-// x86 before AVX10.2, and a select chain with NaN checks is not recognized at all).
+// The values are compared as integer order keys (smax/smin), which LLVM vectorizes as plain
+// integer min/max recurrences — maxnum/minnum reductions stayed scalar (x86 has no native
+// IEEE maxnum, the cost model gives up), as did llvm.maximum and select chains with NaN
+// checks. A separate OR of "element is NaN" restores NaN propagation at the end. Exact: the
+// result is one of the elements (or NaN); a ±0 tie returns +0 for max and -0 for min.
 llvm::Value* CombineRow(llvm::IRBuilder<>& b, const RowAccumulator& accumulator,
                         const RowReduction& reduction, IrIndex index,
                         const std::vector<int64_t>& major_first, size_t row_levels,
                         const std::function<int64_t(size_t)>& extent) {
   llvm::Type* f32 = b.getFloatTy();
+  llvm::Type* i32 = b.getInt32Ty();
   llvm::Value* init = reduction.init(IrIndex{});
   llvm::Type* type = init->getType();
   if (type != f32) init = b.CreateFPExt(init, f32);
-  b.CreateStore(init, accumulator.value);
+  b.CreateStore(OrderKey(b, b.CreateBitCast(init, i32)), accumulator.value);
   b.CreateStore(b.CreateFCmpUNO(init, init), accumulator.nan);
   const llvm::Intrinsic::ID combine = *reduction.combiner == RowCombiner::kMaximum
-                                          ? llvm::Intrinsic::maxnum
-                                          : llvm::Intrinsic::minnum;
+                                          ? llvm::Intrinsic::smax
+                                          : llvm::Intrinsic::smin;
   std::function<void(size_t)> nest = [&](size_t level) {
     if (level == major_first.size()) {
       llvm::Value* element = reduction.input(index);
       if (element->getType() != f32) element = b.CreateFPExt(element, f32);
-      b.CreateStore(b.CreateBinaryIntrinsic(combine, b.CreateLoad(f32, accumulator.value), element),
+      llvm::Value* key = OrderKey(b, b.CreateBitCast(element, i32));
+      b.CreateStore(b.CreateBinaryIntrinsic(combine, b.CreateLoad(i32, accumulator.value), key),
                     accumulator.value);
       b.CreateStore(b.CreateOr(b.CreateLoad(b.getInt1Ty(), accumulator.nan),
                                b.CreateFCmpUNO(element, element)),
@@ -62,9 +73,9 @@ llvm::Value* CombineRow(llvm::IRBuilder<>& b, const RowAccumulator& accumulator,
                 });
   };
   nest(row_levels);
-  llvm::Value* result =
-      b.CreateSelect(b.CreateLoad(b.getInt1Ty(), accumulator.nan),
-                     llvm::ConstantFP::getNaN(f32), b.CreateLoad(f32, accumulator.value));
+  llvm::Value* extreme = b.CreateBitCast(OrderKey(b, b.CreateLoad(i32, accumulator.value)), f32);
+  llvm::Value* result = b.CreateSelect(b.CreateLoad(b.getInt1Ty(), accumulator.nan),
+                                       llvm::ConstantFP::getNaN(f32), extreme);
   return type == f32 ? result : b.CreateFPTrunc(result, type);
 }
 
@@ -133,7 +144,7 @@ void EmitRowKernel(llvm::Module& module, const RowKernelSpec& spec,
   std::vector<RowAccumulator> accumulators(generators.reductions.size());
   for (size_t k = 0; k < generators.reductions.size(); ++k) {
     if (!generators.reductions[k].combiner) continue;
-    accumulators[k].value = b.CreateAlloca(b.getFloatTy(), nullptr, "acc");
+    accumulators[k].value = b.CreateAlloca(b.getInt32Ty(), nullptr, "acc");
     accumulators[k].nan = b.CreateAlloca(b.getInt1Ty(), nullptr, "acc.nan");
   }
   EmitForLoop(b, begin, end, "row", [&](llvm::Value* row) {

@@ -32,10 +32,11 @@ struct RowKernelSpec {
   int64_t column_dims = 1;           // how many minor-most physical dims form one row
 };
 
-// A max/min reduction over the row that the kernel emits itself as a loop with an f32
-// accumulator combined by llvm.maximum/llvm.minimum (NaN-propagating; exact, so the vectorizer
-// may reorder it). The elemental emitter's bf16 max rounds its accumulator every step, which
-// keeps LLVM from vectorizing it; a bf16 max of bf16 values needs no rounding.
+// A max/min reduction over the row that the kernel emits itself: the f32 values compared as
+// integer order keys (smax/smin, which vectorize) plus an OR of "is NaN" (NaN propagates).
+// Exact, so the vectorizer may reorder it. The elemental emitter's bf16 max rounds its
+// accumulator every step, which keeps LLVM from vectorizing it; a max of bf16 (or f32) values
+// needs no rounding.
 enum class RowCombiner { kMaximum, kMinimum };
 struct RowReduction {
   llvm_codegen::ElementGenerator whole;  // the reduce's generator (used when no combiner)

@@ -27,6 +27,13 @@ namespace cpu {
 
 class ThunkSequence;
 
+// A generated function other than a kernel or an epilogue (a sort comparator): its symbol in
+// the LLVM module, and its address once the JIT compiled it.
+struct JitFunction {
+  std::string symbol;
+  void* address = nullptr;
+};
+
 // Per-run state shared by every thunk: the thread pool and the per-kernel time profile.
 struct RunContext {
   ThreadPool* pool = nullptr;

@@ -8,6 +8,8 @@
 #include "compiler/memory/schedule.h"
 #include "targets/cpu/contraction_thunks.h"
 #include "targets/cpu/gather_emitter.h"
+#include "targets/cpu/kernel_emitter.h"
+#include "targets/cpu/sort_thunk.h"
 #include "targets/cpu/thunk_builder_internal.h"
 #include "targets/cpu/topk_thunk.h"
 #include "targets/cpu/window_emitter.h"
@@ -103,6 +105,7 @@ std::unique_ptr<ThunkSequence> ThunkBuilder::Build(
   for (size_t t = 0; t < schedule.size(); ++t) {
     const Instruction* inst = schedule[t];
     if (inst->opcode() == Opcode::kParameter) continue;
+    scope.dying = &free_after[t];
     Lower(*inst, scope);
     const size_t last = release_after(inst);
     if (last != kNever)
@@ -246,6 +249,14 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
       if (row_major) {
         std::vector<int64_t> operands;
         for (int64_t i = 0; i < inst.operand_count(); ++i) operands.push_back(operand_buffer(i));
+        // In place when the target dies here and no other operand reads its buffer: the thunk
+        // then only writes the update (a KV-cache write in a loop no longer copies the cache).
+        if (std::count(operands.begin(), operands.end(), operands[0]) == 1 &&
+            scope.TakeOver(operands[0], output.buffer)) {
+          output.buffer = operands[0];
+          scope.values[&inst] = output;
+          result_.counters["dynamic-update-slice.in-place"] += 1;
+        }
         result_.counters["thunks.dynamic-update-slice"] += 1;
         sequence.AddThunk(std::make_unique<DynamicUpdateSliceThunk>(inst.name(), inst, operands,
                                                                     output.buffer));
@@ -273,6 +284,30 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
       Fallback(inst, scope, output, "custom-call form without a runtime routine");
       return;
     }
+    case Opcode::kSort: {
+      std::vector<int64_t> operands, outputs;
+      for (int64_t i = 0; i < inst.operand_count(); ++i) operands.push_back(operand_buffer(i));
+      std::vector<const ValueLayout*> leaves;
+      CollectLeaves(output, leaves);
+      for (const ValueLayout* leaf : leaves) outputs.push_back(leaf->buffer);
+      if (auto lowering = MakeSortThunk(inst, module_, KernelSymbol(module_, inst.name() + ".less"),
+                                        std::move(operands), std::move(outputs))) {
+        result_.counters["thunks.sort"] += 1;
+        result_.functions.push_back(lowering->comparator);
+        sequence.AddThunk(std::move(lowering->thunk));
+        return;
+      }
+      Fallback(inst, scope, output, "comparator not generated");
+      return;
+    }
+    case Opcode::kScatter:
+      if (TryScatter(inst, scope, output)) return;
+      Fallback(inst, scope, output, "scatter form without a generated kernel");
+      return;
+    case Opcode::kSelectAndScatter:
+      if (TrySelectAndScatter(inst, scope, output)) return;
+      Fallback(inst, scope, output, "select-and-scatter form without a generated kernel");
+      return;
     case Opcode::kTopK: {
       if (output.elements.size() == 2) {
         if (auto thunk = MakeTopKThunk(inst, scope[inst.operand(0)].buffer,

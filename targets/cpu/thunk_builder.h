@@ -21,9 +21,15 @@
 //                                                gather_emitter.h)
 //   while, conditional, call, and fusions of other kinds (kCustom, or a kOutput fusion
 //   the library does not cover)               -> nested ThunkSequences, compiled the same way
-//   dynamic-update-slice (default layouts)    -> runtime routine
+//   dynamic-update-slice (default layouts)    -> runtime routine, in place when the target
+//                                                dies there (Scope::TakeOver)
 //   custom-call "TopK" (f32/bf16 rows)        -> runtime routine (topk_thunk.h)
-//   everything else the evaluator implements (sort, scatter,
+//   sort                                      -> runtime merge sort + generated comparator
+//                                                (sort_thunk.h)
+//   scatter                                   -> generated kernel, in place when the operand
+//                                                dies there (thunk_builder_scatter.cc)
+//   select-and-scatter (no dilation)         -> generated kernel (thunk_builder_select_scatter.cc)
+//   everything else the evaluator implements (rng, variadic
 //   reduce-window, ...)                       -> counted EvaluatorThunk fallback
 //   custom-call with a target nobody implements -> hlo::Error
 //     "custom-call 'X' has no CPU implementation" at compile time.
@@ -53,6 +59,7 @@ namespace cpu {
 struct ThunkBuildResult {
   std::vector<KernelThunk*> kernels;                 // to resolve after JIT
   std::vector<std::shared_ptr<TileEpilogue>> tile_epilogues;  // likewise
+  std::vector<std::shared_ptr<JitFunction>> functions;        // likewise (sort comparators)
   std::map<std::string, double> counters;            // "thunks.kernel", "thunks.fallback", ...
   std::vector<std::string> fallback_reasons;         // "name (opcode): why"
 };
@@ -76,6 +83,12 @@ class ThunkBuilder {
   // An input fusion whose reductions run along the output's rows as one row kernel
   // (thunk_builder_rows.cc); false when the fusion does not have that form.
   bool TryRowKernel(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
+  // scatter as one generated single-threaded kernel, in place when an operand dies here
+  // (thunk_builder_scatter.cc); false for forms it does not cover. May rebind `output`.
+  bool TryScatter(const hlo::Instruction& inst, Scope& scope, ValueLayout& output);
+  // select-and-scatter as one generated single-threaded kernel
+  // (thunk_builder_select_scatter.cc); false for forms it does not cover (dilation).
+  bool TrySelectAndScatter(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
   void Fallback(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output,
                 const std::string& reason);
   void AddKernelThunk(const std::string& hlo_name, Scope& scope, const std::string& symbol,

@@ -3,6 +3,7 @@
 // (thunk_builder_kernels.cc).
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,6 +38,22 @@ struct ThunkBuilder::Scope {
     return id;
   }
   void Release(int64_t id) { free_buffers.emplace(sequence.owned_size(id), id); }
+
+  // Buffers whose values die after the instruction being lowered (its operands' buffers when
+  // it is their last reader; set by Build).
+  std::vector<int64_t>* dying = nullptr;
+  // In-place results: when `operand` dies here, the instruction's output takes it over instead
+  // of `acquired` (which goes back to the pool). The caller must read `operand` only as the
+  // output's initial contents.
+  bool TakeOver(int64_t operand, int64_t acquired) {
+    if (dying == nullptr) return false;
+    auto it = std::find(dying->begin(), dying->end(), operand);
+    if (it == dying->end()) return false;
+    dying->erase(it);
+    std::replace(outputs_acquired.begin(), outputs_acquired.end(), acquired, operand);
+    Release(acquired);
+    return true;
+  }
 };
 
 namespace builder_internal {

@@ -226,8 +226,13 @@ bool ThunkBuilder::TryKernel(const Instruction& inst, Scope& scope, const ValueL
 }
 
 // True when every value computed from `contraction` inside `fused` is elementwise over the
-// contraction's dims: then output element i needs only C[i], and the epilogue can run per block.
+// contraction's elements viewed as a row-major matrix (all dims but the last) x (last dim):
+// elementwise ops, and reshapes between row-major shapes with the same last dim (they keep
+// every element at its row and column; mha_block's [12,128,128] -> [1,12,128,128]). Then output
+// element (r, c) needs only C(r, c), and the epilogue can run per block.
 static bool ElementwiseTail(const hlo::Computation& fused, const Instruction* contraction) {
+  const hlo::Shape& c = contraction->shape();
+  if (c.rank() == 0) return false;
   std::set<const Instruction*> tainted = {contraction};
   for (const auto& member : fused.instructions()) {
     const Instruction* m = member.get();
@@ -235,8 +240,13 @@ static bool ElementwiseTail(const hlo::Computation& fused, const Instruction* co
     bool reads = false;
     for (const Instruction* operand : m->operands()) reads = reads || tainted.count(operand) > 0;
     if (!reads) continue;
-    if (!hlo::IsElementwise(m->opcode()) || !m->shape().IsArray() ||
-        m->shape().dims != contraction->shape().dims)
+    const hlo::Shape& shape = m->shape();
+    if (!shape.IsArray() || shape.rank() == 0 || shape.ElementCount() != c.ElementCount() ||
+        shape.dims.back() != c.dims.back())
+      return false;
+    const bool reshape = (m->opcode() == Opcode::kReshape || m->opcode() == Opcode::kBitcast) &&
+                         shape.HasDefaultLayout() && m->operand(0)->shape().HasDefaultLayout();
+    if (!reshape && !(hlo::IsElementwise(m->opcode()) && shape.dims == m->operand(0)->shape().dims))
       return false;
     tainted.insert(m);
   }
@@ -271,8 +281,9 @@ bool ThunkBuilder::TryOutputFusion(const Instruction& inst, Scope& scope,
   // The epilogue runs per GEMM block while it is in cache when it is elementwise over C;
   // otherwise as a kernel over the whole output after the call.
   const bool per_block = SupportsTileEpilogue(*contraction) && ElementwiseTail(fused, contraction) &&
-                         output.shape.HasDefaultLayout() &&
-                         output.shape.dims == contraction->shape().dims;
+                         output.shape.HasDefaultLayout() && output.shape.rank() > 0 &&
+                         output.shape.ElementCount() == contraction->shape().ElementCount() &&
+                         output.shape.dims.back() == contraction->shape().dims.back();
   LoopKernelSpec spec;
   spec.name = KernelSymbol(module_, inst.name() + ".epilogue");
   std::vector<int64_t> buffers;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "targets/cpu/excess_precision.h"
 #include "targets/cpu/kernel_emitter.h"
 #include "targets/cpu/row_kernel.h"
 #include "targets/cpu/thunk_builder.h"
@@ -164,10 +165,109 @@ std::optional<RowCombiner> Combiner(const Instruction& reduce) {
   return std::nullopt;
 }
 
+// Transcendentals are worth keeping instead of recomputing (softmax's exp feeds the sum and
+// the output); cheap ops are recomputed, which costs less than a store and a load.
+bool WorthCaching(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kExp:
+    case Opcode::kExpm1:
+    case Opcode::kLog:
+    case Opcode::kLog1p:
+    case Opcode::kLogistic:
+    case Opcode::kTanh:
+    case Opcode::kPower:
+    case Opcode::kErf:
+    case Opcode::kSin:
+    case Opcode::kCos:
+    case Opcode::kTan:
+    case Opcode::kAtan2:
+    case Opcode::kCbrt:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Values a row only computes once: an expensive, output-shaped value that reduction k's input
+// reads and that the outputs or a later reduction read again. Maps it to k. The row kernel
+// keeps it in a row buffer on the stack (RowLength elements, so only for rows of at most
+// kMaxCachedRow elements).
+constexpr int64_t kMaxCachedRow = 16384;
+std::map<const Instruction*, size_t> RowCachedValues(const RowPlan& plan,
+                                                     const Instruction* root,
+                                                     const hlo::Shape& output) {
+  std::map<const Instruction*, size_t> cached;
+  if (RowLength(output, plan.column_dims) > kMaxCachedRow) return cached;
+  // The values an anchor reads at its own element index: through elementwise ops only, which
+  // evaluate their operands unconditionally (so the producer stores every element of the
+  // row) and at the same index (so the consumer loads the element it would have computed).
+  auto cone = [](std::vector<const Instruction*> stack) {
+    std::set<const Instruction*> seen;
+    while (!stack.empty()) {
+      const Instruction* value = stack.back();
+      stack.pop_back();
+      if (!seen.insert(value).second || !hlo::IsElementwise(value->opcode())) continue;
+      for (const Instruction* operand : value->operands()) stack.push_back(operand);
+    }
+    return seen;
+  };
+  std::vector<std::set<const Instruction*>> reduction_cones;
+  for (const Instruction* reduce : plan.reductions)
+    reduction_cones.push_back(cone({reduce->operand(0)}));
+  const std::set<const Instruction*> output_cone =
+      root->opcode() == Opcode::kTuple
+          ? cone(std::vector<const Instruction*>(root->operands().begin(), root->operands().end()))
+          : cone({root});
+  for (size_t k = 0; k < reduction_cones.size(); ++k)
+    for (const Instruction* value : reduction_cones[k]) {
+      if (!WorthCaching(value->opcode()) || value->shape().dims != output.dims ||
+          cached.count(value))
+        continue;
+      bool read_later = output_cone.count(value) > 0;
+      for (size_t j = k + 1; j < reduction_cones.size(); ++j) read_later |= reduction_cones[j].count(value) > 0;
+      if (read_later) cached[value] = k;
+    }
+  return cached;
+}
+
+// Wraps `compute` so that it stores the row's elements into a stack buffer while reduction
+// `producer` runs (its row value is not yet known) and loads them back afterwards.
+ElementGenerator CacheInRow(ElementalEmitter& emitter, ElementGenerator compute,
+                            hlo::PrimitiveType type, const hlo::Shape& output,
+                            int64_t column_dims, const std::vector<llvm::Value*>& row_values,
+                            size_t producer) {
+  llvm::IRBuilder<>& b = emitter.builder();
+  llvm::Type* element = llvm_codegen::IrType(type, b.getContext());
+  // Called from the factory, while the builder is in the kernel's entry block.
+  llvm::Value* buffer =
+      b.CreateAlloca(element, b.getInt64(RowLength(output, column_dims)), "row.cache");
+  std::vector<int64_t> minor_to_major = output.EffectiveMinorToMajor();
+  // Column dims, major first, and their extents.
+  std::vector<int64_t> columns(minor_to_major.begin(), minor_to_major.begin() + column_dims);
+  std::reverse(columns.begin(), columns.end());
+  std::vector<int64_t> dims = output.dims;
+  return [&b, compute, element, buffer, columns, dims, &row_values,
+          producer](const llvm_codegen::IrIndex& index) -> llvm::Value* {
+    llvm::Value* offset = b.getInt64(0);
+    for (int64_t d : columns)
+      offset = b.CreateAdd(b.CreateMul(offset, b.getInt64(dims[static_cast<size_t>(d)])),
+                           index[static_cast<size_t>(d)]);
+    llvm::Value* address = b.CreateInBoundsGEP(element, buffer, offset);
+    if (row_values.at(producer) != nullptr) return b.CreateLoad(element, address);
+    llvm::Value* value = compute(index);
+    b.CreateStore(value, address);
+    return value;
+  };
+}
+
 }  // namespace
 
 bool ThunkBuilder::TryRowKernel(const Instruction& inst, Scope& scope, const ValueLayout& output) {
-  const hlo::Computation& fused = *inst.called_computations().at(0);
+  // bf16/f16 values stay in f32 between the fusion's ops (excess_precision.h).
+  const std::optional<WidenedComputation> widened =
+      WidenNarrowFloats(*inst.called_computations().at(0));
+  const hlo::Computation& fused =
+      widened ? *widened->computation : *inst.called_computations().at(0);
   std::vector<hlo::Shape> outputs = ArrayLeaves(inst.shape());
   for (const hlo::Shape& s : outputs)
     if (!s.IsArray()) return false;
@@ -201,8 +301,12 @@ bool ThunkBuilder::TryRowKernel(const Instruction& inst, Scope& scope, const Val
   CollectLeaves(output, output_leaves);
   for (const ValueLayout* leaf : output_leaves) buffers.push_back(leaf->buffer);
 
+  const std::map<const Instruction*, size_t> cached = RowCachedValues(*plan, root, outputs[0]);
   auto make = [&](ElementalEmitter& emitter, std::vector<ElementGenerator> loads,
                   const std::vector<llvm::Value*>& row_values) {
+    if (widened)
+      emitter.set_fast_math_predicate(
+          [&](const Instruction& m) { return widened->widened.count(&m) > 0; });
     RowGenerators result;
     std::map<const Instruction*, ElementGenerator> generators;
     for (const auto& member : fused.instructions()) {
@@ -222,6 +326,9 @@ bool ThunkBuilder::TryRowKernel(const Instruction& inst, Scope& scope, const Val
       auto position = std::find(plan->reductions.begin(), plan->reductions.end(), m);
       if (position == plan->reductions.end()) {
         generators[m] = emitter.MakeGenerator(*m, std::move(operands));
+        if (auto it = cached.find(m); it != cached.end())
+          generators[m] = CacheInRow(emitter, generators[m], m->shape().type, outputs[0],
+                                     plan->column_dims, row_values, it->second);
         continue;
       }
       // Evaluated once per row at the row's index (projected onto the reduction's dims); every

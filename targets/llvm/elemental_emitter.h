@@ -93,6 +93,21 @@ class ElementalEmitter {
   std::vector<ElementGenerator> MakeComputationGenerators(
       const hlo::Computation& computation, std::span<const ElementGenerator> parameters);
 
+  // Ops FusibleInEmitter() leaves to the backends, for a backend that runs them as loop kernels
+  // of their own (elemental_indexed.cc states the semantics): a gather without batching
+  // dims from generators of its operand and start indices, and a one-input reduce-window from
+  // generators of its input and (scalar) init value. Throw hlo::Error on what they cannot emit.
+  ElementGenerator MakeGatherGenerator(const hlo::Instruction& gather, ElementGenerator operand,
+                                       ElementGenerator indices);
+  ElementGenerator MakeReduceWindowGenerator(const hlo::Instruction& reduce_window,
+                                             ElementGenerator input, ElementGenerator init);
+  // dynamic-update-slice over the operand, the update and the start indices (one scalar
+  // generator per dimension, or one rank-1 generator).
+  ElementGenerator MakeDynamicUpdateSliceGenerator(const hlo::Instruction& dus,
+                                                   ElementGenerator operand,
+                                                   ElementGenerator update,
+                                                   std::vector<ElementGenerator> starts);
+
   // Applies a scalar computation (a reduce's or a map's to_apply) to scalar values: used by
   // backends for their own reduction loops (e.g. GPU warp shuffles).
   std::vector<llvm::Value*> EmitScalarComputation(const hlo::Computation& computation,
@@ -100,6 +115,13 @@ class ElementalEmitter {
 
   llvm::IRBuilder<>& builder() { return b_; }
   llvm::Module& module() { return module_; }
+
+  // Instructions whose f32 `exponential` may use llvm_math_fast.h (within 3 f32 ulp instead of
+  // 1, and twice the vector width on the CPU): a backend sets this for values it rounds to
+  // bf16/f16 anyway (e.g. a bf16 fusion evaluated in f32 under excess precision). Default: none.
+  void set_fast_math_predicate(std::function<bool(const hlo::Instruction&)> predicate) {
+    fast_math_ = std::move(predicate);
+  }
 
  protected:
   // Hooks a backend may override (the GPU backend maps some math to libdevice-free NVVM
@@ -139,6 +161,7 @@ class ElementalEmitter {
   // if/loop it built). Memoized values are reused in every block their block dominates, so a
   // reduce loop sees values computed before it. Blocks are assumed to outlive the emitter.
   std::map<llvm::BasicBlock*, llvm::BasicBlock*> dominating_block_;
+  std::function<bool(const hlo::Instruction&)> fast_math_;  // see set_fast_math_predicate
 };
 
 // True for the opcodes MakeGenerator handles (elementwise math, compare/select/clamp, convert,

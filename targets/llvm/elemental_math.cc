@@ -18,6 +18,7 @@
 #include "targets/llvm/elemental_emitter.h"
 #include "targets/llvm/elemental_util.h"
 #include "targets/llvm/llvm_math.h"
+#include "targets/llvm/llvm_math_fast.h"
 
 namespace llvm_codegen {
 
@@ -319,6 +320,7 @@ llvm::Value* ElementalEmitter::EmitFloatUnary(const Instruction& inst, llvm::Val
     case Opcode::kRsqrt:
       return b_.CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt));
     case Opcode::kExp:
+      if (f32 && fast_math_ && fast_math_(inst)) return math::EmitExpF32Fast(b_, x);
       return EmitExp(x);
     case Opcode::kLog:
       return EmitLog(x);

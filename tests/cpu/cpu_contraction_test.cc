@@ -215,4 +215,38 @@ ENTRY e {
   EXPECT_EQ(Counter(run, "thunks.fallback"), 0) << run.artifacts["fallbacks.txt"];
 }
 
+TEST(CpuContraction, Bf16AndBatchedDotsRunTheirEpiloguePerBlock) {
+  // mha_block's scaled QK^T: a batched bf16 dot whose result is rounded block by block and
+  // scaled (through a reshape that adds a leading 1) while the block is in cache. Sizes give
+  // several blocks per batch; one random and one tiny-batch form (DLRM's interaction).
+  const char* modules[] = {R"(
+HloModule qk
+ENTRY e {
+  q = bf16[5,130,64] parameter(0)
+  k = bf16[5,64,150] parameter(1)
+  d = bf16[5,130,150] dot(q, k), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  r = bf16[1,5,130,150] reshape(d)
+  c = bf16[] constant(0.125)
+  cb = bf16[1,5,130,150] broadcast(c), dimensions={}
+  ROOT s = bf16[1,5,130,150] multiply(r, cb)
+})",
+                           R"(
+HloModule tiny
+ENTRY e {
+  a = f32[300,6,8] parameter(0)
+  b = f32[300,8,6] parameter(1)
+  d = f32[300,6,6] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  one = f32[] constant(1)
+  ob = f32[300,6,6] broadcast(one), dimensions={}
+  ROOT s = f32[300,6,6] add(d, ob)
+})"};
+  for (const char* text : modules) {
+    SCOPED_TRACE(text);
+    cpu_tests::CpuRun run = ExpectMatchesInterp(text, 4);
+    EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
+    EXPECT_EQ(Counter(run, "epilogues.per-block"), 1);
+    EXPECT_EQ(Counter(run, "thunks.fallback"), 0) << run.artifacts["fallbacks.txt"];
+  }
+}
+
 }  // namespace

@@ -98,6 +98,45 @@ ENTRY e {
   for (uint64_t seed = 0; seed < 4; ++seed) ExpectMatchesInterp(text, seed);
 }
 
+TEST(CpuRuntime, DynamicUpdateSliceInPlaceInsideALoop) {
+  // A cache written one row per iteration: the body's dynamic-update-slice takes over the
+  // dying cache buffer (dynamic-update-slice.in-place) and the result still equals the
+  // interpreter's; the entry-level one reads a parameter, which is never written in place.
+  const char* text = R"(
+HloModule cache
+cond {
+  s = (s32[], f32[8,16], f32[1,16]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(8)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[8,16], f32[1,16]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  cache = f32[8,16] get-tuple-element(s), index=1
+  row = f32[1,16] get-tuple-element(s), index=2
+  scaled = f32[8,16] add(cache, cache)
+  zero = s32[] constant(0)
+  written = f32[8,16] dynamic-update-slice(scaled, row, i, zero)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT t = (s32[], f32[8,16], f32[1,16]) tuple(next, written, row)
+}
+ENTRY e {
+  c = f32[8,16] parameter(0)
+  r = f32[1,16] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[8,16], f32[1,16]) tuple(zero, c, r)
+  w = (s32[], f32[8,16], f32[1,16]) while(init), condition=cond, body=body
+  out = f32[8,16] get-tuple-element(w), index=1
+  first = f32[8,16] dynamic-update-slice(c, r, zero, zero)
+  ROOT both = (f32[8,16], f32[8,16]) tuple(out, first)
+})";
+  cpu_tests::CpuRun run = ExpectMatchesInterp(text, 5);
+  EXPECT_EQ(Counter(run, "thunks.fallback"), 0);
+  EXPECT_EQ(Counter(run, "dynamic-update-slice.in-place"), 1);  // the body's, not the entry's
+}
+
 TEST(CpuRuntime, DynamicUpdateSliceClampsStarts) {
   auto module = testing_support::ParseAndVerify(R"(
 HloModule dus

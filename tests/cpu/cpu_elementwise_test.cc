@@ -93,6 +93,30 @@ ENTRY e {
 })");
 }
 
+// A root that shares an entry parameter's buffer (reshape, bitcast, the parameter itself) is
+// returned with the ROOT's shape: the result copy straight from the caller's input must not keep
+// the parameter's shape.
+TEST(CpuElementwise, RootAliasingAParameterKeepsItsOwnShape) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule alias
+ENTRY e {
+  p = f32[2,3] parameter(0)
+  r = f32[3,2] reshape(p)
+  b = f32[6] bitcast(p)
+  ROOT t = (f32[2,3], f32[3,2], f32[6]) tuple(p, r, b)
+})");
+  hlo::Literal p(hlo::Shape::Array(hlo::PrimitiveType::kF32, {2, 3}));
+  for (int64_t i = 0; i < 6; ++i) p.SetFromDouble(i, 10.0 * i);
+  cpu_tests::CpuRun run = cpu_tests::RunCpu(*module, {p});
+  ASSERT_TRUE(run.result.shape().IsTuple());
+  const std::vector<std::vector<int64_t>> dims = {{2, 3}, {3, 2}, {6}};
+  for (size_t e = 0; e < 3; ++e) {
+    const hlo::Literal& element = run.result.elements()[e];
+    EXPECT_EQ(element.shape().dims, dims[e]) << e;
+    for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(element.GetAsDouble(i), 10.0 * i) << e << " " << i;
+  }
+}
+
 TEST(CpuElementwise, Bf16IsRoundedPerInstruction) {
   // tanh may differ from libm by an ulp of f32, which can flip one bf16 rounding: 2^-8.
   const io::Tolerance one_bf16_ulp{1.0 / 256, 1e-6};

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "tests/cpu/cpu_test_util.h"
 #include "tests/test_support.h"
@@ -189,6 +190,35 @@ ENTRY e {
     EXPECT_EQ(result.GetAsDouble(1), -2.0);
     EXPECT_EQ(result.GetAsDouble(2), 7.0);
   }
+}
+
+TEST(CpuResultInPlace, PassedThroughParametersAreCopiesOfTheInputs) {
+  // A training step returns its state: the tuple's parameter leaves are copied from the
+  // caller's literals (cpu_backend.cc ReadResult), the computed leaf from its buffer.
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule state
+ENTRY e {
+  w = f32[5] parameter(0)
+  x = f32[5] parameter(1)
+  y = f32[5] multiply(w, x)
+  ROOT t = (f32[5], f32[5], f32[5]) tuple(w, y, x)
+})");
+  std::unique_ptr<targets::Executable> executable = cpu_tests::Cpu().Compile(*module);
+  std::vector<hlo::Literal> inputs;
+  for (int p = 0; p < 2; ++p) {
+    inputs.emplace_back(hlo::Shape::Array(hlo::PrimitiveType::kF32, {5}));
+    for (int64_t i = 0; i < 5; ++i) inputs.back().SetFromDouble(i, double(i + 1) * (p + 2));
+  }
+  hlo::Literal result = executable->Run(inputs);
+  ASSERT_EQ(result.elements().size(), 3u);
+  EXPECT_TRUE(result.elements()[0].BitwiseEqual(inputs[0]));
+  EXPECT_TRUE(result.elements()[2].BitwiseEqual(inputs[1]));
+  for (int64_t i = 0; i < 5; ++i)
+    EXPECT_EQ(result.elements()[1].GetAsDouble(i), double(i + 1) * 2 * double(i + 1) * 3) << i;
+  // A copy, not the caller's memory: changing the input afterwards leaves the result alone.
+  EXPECT_NE(result.elements()[0].bytes().data(), inputs[0].bytes().data());
+  inputs[0].SetFromDouble(0, -1.0);
+  EXPECT_EQ(result.elements()[0].GetAsDouble(0), 2.0);
 }
 
 }  // namespace

@@ -1,0 +1,66 @@
+// f32-only exp (see llvm_math_fast.h). Method: n = round(x / ln 2), r = x - n ln 2 with ln 2
+// split in a 9-bit head (n * head is exact for |n| <= 150) and a tail, e^r by its Taylor series
+// to r^6 (|r| <= ln2/2: truncation error below 1.2e-7 relative), then 2^n applied as two
+// power-of-two factors 2^(n/2) and 2^(n - n/2), each a normal f32, so results down in the
+// denormal range are scaled (and rounded) once by the last multiply.
+#include "targets/llvm/llvm_math_fast.h"
+
+#include <numbers>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+namespace llvm_codegen::math {
+namespace {
+
+using Builder = llvm::IRBuilder<>;
+
+llvm::Value* F(Builder& b, llvm::Value* like, double value) {
+  return llvm::ConstantFP::get(like->getType(), value);
+}
+llvm::Value* I(Builder& b, llvm::Type* type, int64_t value) {
+  return llvm::ConstantInt::get(type, static_cast<uint64_t>(value), /*IsSigned=*/true);
+}
+llvm::Value* MulAdd(Builder& b, llvm::Value* x, llvm::Value* y, llvm::Value* z) {
+  return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {x->getType()}, {x, y, z});
+}
+// 2^k for an i32 k in [-126, 127] as an f32 (the exponent field built directly).
+llvm::Value* PowerOfTwo(Builder& b, llvm::Value* k, llvm::Type* float_type) {
+  llvm::Value* biased = b.CreateAdd(k, I(b, k->getType(), 127));
+  return b.CreateBitCast(b.CreateShl(biased, I(b, k->getType(), 23)), float_type);
+}
+
+constexpr double kLn2Head = 0.693359375;            // 355/512: 9 significant bits
+constexpr double kLn2Tail = -2.12194440054690583e-4;  // ln 2 - kLn2Head
+// Beyond these e^x is +0 (below half the smallest denormal) or +inf in f32.
+constexpr double kLowest = -104.0;
+constexpr double kHighest = 89.0;
+
+}  // namespace
+
+llvm::Value* EmitExpF32Fast(Builder& b, llvm::Value* x) {
+  llvm::Type* float_type = x->getType();
+  llvm::Type* int_type = float_type->isVectorTy()
+                             ? llvm::VectorType::get(b.getInt32Ty(),
+                                                     llvm::cast<llvm::VectorType>(float_type))
+                             : static_cast<llvm::Type*>(b.getInt32Ty());
+  // Clamp (NaN becomes kLowest here and is selected back at the end).
+  llvm::Value* clamped = b.CreateSelect(b.CreateFCmpOGT(x, F(b, x, kHighest)), F(b, x, kHighest),
+                                        x);
+  clamped = b.CreateSelect(b.CreateFCmpUGE(clamped, F(b, x, kLowest)), clamped,
+                           F(b, x, kLowest));
+  llvm::Value* n = b.CreateUnaryIntrinsic(
+      llvm::Intrinsic::roundeven, b.CreateFMul(clamped, F(b, x, 1.0 / std::numbers::ln2)));
+  llvm::Value* r = MulAdd(b, n, F(b, x, -kLn2Head), clamped);
+  r = MulAdd(b, n, F(b, x, -kLn2Tail), r);
+  // 1 + r + r^2/2! + ... + r^6/6!, Horner form.
+  llvm::Value* p = F(b, x, 1.0 / 720.0);
+  for (double c : {1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) p = MulAdd(b, p, r, F(b, x, c));
+  llvm::Value* k = b.CreateFPToSI(n, int_type);  // in [-150, 128]
+  llvm::Value* half = b.CreateAShr(k, I(b, int_type, 1));
+  llvm::Value* result = b.CreateFMul(b.CreateFMul(p, PowerOfTwo(b, half, float_type)),
+                                     PowerOfTwo(b, b.CreateSub(k, half), float_type));
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+}
+
+}  // namespace llvm_codegen::math
