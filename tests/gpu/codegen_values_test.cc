@@ -6,66 +6,14 @@
 
 #include <cmath>
 
-#include "hlo/evaluator.h"
-#include "hlo/module_io.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
-#include "targets/gpu/emulator/host_emulator.h"
+#include "tests/gpu/codegen_expect.h"
 #include "tests/test_support.h"
-#include "tools/io/inputs.h"
 
 namespace {
 
-using gpu_codegen::CompileModule;
-using gpu_codegen::GpuCompileOptions;
 using gpu_codegen::GpuCompileResult;
-
-struct Tolerance {
-  double rtol, atol;
-};
-
-Tolerance ToleranceFor(hlo::PrimitiveType type) {
-  // bf16 keeps 8 significant bits; sums are reassociated by the lanes and the butterfly.
-  if (type == hlo::PrimitiveType::kBF16 || type == hlo::PrimitiveType::kF16) return {2e-2, 2e-2};
-  return {1e-4, 1e-5};
-}
-
-void FlattenLeaves(const hlo::Literal& literal, std::vector<const hlo::Literal*>& leaves) {
-  if (literal.IsTuple()) {
-    for (const hlo::Literal& element : literal.elements()) FlattenLeaves(element, leaves);
-  } else {
-    leaves.push_back(&literal);
-  }
-}
-
-// Compiles `text` for the gpu, emulates it and compares every output with the interpreter.
-GpuCompileResult ExpectMatchesInterpreter(const std::string& text, uint64_t seed = 1) {
-  std::unique_ptr<hlo::Module> reference = testing_support::ParseAndVerify(text);
-  std::unique_ptr<hlo::Module> module = testing_support::ParseAndVerify(text);
-  std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*reference, seed);
-  hlo::Literal expected = hlo::Evaluate(*reference, inputs);
-  GpuCompileOptions options;
-  options.assemble = false;  // ptxas is codegen_ptx_test's business
-  GpuCompileResult compiled = CompileModule(*module, options);
-  std::vector<hlo::Literal> actual = gpu_emulator::EmulateArtifact(compiled, inputs);
-  std::vector<const hlo::Literal*> leaves;
-  FlattenLeaves(expected, leaves);
-  EXPECT_EQ(actual.size(), leaves.size());
-  for (size_t o = 0; o < std::min(actual.size(), leaves.size()); ++o) {
-    const hlo::Literal& want = *leaves[o];
-    EXPECT_EQ(actual[o].shape().dims, want.shape().dims) << "out" << o;
-    if (actual[o].shape().dims != want.shape().dims) continue;
-    const Tolerance tolerance = ToleranceFor(want.shape().type);
-    int reported = 0;
-    for (int64_t i = 0; i < want.shape().ElementCount(); ++i) {
-      const double w = want.GetAsDouble(i), a = actual[o].GetAsDouble(i);
-      const bool same = (std::isnan(w) && std::isnan(a)) ||
-                        std::abs(a - w) <= tolerance.atol + tolerance.rtol * std::abs(w);
-      if (!same && reported++ < 5)
-        ADD_FAILURE() << "out" << o << "[" << i << "]: " << a << " vs " << w;
-    }
-  }
-  return compiled;
-}
+using gpu_codegen_test::ExpectMatchesInterpreter;
 
 std::vector<std::string> KernelKinds(const GpuCompileResult& compiled) {
   std::vector<std::string> kinds;
@@ -164,7 +112,8 @@ ENTRY main {
   EXPECT_EQ(compiled.kernels[0].kind, "row-reduction");
 }
 
-TEST(GpuCodegenValues, ColumnReductionFallsBackToALoopKernel) {
+TEST(GpuCodegenValues, SmallColumnReductionIsTiled) {
+  // 8 columns: one ragged tile (codegen_column_test.cc has the rest of column reductions).
   GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
 HloModule column_sum
 add {
@@ -178,7 +127,7 @@ ENTRY main {
   ROOT r = f32[8] reduce(a, zero), dimensions={0}, to_apply=add
 })");
   ASSERT_EQ(compiled.kernels.size(), 1u);
-  EXPECT_EQ(compiled.kernels[0].kind, "loop");
+  EXPECT_EQ(compiled.kernels[0].kind, "column-reduction");
 }
 
 TEST(GpuCodegenValues, BatchedDotThroughTheMatmulStep) {
@@ -212,6 +161,59 @@ ENTRY main {
   EXPECT_EQ(matmul->epilogue, gpu::Epilogue::kReluBias);
   EXPECT_EQ(matmul->bias.bytes, 12u * 4);
   EXPECT_TRUE(compiled.kernels.empty());
+}
+
+// jax.nn.gelu(approximate=True) after a dense layer, as JAX writes it (x**3 as x*(x*x)).
+std::string DenseGelu(bool bias, double cubic) {
+  const std::string x = bias ? "s" : "d";
+  return std::string(R"(
+HloModule dense_gelu
+ENTRY main {
+  x = f32[8,16] parameter(0)
+  w = f32[16,12] parameter(1)
+  bias = f32[12] parameter(2)
+  d = f32[8,12] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[8,12] broadcast(bias), dimensions={1}
+  s = f32[8,12] add(d, bb)
+  sq = f32[8,12] multiply()") + x + ", " + x + R"()
+  cube = f32[8,12] multiply()" + x + R"(, sq)
+  c = f32[] constant()" + std::to_string(cubic) + R"()
+  cb = f32[8,12] broadcast(c), dimensions={}
+  a = f32[8,12] multiply(cb, cube)
+  inner = f32[8,12] add()" + x + R"(, a)
+  k = f32[] constant(0.7978845608028654)
+  kb = f32[8,12] broadcast(k), dimensions={}
+  t = f32[8,12] multiply(inner, kb)
+  th = f32[8,12] tanh(t)
+  one = f32[] constant(1)
+  ob = f32[8,12] broadcast(one), dimensions={}
+  p = f32[8,12] add(ob, th)
+  half = f32[] constant(0.5)
+  hb = f32[8,12] broadcast(half), dimensions={}
+  cdf = f32[8,12] multiply(hb, p)
+  ROOT r = f32[8,12] multiply()" + x + R"(, cdf)
+})";
+}
+
+TEST(GpuCodegenValues, TanhGeluIsTheCublasLtGeluEpilogue) {
+  for (bool bias : {false, true}) {
+    SCOPED_TRACE(bias ? "gelu_bias" : "gelu");
+    GpuCompileResult compiled = ExpectMatchesInterpreter(DenseGelu(bias, 0.044715));
+    ASSERT_EQ(compiled.artifact.manifest.steps.size(), 1u);
+    const auto* matmul = std::get_if<gpu::MatmulCall>(&compiled.artifact.manifest.steps[0].call);
+    ASSERT_NE(matmul, nullptr);
+    EXPECT_EQ(matmul->epilogue, bias ? gpu::Epilogue::kGeluBias : gpu::Epilogue::kGelu);
+    EXPECT_TRUE(compiled.kernels.empty());
+  }
+}
+
+TEST(GpuCodegenValues, AnotherCubicCoefficientIsNotGelu) {
+  // 0.05 instead of 0.044715: not cuBLASLt's GELU, so the matmul plus an epilogue kernel.
+  GpuCompileResult compiled = ExpectMatchesInterpreter(DenseGelu(false, 0.05));
+  const auto* matmul = std::get_if<gpu::MatmulCall>(&compiled.artifact.manifest.steps.at(0).call);
+  ASSERT_NE(matmul, nullptr);
+  EXPECT_EQ(matmul->epilogue, gpu::Epilogue::kNone);
+  EXPECT_EQ(compiled.kernels.size(), 1u);
 }
 
 TEST(GpuCodegenValues, NonLibraryEpilogueRunsAsAKernel) {

@@ -6,6 +6,7 @@
 
 #include "targets/gpu/artifact.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
+#include "targets/gpu/codegen/kernel_dumps.h"
 #include "tools/retarget/cli.h"
 
 namespace cli {
@@ -26,6 +27,13 @@ int EmitGpuCode(const hlo::Module& module, const std::string& input, const std::
     if (!result.ptxas_log.empty())
       WriteOutputFile((dir / "gpu.ptxas.log").string(), result.ptxas_log, true, {input});
     WriteOutputFile((dir / "gpu.codegen.json").string(), stats, true, {input});
+    // Each kernel alone: kernels/<entry>.ll (before O3) and kernels/<entry>.ptx.
+    std::filesystem::create_directories(dir / "kernels");
+    for (const gpu_codegen::KernelDump& kernel : gpu_codegen::SplitKernelDumps(result)) {
+      const std::filesystem::path base = dir / "kernels" / kernel.entry;
+      WriteOutputFile(base.string() + ".ll", kernel.llvm_ir, true, {input});
+      WriteOutputFile(base.string() + ".ptx", kernel.ptx, true, {input});
+    }
   }
   std::string bytes;
   if (kind == "ptx") {

@@ -1,5 +1,5 @@
 // Which kOutput fusions around a dot become ONE cuBLASLt matmul with an epilogue
-// (CUBLASLT_EPILOGUE_BIAS / _RELU / _RELU_BIAS) instead of a matmul plus an epilogue kernel.
+// (CUBLASLT_EPILOGUE_BIAS / _RELU / _RELU_BIAS / _GELU / _GELU_BIAS) instead of a matmul plus an epilogue kernel.
 //
 // Guarantees: a match computes what the fused computation computes, with one documented
 // exception: HLO maximum propagates NaN while cuBLASLt's ReLU is max(x, 0) on the accumulator
@@ -10,8 +10,12 @@
 //     maximum(D, broadcast(+0))         -> relu        (either operand order)
 //     add(D, b)                         -> bias        (either operand order)
 //     maximum(add(D, b), broadcast(+0)) -> relu_bias
-// GELU is not matched: cuBLASLt's GELU is the tanh approximation, and proving an HLO subgraph
-// is that exact formula is future work. Anything else: nullopt.
+//     gelu(x), x = D                    -> gelu
+//     gelu(x), x = add(D, b)            -> gelu_bias
+// where gelu(x) is the tanh approximation cuBLASLt computes, as jax.nn.gelu(approximate=True)
+// writes it: x · (0.5 · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))), every multiply and add in
+// either operand order, x³ as x·(x·x) or power(x, 3), constants within f32 rounding. The exact
+// (erf) GELU is not matched. Anything else: nullopt.
 #pragma once
 
 #include <cstdint>

@@ -121,6 +121,20 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
     }
     case Opcode::kConvolution:
       return LowerConvolution(inst);
+    case Opcode::kGather:
+    case Opcode::kReduceWindow:
+    case Opcode::kDynamicUpdateSlice:
+      return LowerIndexedOp(inst);
+    case Opcode::kScatter:
+      return LowerScatter(inst);
+    case Opcode::kSort:
+      return LowerSort(inst);
+    case Opcode::kTopK:
+      return LowerTopK(inst);
+    case Opcode::kCustomCall:
+      // XLA's custom-call form of top-k (the gpu target lists it as generated code).
+      if (inst.attr<hlo::CustomCallAttrs>().target == "TopK") return LowerTopK(inst);
+      Unsupported(inst);
     case Opcode::kDot: {
       auto lowered = LowerDotToMatmul(inst, ArraySlice(*inst.operand(0)),
                                       ArraySlice(*inst.operand(1)), ArraySlice(inst));
@@ -131,11 +145,15 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
     }
     case Opcode::kFusion: {
       const hlo::FusionKind kind = inst.attr<hlo::FusionAttrs>().kind;
-      if (kind == hlo::FusionKind::kOutput) return LowerOutputFusion(inst);
+      // kCustom: a fusion another compiler formed for its own library (XNNPACK's
+      // "__ynn_fusion", say). One built around a dot or convolution is what XLA:GPU would
+      // hand to cuBLASLt / cuDNN, so it is lowered exactly like an output fusion.
+      if (kind == hlo::FusionKind::kOutput || kind == hlo::FusionKind::kCustom)
+        return LowerOutputFusion(inst);
       if (kind != hlo::FusionKind::kLoop && kind != hlo::FusionKind::kInput)
-        Unsupported(inst, "only loop, input and output fusions are compiled");
+        Unsupported(inst, "only loop, input, output and custom fusions are compiled");
       std::vector<const Instruction*> operands(inst.operands().begin(), inst.operands().end());
-      if (TryRowKernel(inst)) return;
+      if (TryRowKernel(inst) || TryColumnKernel(inst) || TryTransposeKernel(inst)) return;
       std::vector<gpu::Slice> slices;
       for (const Instruction* operand : operands) slices.push_back(ArraySlice(*operand));
       const hlo::Computation& fused = *inst.called_computations().at(0);
@@ -150,6 +168,7 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
       break;
   }
   if (!llvm_codegen::FusibleInEmitter(inst.opcode()) || !inst.shape().IsArray()) Unsupported(inst);
+  if (inst.opcode() == Opcode::kTranspose && TryTransposeKernel(inst)) return;
   std::vector<const Instruction*> operands(inst.operands().begin(), inst.operands().end());
   std::vector<gpu::Slice> slices;
   for (const Instruction* operand : operands) slices.push_back(ArraySlice(*operand));
@@ -182,8 +201,10 @@ GpuCompileResult ArtifactBuilder::Build() {
     for (size_t i = 0; i < leaves.size(); ++i) {
       if (!leaves[i].HasDefaultLayout())
         Unsupported(*parameter, "a parameter with a non-default layout");
-      std::string name =
-          "arg" + std::to_string(p) + (parameter->shape().IsTuple() ? "." + std::to_string(i) : "");
+      // Appended piecewise: GCC 12 warns (-Wrestrict, falsely) on "literal" + std::string&&.
+      std::string name = "arg";
+      name += std::to_string(p);
+      if (parameter->shape().IsTuple()) name += '.' + std::to_string(i);
       manifest.parameters.push_back(
           {name, ToDType(*parameter, leaves[i].type), leaves[i].dims, slices.at(i)});
     }

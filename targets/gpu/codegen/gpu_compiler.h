@@ -1,12 +1,15 @@
 // The GPU code generator's driver: an optimized module (the gpu target's pipeline already run)
 // -> a gpu::Artifact (docs/gpu-runtime.md) with one LLVM module -> one PTX module for all
-// generated kernels, cuBLASLt matmul steps for dots, and the arena layout from
+// generated kernels, cuBLASLt matmul / cuDNN convolution steps, and the arena layout from
 // compiler::AssignBuffers.
 //
 // What it compiles (docs/gpu-backend.md): kLoop / kInput fusions and unfused elementwise or data-
-// movement instructions (loop_kernel.h), dot (matmul_lowering.h), kOutput fusions of a dot (the
-// matmul into a scratch slice, then the epilogue as a loop kernel), parameters, constants,
-// tuples, get-tuple-element, bitcast. Anything else raises hlo::Error
+// movement instructions (loop_kernel.h, row_kernel.h), gather / reduce-window / dynamic-update-
+// slice (loop kernels; update_slice_kernel.h in place), topk (topk_kernel.h), scatter
+// (scatter_kernel.h), sort (sort_kernel.h), dot (matmul_lowering.h), convolution
+// (conv_lowering.h), kOutput and kCustom fusions of a dot or convolution (the library step into
+// a scratch slice, then the epilogue as a loop kernel, unless cuBLASLt's epilogue covers it),
+// parameters, constants, tuples, get-tuple-element, bitcast. Anything else raises hlo::Error
 // "not supported by the GPU backend yet: instruction NAME (OPCODE)" at the instruction.
 //
 // Guarantees: every arena slice is 256-byte aligned; the artifact passes gpu::ValidateArtifact
@@ -33,7 +36,11 @@ struct GpuCompileOptions {
 struct KernelRecord {
   std::string instruction;  // HLO name
   std::string entry;        // PTX symbol
-  std::string kind;         // "loop" (loop_kernel.h) or "row-reduction" (row_kernel.h)
+  // "loop" (loop_kernel.h), "row-reduction" / "row-reduction-block" (row_kernel.h),
+  // "column-reduction" (column_kernel.h), "transpose-tiled" (transpose_kernel.h), "topk",
+  // "scatter", "scatter-serial", "sort", "update-slice-in-place" (the kernel headers of those
+  // names)
+  std::string kind;
   int elements_per_thread = 1;
   uint32_t grid = 1, block = 1;
   bool assembled = false;  // ptxas numbers below are valid
@@ -45,7 +52,7 @@ struct KernelRecord {
 struct OwnerRecord {
   std::string instruction;
   std::string opcode;
-  std::string owner;  // "generated-kernel", "cuBLASLt", "copy"
+  std::string owner;  // "generated-kernel", "cuBLASLt", "cuDNN", "copy"
 };
 
 struct GpuCompileResult {

@@ -1,12 +1,15 @@
 // Internal to the GPU code generator: the artifact builder shared by gpu_compiler.cc (arena
-// layout, instruction walk, PTX) and gpu_compiler_kernels.cc (kernel and matmul steps).
+// layout, instruction walk, PTX), gpu_compiler_kernels.cc (loop and row kernels),
+// gpu_compiler_ops.cc (kernels of single ops) and gpu_compiler_library.cc (cuBLASLt, cuDNN).
 #pragma once
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,6 +106,11 @@ class ArtifactBuilder {
                      std::vector<hlo::Shape> output_shapes, std::vector<gpu::Slice> output_slices,
                      const GeneratorFactory& factory);
   void LowerConvolution(const Instruction& conv);
+  // The cuDNN step for `conv` (which may sit inside the fusion `owner`) reading `input` and
+  // `filter`, writing `result` in the convolution's own layout; permuting kernels as needed.
+  void LowerConvolutionInto(const Instruction& conv, const Instruction& owner,
+                            const std::string& step_name, gpu::Slice input, gpu::Slice filter,
+                            gpu::Slice result);
   // A fresh 256-byte aligned arena slice past the buffer assignment's (scratch for one step).
   gpu::Slice ScratchSlice(uint64_t bytes) {
     gpu::Slice slice{arena_top_, bytes};
@@ -113,6 +121,31 @@ class ArtifactBuilder {
                  std::vector<gpu::Slice> operand_slices, const GeneratorFactory& factory,
                  bool record_owner = true);
   bool TryRowKernel(const Instruction& fusion);
+  // Column reductions (column_kernel.h): a tiled kernel through shared memory.
+  bool TryColumnKernel(const Instruction& fusion);
+  // Transposes, unfused or a loop fusion's root (transpose_kernel.h): a 32 x 33 tile in shared
+  // memory.
+  bool TryTransposeKernel(const Instruction& inst);
+  // The launch step and kernel record of an instruction (usually a fusion) emitted as one
+  // kernel `entry` whose arguments are its operands then its output.
+  void AddFusionLaunch(const Instruction& fusion, const std::string& entry,
+                       const LaunchDimensions& dims, const std::string& kind);
+  // Unfused gather / reduce-window / dynamic-update-slice: one loop kernel over the elemental
+  // emitter's generators (a dynamic-update-slice in place: update_slice_kernel.h instead).
+  void LowerIndexedOp(const Instruction& inst);
+  // scatter: a copy of the operand (unless in place), then scatter_kernel.h.
+  void LowerScatter(const Instruction& scatter);
+  // sort: copies of the operands into the results (unless in place), then sort_kernel.h.
+  void LowerSort(const Instruction& sort);
+  // A kernel of its own for `inst` (gpu_compiler_ops.cc): `emit` writes it under the given
+  // entry name; launched over `args` with `dims`, or not at all when dims is nullopt.
+  void AddOpKernel(const Instruction& inst, const std::string& kind,
+                   const std::function<void(const std::string& entry)>& emit,
+                   const std::vector<gpu::Slice>& args, std::optional<LaunchDimensions> dims);
+  // A copy step giving an in-place kernel's result the operand's bytes (none when shared).
+  void SeedResult(const std::string& step_name, gpu::Slice operand, gpu::Slice result);
+  // topk: one warp per row selecting the k best elements (topk_kernel.h).
+  void LowerTopK(const Instruction& topk);
   void LowerOutputFusion(const Instruction& fusion);
   void AddOwner(const Instruction& inst, const std::string& owner) {
     result_.owners.push_back({inst.name(), std::string(hlo::OpcodeName(inst.opcode())), owner});

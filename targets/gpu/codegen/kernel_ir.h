@@ -1,4 +1,5 @@
-// Small NVPTX IR helpers shared by the kernel emitters (loop_kernel.cc, row_kernel.cc).
+// Small NVPTX IR helpers shared by the kernel emitters (loop, row, topk, scatter, sort and
+// in-place update-slice kernels).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>

@@ -1,4 +1,5 @@
-// One-warp-per-row kernels for row reductions, softmax and layer-norm rows (see row_kernel.h).
+// Warp-per-row and block-per-row kernels for row reductions, softmax and layer-norm rows (see
+// row_kernel.h).
 #include "targets/gpu/codegen/row_kernel.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -21,12 +22,12 @@ using llvm_codegen::EmitCountedLoop;
 using llvm_codegen::IrArray;
 using llvm_codegen::IrIndex;
 
-namespace {
-
 bool Shuffleable(hlo::PrimitiveType type) {
   const int bytes = hlo::ByteSize(type);
   return type != hlo::PrimitiveType::kPred && (bytes == 2 || bytes == 4 || bytes == 8);
 }
+
+namespace {
 
 int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
   int64_t product = 1;
@@ -126,7 +127,26 @@ LaunchDimensions ChooseRowLaunchDimensions(int64_t rows, const DeviceLimits& dev
   return ChooseLaunchDimensions(rows * kWarpSize, device);
 }
 
-namespace {
+void ChooseRowSchedule(RowKernelPlan& plan, const DeviceLimits& device) {
+  const bool long_row = plan.row_length > kLongRow;
+  const bool few_rows = plan.rows < device.sm_count && plan.row_length > 4 * kWarpSize;
+  plan.block_per_row = long_row || few_rows;
+}
+
+LaunchDimensions ChooseRowKernelLaunch(const RowKernelPlan& plan, const DeviceLimits& device) {
+  if (!plan.block_per_row) return ChooseRowLaunchDimensions(plan.rows, device);
+  constexpr int64_t kMinBlock = 128, kMaxBlock = 1024;
+  const int64_t wanted = (plan.row_length + kBlockRowElementsPerThread - 1) /
+                         kBlockRowElementsPerThread;
+  const int64_t block =
+      std::clamp((wanted + kWarpSize - 1) / kWarpSize * kWarpSize, kMinBlock, kMaxBlock);
+  const int64_t blocks_to_fill =
+      int64_t{device.sm_count} * std::max<int64_t>(1, device.max_threads_per_sm / block);
+  LaunchDimensions dims;
+  dims.block = static_cast<uint32_t>(block);
+  dims.grid = static_cast<uint32_t>(std::clamp<int64_t>(plan.rows, 1, blocks_to_fill));
+  return dims;
+}
 
 // value of every lane combined with `value` of lane ^ offset, for offsets 16, 8, 4, 2, 1: every
 // lane ends with the reduction over the warp. 64-bit values travel as two 32-bit halves.
@@ -158,6 +178,72 @@ llvm::Value* WarpButterfly(llvm::IRBuilder<>& b, llvm_codegen::ElementalEmitter&
     value = emitter.EmitScalarComputation(reducer, arguments).at(0);
   }
   return value;
+}
+
+llvm::GlobalVariable* SharedArray(llvm::Module& module, const std::string& name,
+                                  llvm::Type* type) {
+  auto* global = new llvm::GlobalVariable(
+      module, type, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+      llvm::UndefValue::get(type), name, nullptr, llvm::GlobalValue::NotThreadLocal,
+      kSharedAddressSpace);
+  global->setAlignment(llvm::Align(8));
+  return global;
+}
+
+namespace {
+
+constexpr int kRowValueSlot = kWarpSize;  // after the (at most 32) warp partials
+
+// The block's reduction from each warp's butterflied `warp_value`: lane 0 of every warp writes
+// its warp's value, warp 0 butterflies them (lanes past the block's warps contribute `init`, the
+// reducer's identity), lane 0 writes the row's value, and every thread reads it back. The two
+// bar.sync are reached by every thread of the block (the row loop is uniform across the block).
+llvm::Value* CombineWarpsThroughShared(llvm::IRBuilder<>& b,
+                                       llvm_codegen::ElementalEmitter& emitter,
+                                       const hlo::Computation& reducer,
+                                       llvm::GlobalVariable* shared, llvm::Value* warp_value,
+                                       llvm::Value* init, llvm::Value* thread,
+                                       llvm::Value* block_size) {
+  llvm::Module* module = b.GetInsertBlock()->getModule();
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext& context = module->getContext();
+  llvm::Function* barrier =
+      llvm::Intrinsic::getDeclaration(module, llvm::Intrinsic::nvvm_barrier0);
+  llvm::Type* type = warp_value->getType();
+  llvm::Type* array_type = shared->getValueType();
+  auto slot = [&](llvm::Value* i) {
+    return b.CreateInBoundsGEP(array_type, shared, {b.getInt64(0), i});
+  };
+  llvm::Value* warp = b.CreateUDiv(thread, b.getInt64(kWarpSize), "warp");
+  llvm::Value* lane = b.CreateURem(thread, b.getInt64(kWarpSize));
+  llvm::Value* is_lane0 = b.CreateICmpEQ(lane, b.getInt64(0));
+
+  auto* write_partial = llvm::BasicBlock::Create(context, "smem.partial", function);
+  auto* partial_written = llvm::BasicBlock::Create(context, "smem.partial.done", function);
+  b.CreateCondBr(is_lane0, write_partial, partial_written);
+  b.SetInsertPoint(write_partial);
+  b.CreateStore(warp_value, slot(warp));
+  b.CreateBr(partial_written);
+  b.SetInsertPoint(partial_written);
+  b.CreateCall(barrier);
+
+  auto* combine = llvm::BasicBlock::Create(context, "smem.combine", function);
+  auto* combined = llvm::BasicBlock::Create(context, "smem.combine.done", function);
+  b.CreateCondBr(b.CreateICmpEQ(warp, b.getInt64(0)), combine, combined);
+  b.SetInsertPoint(combine);
+  llvm::Value* warps = b.CreateUDiv(block_size, b.getInt64(kWarpSize));
+  // Every lane loads (lane < 32 is always a valid slot); lanes past the warps keep `init`.
+  llvm::Value* mine =
+      b.CreateSelect(b.CreateICmpULT(lane, warps), b.CreateLoad(type, slot(lane)), init);
+  llvm::Value* block_value = WarpButterfly(b, emitter, reducer, mine);
+  auto* write_row = llvm::BasicBlock::Create(context, "smem.row", function);
+  b.CreateCondBr(is_lane0, write_row, combined);
+  b.SetInsertPoint(write_row);
+  b.CreateStore(block_value, slot(b.getInt64(kRowValueSlot)));
+  b.CreateBr(combined);
+  b.SetInsertPoint(combined);
+  b.CreateCall(barrier);
+  return b.CreateLoad(type, slot(b.getInt64(kRowValueSlot)), "row_value");
 }
 
 }  // namespace
@@ -207,15 +293,34 @@ void EmitRowKernel(llvm::Module& module, const std::string& entry, const hlo::Co
   llvm::Value* grid_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
   llvm::Value* warp_size = b.getInt64(kWarpSize);
   llvm::Value* lane = b.CreateURem(thread, warp_size, "lane");
-  llvm::Value* first_row =
-      b.CreateUDiv(b.CreateAdd(b.CreateMul(block, block_size), thread), warp_size, "first_row");
-  llvm::Value* row_stride =
-      b.CreateUDiv(b.CreateMul(block_size, grid_size), warp_size, "row_stride");
+  // The team that owns a row (a warp or the block): its first row, the stride between its rows,
+  // this thread's rank in it and its size.
+  llvm::Value *first_row, *row_stride, *rank, *team_size;
+  if (plan.block_per_row) {
+    first_row = block;
+    row_stride = grid_size;
+    rank = thread;
+    team_size = block_size;
+  } else {
+    first_row =
+        b.CreateUDiv(b.CreateAdd(b.CreateMul(block, block_size), thread), warp_size, "first_row");
+    row_stride = b.CreateUDiv(b.CreateMul(block_size, grid_size), warp_size, "row_stride");
+    rank = lane;
+    team_size = warp_size;
+  }
   llvm::Value* row_length = b.getInt64(plan.row_length);
+  std::vector<llvm::GlobalVariable*> shared;  // block per row: one [33 x T] per reduce
+  if (plan.block_per_row)
+    for (const Instruction* reduce : plan.reduces)
+      shared.push_back(SharedArray(
+          module, entry + "_smem" + std::to_string(shared.size()),
+          llvm::ArrayType::get(llvm_codegen::IrType(reduce->shape().type, context),
+                               kWarpSize + 1)));
 
   EmitCountedLoop(b, first_row, b.getInt64(plan.rows), row_stride, "row", [&](llvm::Value* row) {
     llvm::Value* row_start = b.CreateMul(row, row_length, "row_start", true, true);
-    for (const Instruction* reduce : plan.reduces) {
+    for (size_t r = 0; r < plan.reduces.size(); ++r) {
+      const Instruction* reduce = plan.reduces[r];
       const hlo::Computation& reducer = *reduce->called_computations().at(0);
       llvm::Value* init = generators.at(reduce->operand(1))(IrIndex{});
       IrArray operand_view(nullptr, reduce->operand(0)->shape());
@@ -224,26 +329,31 @@ void EmitRowKernel(llvm::Module& module, const std::string& entry, const hlo::Co
                                       function->getEntryBlock().begin());
       llvm::AllocaInst* partial = entry_builder.CreateAlloca(init->getType(), nullptr, "partial");
       b.CreateStore(init, partial);
-      EmitCountedLoop(b, lane, row_length, warp_size, "lanes", [&](llvm::Value* j) {
+      EmitCountedLoop(b, rank, row_length, team_size, "fold", [&](llvm::Value* j) {
         IrIndex index = operand_view.DelinearizeIndex(b, b.CreateAdd(row_start, j, "", true, true));
         llvm::Value* element = generators.at(reduce->operand(0))(index);
         llvm::Value* arguments[] = {b.CreateLoad(init->getType(), partial), element};
         b.CreateStore(emitter.EmitScalarComputation(reducer, arguments).at(0), partial);
       });
-      reduced[reduce] = WarpButterfly(b, emitter, reducer, b.CreateLoad(init->getType(), partial));
+      llvm::Value* warp_value =
+          WarpButterfly(b, emitter, reducer, b.CreateLoad(init->getType(), partial));
+      reduced[reduce] = plan.block_per_row
+                            ? CombineWarpsThroughShared(b, emitter, reducer, shared[r], warp_value,
+                                                        init, thread, block_size)
+                            : warp_value;
     }
     const ElementGenerator& root = generators.at(fused.root());
     if (plan.root_is_row_shaped) {
-      auto* store = llvm::BasicBlock::Create(context, "lane0.store", function);
-      auto* after = llvm::BasicBlock::Create(context, "lane0.after", function);
-      b.CreateCondBr(b.CreateICmpEQ(lane, b.getInt64(0)), store, after);
+      auto* store = llvm::BasicBlock::Create(context, "rank0.store", function);
+      auto* after = llvm::BasicBlock::Create(context, "rank0.after", function);
+      b.CreateCondBr(b.CreateICmpEQ(rank, b.getInt64(0)), store, after);
       b.SetInsertPoint(store);
       IrIndex index = output.DelinearizeIndex(b, row);
       output.EmitStore(b, index, root(index));
       b.CreateBr(after);
       b.SetInsertPoint(after);
     } else {
-      EmitCountedLoop(b, lane, row_length, warp_size, "store", [&](llvm::Value* j) {
+      EmitCountedLoop(b, rank, row_length, team_size, "store", [&](llvm::Value* j) {
         IrIndex index = output.DelinearizeIndex(b, b.CreateAdd(row_start, j, "", true, true));
         output.EmitStore(b, index, root(index));
       });

@@ -12,31 +12,32 @@
 #include <llvm/Support/TargetSelect.h>
 
 #include <algorithm>
-#include <barrier>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
+
+#include "targets/gpu/emulator/fiber_block.h"
 
 namespace gpu_emulator {
 namespace {
 
-// The emulated thread's ids (set by each OS thread before it calls the kernel).
+// The running emulated thread's ids (set by the fiber scheduler before each switch into it).
 struct ThreadIds {
   int32_t tid = 0, ctaid = 0, ntid = 0, nctaid = 0;
 };
-thread_local ThreadIds current;
+ThreadIds current;
 
 // One exchange area and barrier per emulated warp of the running block.
 struct WarpExchange {
-  explicit WarpExchange() : barrier(32) {}
-  std::barrier<> barrier;
+  FiberBarrier barrier{32};
   int32_t slots[32] = {};
 };
 std::vector<std::unique_ptr<WarpExchange>>* warps = nullptr;
+// bar.sync (llvm.nvvm.barrier0) of the running block: all its threads.
+FiberBarrier* block_barrier = nullptr;
 
 extern "C" int32_t EmuTidX() { return current.tid; }
 extern "C" int32_t EmuCtaidX() { return current.ctaid; }
@@ -46,11 +47,13 @@ extern "C" int32_t EmuShflBfly(int32_t, int32_t value, int32_t lane_mask, int32_
   WarpExchange& warp = *(*warps)[static_cast<size_t>(current.tid / 32)];
   const int lane = current.tid % 32;
   warp.slots[lane] = value;
-  warp.barrier.arrive_and_wait();
+  warp.barrier.ArriveAndWait();
   const int32_t other = warp.slots[(lane ^ lane_mask) & 31];
-  warp.barrier.arrive_and_wait();
+  warp.barrier.ArriveAndWait();
   return other;
 }
+
+extern "C" void EmuBarrier0() { block_barrier->ArriveAndWait(); }
 
 const std::map<std::string, std::pair<std::string, void*>>& Replacements() {
   static const std::map<std::string, std::pair<std::string, void*>> table = {
@@ -59,6 +62,7 @@ const std::map<std::string, std::pair<std::string, void*>>& Replacements() {
       {"llvm.nvvm.read.ptx.sreg.ntid.x", {"emu_ntid_x", reinterpret_cast<void*>(&EmuNtidX)}},
       {"llvm.nvvm.read.ptx.sreg.nctaid.x", {"emu_nctaid_x", reinterpret_cast<void*>(&EmuNctaidX)}},
       {"llvm.nvvm.shfl.sync.bfly.i32", {"emu_shfl_bfly", reinterpret_cast<void*>(&EmuShflBfly)}},
+      {"llvm.nvvm.barrier0", {"emu_barrier0", reinterpret_cast<void*>(&EmuBarrier0)}},
   };
   return table;
 }
@@ -113,31 +117,56 @@ void StoreFloat(uint8_t* p, gpu::DType dtype, float f) {
   std::memcpy(p, &h, 2);
 }
 
+// `count` elements of `slice` as floats (bounds checked once, not per element).
+std::vector<float> LoadFloats(const std::vector<uint8_t>& arena, const gpu::Slice& slice,
+                              int64_t count, gpu::DType dtype) {
+  const auto bytes = static_cast<uint64_t>(gpu::DTypeBytes(dtype));
+  if (count < 0 || slice.offset + static_cast<uint64_t>(count) * bytes > arena.size())
+    throw std::runtime_error("emulator: a library operand lies outside the arena");
+  std::vector<float> values(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i)
+    values[static_cast<size_t>(i)] = LoadFloat(&arena[slice.offset + static_cast<uint64_t>(i) * bytes], dtype);
+  return values;
+}
+
+// Every output's products are added in increasing k from 0 (the interpreter's order); the
+// loops run over j innermost so the host vectorizes across outputs without reordering any sum.
 void RunMatmul(const gpu::MatmulCall& c, std::vector<uint8_t>& arena) {
   const bool relu = c.epilogue == gpu::Epilogue::kRelu || c.epilogue == gpu::Epilogue::kReluBias;
-  if (c.epilogue == gpu::Epilogue::kGelu || c.epilogue == gpu::Epilogue::kGeluBias)
-    throw std::runtime_error("emulator: GELU epilogues not emulated");
+  const bool gelu = c.epilogue == gpu::Epilogue::kGelu || c.epilogue == gpu::Epilogue::kGeluBias;
   const int64_t bytes = gpu::DTypeBytes(c.dtype);
+  const std::vector<float> a = LoadFloats(arena, c.a, static_cast<int64_t>(c.a.bytes) / bytes, c.dtype);
+  const std::vector<float> b = LoadFloats(arena, c.b, static_cast<int64_t>(c.b.bytes) / bytes, c.dtype);
+  std::vector<float> bias;
+  if (gpu::EpilogueHasBias(c.epilogue)) bias = LoadFloats(arena, c.bias, c.n, c.dtype);
+  std::vector<float> row(static_cast<size_t>(c.n));
   for (int64_t batch = 0; batch < c.batch; ++batch)
-    for (int64_t i = 0; i < c.m; ++i)
-      for (int64_t j = 0; j < c.n; ++j) {
-        float sum = 0;
-        for (int64_t p = 0; p < c.k; ++p) {
-          const int64_t a = batch * c.stride_a + (c.transpose_a ? p * c.lda + i : i * c.lda + p);
-          const int64_t b = batch * c.stride_b + (c.transpose_b ? j * c.ldb + p : p * c.ldb + j);
-          sum += LoadFloat(&arena.at(c.a.offset + a * bytes), c.dtype) *
-                 LoadFloat(&arena.at(c.b.offset + b * bytes), c.dtype);
+    for (int64_t i = 0; i < c.m; ++i) {
+      std::fill(row.begin(), row.end(), 0.0f);
+      for (int64_t p = 0; p < c.k; ++p) {
+        const float x =
+            a.at(static_cast<size_t>(batch * c.stride_a + (c.transpose_a ? p * c.lda + i : i * c.lda + p)));
+        for (int64_t j = 0; j < c.n; ++j) {
+          const int64_t at = batch * c.stride_b + (c.transpose_b ? j * c.ldb + p : p * c.ldb + j);
+          row[static_cast<size_t>(j)] += x * b[static_cast<size_t>(at)];
         }
-        const int64_t d = batch * c.stride_d + i * c.ldd + j;
-        float value = static_cast<float>(c.alpha) * sum;
-        if (gpu::EpilogueHasBias(c.epilogue))
-          value += LoadFloat(&arena.at(c.bias.offset + j * bytes), c.dtype);
-        if (relu) value = std::max(value, 0.0f);
-        StoreFloat(&arena.at(c.d.offset + d * bytes), c.dtype, value);
       }
+      for (int64_t j = 0; j < c.n; ++j) {
+        float value = static_cast<float>(c.alpha) * row[static_cast<size_t>(j)];
+        if (!bias.empty()) value += bias[static_cast<size_t>(j)];
+        if (relu) value = std::max(value, 0.0f);
+        if (gelu)  // cuBLASLt's GELU: the tanh approximation
+          value = 0.5f * value *
+                  (1.0f + std::tanh(0.7978845608f * (value + 0.044715f * value * value * value)));
+        StoreFloat(&arena.at(c.d.offset + static_cast<uint64_t>((batch * c.stride_d + i * c.ldd + j) * bytes)),
+                   c.dtype, value);
+      }
+    }
 }
 
 // Cross-correlation, NCHW input, KCRS filter (C/groups channels), NKPQ output, f32 accumulation.
+// Every output adds its taps in (c, r, s) order from 0; the innermost loop runs over the
+// output row q (vectorizable across outputs, each sum's order unchanged).
 void RunConv(const gpu::ConvCall& c, std::vector<uint8_t>& arena) {
   if (c.input_dims.size() != 4) throw std::runtime_error("emulator: only 2-D convolutions");
   const int64_t bytes = gpu::DTypeBytes(c.dtype);
@@ -145,29 +174,40 @@ void RunConv(const gpu::ConvCall& c, std::vector<uint8_t>& arena) {
   const int64_t K = c.filter_dims[0], CG = c.filter_dims[1], R = c.filter_dims[2],
                 S = c.filter_dims[3];
   const int64_t P = c.output_dims[2], Q = c.output_dims[3];
+  if (c.groups < 1 || K % c.groups != 0 || CG * c.groups != C)
+    throw std::runtime_error("emulator: bad conv groups");
   const int64_t k_per_group = K / c.groups;
+  const std::vector<float> input = LoadFloats(arena, c.input, N * C * H * W, c.dtype);
+  const std::vector<float> filter = LoadFloats(arena, c.filter, K * CG * R * S, c.dtype);
+  std::vector<float> row(static_cast<size_t>(Q));
   for (int64_t n = 0; n < N; ++n)
     for (int64_t k = 0; k < K; ++k)
-      for (int64_t p = 0; p < P; ++p)
+      for (int64_t p = 0; p < P; ++p) {
+        std::fill(row.begin(), row.end(), 0.0f);
+        const int64_t group = k / k_per_group;
+        for (int64_t cg = 0; cg < CG; ++cg)
+          for (int64_t r = 0; r < R; ++r) {
+            const int64_t h = p * c.strides[0] - c.padding_low[0] + r * c.dilations[0];
+            if (h < 0 || h >= H) continue;
+            const float* in_row = &input[static_cast<size_t>(((n * C + group * CG + cg) * H + h) * W)];
+            for (int64_t t = 0; t < S; ++t) {
+              const float f = filter[static_cast<size_t>(((k * CG + cg) * R + r) * S + t)];
+              const int64_t w0 = t * c.dilations[1] - c.padding_low[1];
+              // q such that 0 <= q * stride + w0 < W.
+              int64_t q_begin = 0;
+              while (q_begin < Q && q_begin * c.strides[1] + w0 < 0) ++q_begin;
+              int64_t q_end = Q;
+              while (q_end > q_begin && (q_end - 1) * c.strides[1] + w0 >= W) --q_end;
+              for (int64_t q = q_begin; q < q_end; ++q)
+                row[static_cast<size_t>(q)] += in_row[q * c.strides[1] + w0] * f;
+            }
+          }
         for (int64_t q = 0; q < Q; ++q) {
-          float sum = 0;
-          const int64_t group = k / k_per_group;
-          for (int64_t cg = 0; cg < CG; ++cg)
-            for (int64_t r = 0; r < R; ++r)
-              for (int64_t t = 0; t < S; ++t) {
-                const int64_t h = p * c.strides[0] - c.padding_low[0] + r * c.dilations[0];
-                const int64_t w = q * c.strides[1] - c.padding_low[1] + t * c.dilations[1];
-                if (h < 0 || h >= H || w < 0 || w >= W) continue;
-                const int64_t ci = group * CG + cg;
-                if (ci >= C) throw std::runtime_error("emulator: bad conv groups");
-                const int64_t in = ((n * C + ci) * H + h) * W + w;
-                const int64_t f = ((k * CG + cg) * R + r) * S + t;
-                sum += LoadFloat(&arena.at(c.input.offset + in * bytes), c.dtype) *
-                       LoadFloat(&arena.at(c.filter.offset + f * bytes), c.dtype);
-              }
           const int64_t out = ((n * K + k) * P + p) * Q + q;
-          StoreFloat(&arena.at(c.output.offset + out * bytes), c.dtype, sum);
+          StoreFloat(&arena.at(c.output.offset + static_cast<uint64_t>(out * bytes)), c.dtype,
+                     row[static_cast<size_t>(q)]);
         }
+      }
 }
 
 hlo::PrimitiveType ToPrimitive(gpu::DType dtype) {
@@ -202,6 +242,7 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& c
 
   // Kernels: the IR before O3, re-targeted to the host.
   std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::vector<std::pair<std::string, uint64_t>> shared_globals;  // name, bytes
   if (!compiled.llvm_ir.empty()) {
     auto context = std::make_unique<llvm::LLVMContext>();
     llvm::SMDiagnostic diagnostic;
@@ -215,6 +256,17 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& c
     module->setDataLayout(jit->getDataLayout());
     if (auto* annotations = module->getNamedMetadata("nvvm.annotations"))
       module->eraseNamedMetadata(annotations);
+    // Shared memory (addrspace 3 globals) becomes ordinary host globals; blocks run one after
+    // another, so one copy serves every block. It is refilled with garbage before each block,
+    // as a GPU's shared memory starts undefined: a kernel that reads a slot it did not write
+    // gets wrong values here instead of lucky zeros.
+    for (llvm::GlobalVariable& global : module->globals())
+      if (global.getAddressSpace() == 3) {
+        global.setLinkage(llvm::GlobalValue::ExternalLinkage);  // so that lookup finds it
+        const llvm::DataLayout& layout = module->getDataLayout();
+        shared_globals.emplace_back(global.getName().str(),
+                                    layout.getTypeAllocSize(global.getValueType()));
+      }
     llvm::orc::SymbolMap symbols;
     std::vector<llvm::Function*> functions;
     for (llvm::Function& function : *module) functions.push_back(&function);
@@ -256,20 +308,32 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& c
           throw std::runtime_error("emulator: scalar args");
         arguments.push_back(arena.data() + arg.slice.offset);
       }
+      std::vector<std::pair<uint8_t*, uint64_t>> shared_memory;
+      for (const auto& [name, bytes] : shared_globals) {
+        auto shared_address = jit->lookup(name);
+        if (!shared_address)
+          throw std::runtime_error("emulator: " + Message(shared_address.takeError()));
+        shared_memory.emplace_back(shared_address->toPtr<uint8_t*>(), bytes);
+      }
       for (int block = 0; block < grid.blocks; ++block) {
+        for (const auto& [memory, bytes] : shared_memory) std::memset(memory, 0xA5, bytes);
         std::vector<std::unique_ptr<WarpExchange>> block_warps;
         for (int w = 0; w < grid.threads_per_block / 32; ++w)
           block_warps.push_back(std::make_unique<WarpExchange>());
         warps = &block_warps;
-        std::vector<std::thread> threads;
+        FiberBarrier whole_block(grid.threads_per_block);
+        block_barrier = &whole_block;
         auto* kernel = address->toPtr<void (*)(void**)>();
-        for (int t = 0; t < grid.threads_per_block; ++t)
-          threads.emplace_back([&, t] {
-            current = {t, block, grid.threads_per_block, grid.blocks};
-            kernel(arguments.data());
-          });
-        for (std::thread& thread : threads) thread.join();
+        try {
+          RunFiberBlock(
+              grid.threads_per_block,
+              [&](int t) { current = {t, block, grid.threads_per_block, grid.blocks}; },
+              [&](int) { kernel(arguments.data()); });
+        } catch (const std::runtime_error& error) {
+          throw std::runtime_error(std::string(error.what()) + " in kernel " + launch->entry);
+        }
         warps = nullptr;
+        block_barrier = nullptr;
       }
     } else if (const auto* matmul = std::get_if<gpu::MatmulCall>(&step.call)) {
       RunMatmul(*matmul, arena);

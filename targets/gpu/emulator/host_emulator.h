@@ -4,12 +4,17 @@
 //
 // The kernels' LLVM IR (before O3, as the code generator built it) is re-targeted to the host
 // and JIT-compiled: llvm.nvvm.read.ptx.sreg.* become reads of the emulated thread's ids and
-// llvm.nvvm.shfl.sync.bfly.i32 a real exchange between the 32 OS threads of an emulated warp
-// (a barrier per warp). Each launch runs EmulatedGrid blocks one after another, each block's
-// threads concurrently — deliberately a different grid from the artifact's, which a correct
-// grid-stride kernel must not notice. cublaslt_matmul steps are computed naively (f32
-// accumulation, f32 and bf16 only; bias and ReLU epilogues), copy steps are memcpy; other steps
-// are errors.
+// llvm.nvvm.shfl.sync.bfly.i32 a real exchange between the 32 threads of an emulated warp
+// (a barrier per warp), llvm.nvvm.barrier0 (bar.sync) a barrier of the block's threads. The
+// threads of a block are fibers on one OS thread (fiber_block.h), switching only at those
+// barriers; a barrier some threads never reach is reported as a deadlock, not a hang.
+// Shared memory (addrspace(3) globals) is host memory refilled with 0xA5 bytes before every
+// block, as a GPU leaves it undefined. Each launch runs EmulatedGrid blocks one after another —
+// deliberately a different grid from the artifact's, which a correct grid-stride kernel must
+// not notice. cublaslt_matmul and
+// cudnn_conv steps are computed on the host (f32 accumulation in the interpreter's order, f32
+// and bf16 only; every epilogue, GELU as cuBLASLt's tanh approximation), copy steps are
+// memcpy; other steps are errors.
 //
 // What it does not check: PTX-level issues (ptxas covers those), timing, real memory
 // coalescing, or anything the NVPTX backend does differently from the host backend. Not
