@@ -4,6 +4,10 @@
 # added, so the f32/bf16 models stay on the accelerator) and the default tpu-v1 machine, prints
 # one markdown row per run from the --stats-json counters, and times the whole
 # `retarget run` of resnet50 three times (/usr/bin/time -f %e; the median goes in the doc).
+# f32 models are compared with --rtol 1e-4: the issue's f32 bound is "exact up to
+# reassociation in accumulation order", and resnet50's long f32 sums, tiled in a different
+# order than the interpreter's, differ by more than the f32 default (rtol 1e-5). Other element
+# types keep compare.h's defaults.
 #
 # Usage: bench/systolic_perf.sh RETARGET OUT_DIR [CORPUS_DIR]
 #   RETARGET    the retarget binary (copy it out of build/ first: it is rebuilt often)
@@ -33,7 +37,10 @@ echo "|---|---|---|---|---|---|---|---|---|"
 for model in resnet50_keras_jax_f32 mha_block_1x12x128x64_bf16 layer_norm_1x4096x768_bf16; do
   for n in 32 64 128; do
     compare=()
-    if [ "$n" = 128 ]; then compare=(--compare interp); fi
+    if [ "$n" = 128 ]; then
+      compare=(--compare interp)
+      case "$model" in *_f32) compare+=(--rtol 1e-4) ;; esac
+    fi
     stats="$out/${model}_${n}.json"
     "$retarget" run "$corpus/$model.hlo" --target systolic --config tpu-v4-mxu \
       --set array.dtypes=int8,bf16,f32 --set array.rows=$n --set array.cols=$n \

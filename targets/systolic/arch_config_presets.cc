@@ -32,7 +32,10 @@ ArchConfig TpuV1() {
   c.ub_banks = 1, c.ub_ports = 2;  // assumed: one read + one write per cycle
   c.ub_bank_width_bytes = 256;     // one 256-byte row (256 int8 lanes) per cycle
   c.acc_bytes = int64_t{4} << 20;  // 4096 x 256 x 32-bit
-  c.acc_banks = 1;
+  // "The 4 MiB represents 4096, 256-element, 32-bit accumulators. The matrix unit produces
+  // one 256-element partial sum per clock cycle" (Sec. 2): accumulating a partial sum reads
+  // and writes one row per cycle, which the simulator models as 2 banks of one row each.
+  c.acc_banks = 2;
   c.dram_bytes = int64_t{8} << 30;  // 8 GiB DDR3
   c.dram_bandwidth_gbps = 34;       // two DDR3-2133 channels
   c.dram_latency_ns = 100;          // assumed

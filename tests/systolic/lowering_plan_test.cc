@@ -4,11 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
+#include <variant>
 
 #include "compiler/target_description.h"
 #include "compiler/target_pipelines.h"
 #include "targets/systolic/assembler.h"
 #include "targets/systolic/disassembler.h"
+#include "targets/systolic/lowering/dispatch_order.h"
 #include "targets/systolic/lowering/emit_vector.h"
 #include "targets/systolic/lowering/lowering.h"
 #include "targets/systolic/lowering/program_builder.h"
@@ -249,11 +253,14 @@ ENTRY main {
   EXPECT_EQ(lowered.host_instructions, 0);
   ASSERT_EQ(lowered.steps.size(), 1u);
   std::string text = lowered.Assembly();
-  // 2 n tiles (4 + 2 columns) x 2 k blocks (4 + 3 rows); the W panel follows the A panel
-  // (2 blocks x 5 x 4 x 4 B = 160 B, aligned to 192 = 0xc0).
+  // 2 n tiles (4 + 2 columns) x 2 k blocks (4 + 3 rows); the W panels follow the two A panel
+  // slots (5 rows x 7 x 4 B = 140 B, aligned to 192 = 0xc0, twice: 0x180).
   EXPECT_EQ(CountMnemonic(text, "mxu.matmul"), 4) << text;
   EXPECT_EQ(CountMnemonic(text, "mxu.ldw"), 4);
-  EXPECT_NE(text.find("mxu.ldw src=ub:0xc0, k=4, n=4, dtype=f32, buf=0"), std::string::npos);
+  EXPECT_NE(text.find("mxu.ldw src=ub:0x180, k=4, n=4, dtype=f32, buf=0"), std::string::npos)
+      << text;
+  // The A panel serves both column tiles: loaded once (5 rows of 28 B), then two W panels.
+  EXPECT_EQ(CountMnemonic(text, "dma.load"), 3) << text;
   EXPECT_NE(text.find("mxu.matmul src=ub:0x0, dst=acc:0x0, m=5, dtype=f32, buf=0, acc=0"),
             std::string::npos);
   EXPECT_NE(text.find("k=3, n=2, dtype=f32"), std::string::npos);  // the corner tile
@@ -324,7 +331,10 @@ ENTRY main {
                       "dma.load dram=0x0, local=ub:0x0, row_bytes=2, rows=3, planes=5\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("dma.load dram=0x1e, local=ub:0xc00000, row_bytes=2, rows=3, planes=5"),
+  // The op runs on half of the UB's 18 MiB op share (24 MiB less two 3 MiB regions for on-chip
+  // activations; the next op may load into the other half), so its second buffer set starts
+  // at 4.5 MiB.
+  EXPECT_NE(text.find("dma.load dram=0x1e, local=ub:0x480000, row_bytes=2, rows=3, planes=5"),
             std::string::npos)
       << text;
   EXPECT_EQ(CountMnemonic(text, "dma.store"), 2);
@@ -453,3 +463,223 @@ TEST(Lowering, EmittedAssemblyReassembles) {
 
 }  // namespace
 }  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+// A dot whose only user is the requantize idiom becomes one op: the requantize runs on the
+// accumulator tile and only s8 rows are stored (nothing leaves from the accumulators).
+TEST(Lowering, DotAndRequantizeConsumerAreOneOp) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+requant {
+  p = s32[6,12] parameter(0)
+  f = f32[6,12] convert(p)
+  s = f32[] constant(0.0625)
+  b = f32[6,12] broadcast(s), dimensions={}
+  m = f32[6,12] multiply(f, b)
+  r = f32[6,12] round-nearest-even(m)
+  lo = f32[] constant(0)
+  hi = f32[] constant(127)
+  c = f32[6,12] clamp(lo, r, hi)
+  ROOT q = s8[6,12] convert(c)
+}
+ENTRY main {
+  x = s8[6,20] parameter(0)
+  w = s8[20,12] parameter(1)
+  d = s32[6,12] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT q = s8[6,12] fusion(d), kind=kLoop, calls=requant
+})");
+  LoweredModule lowered = Lower(*module, SmallConfig(8, 8));
+  EXPECT_EQ(lowered.native_instructions, 2);
+  ASSERT_EQ(lowered.steps.size(), 1u);
+  EXPECT_EQ(std::get<AcceleratorStep>(lowered.steps[0]).useful_macs, 6 * 20 * 12);
+  std::string text = lowered.Assembly();
+  EXPECT_EQ(text.rfind("# segment 0: d+q\n", 0), 0u) << text;
+  EXPECT_EQ(CountMnemonic(text, "dma.store"), 2) << text;  // two column tiles of 8 + 4
+  EXPECT_EQ(text.find("dma.store local=acc:"), std::string::npos) << text;
+  EXPECT_NE(text.find("row_bytes=8, rows=6"), std::string::npos);  // s8: 8 columns = 8 bytes
+  // The requantize is one vrequant per tile straight from the accumulators (scale 0.0625 =
+  // 0x3d800000), then vmax with the ReLU bound 0; 127 is s8's own limit, so no vmin.
+  EXPECT_EQ(CountMnemonic(text, "vrequant"), 2) << text;
+  EXPECT_NE(text.find("cfg.set reg=quant.scale, value=1031798784"), std::string::npos) << text;
+  EXPECT_EQ(CountMnemonic(text, "vmax"), 2);
+  EXPECT_EQ(CountMnemonic(text, "vmin"), 0);
+  EXPECT_EQ(CountMnemonic(text, "vmul"), 0);
+}
+
+// Two chained dots, the first result also an output (so it goes through DRAM): the second
+// op's weight panel is loaded before its load unit waits for the first op (op-done tokens on
+// semaphore bank 1: mxu -> load is 16 + 4 * 2 + 0 = 24), and only its A panel (the first op's
+// result) waits. Every wait is balanced by a signal.
+TEST(Lowering, NextOpsWeightsLoadBeforeItWaitsForThePreviousOp) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = f32[4,8] parameter(0)
+  w1 = f32[8,8] parameter(1)
+  w2 = f32[8,8] parameter(2)
+  d1 = f32[4,8] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = f32[4,8] dot(d1, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[4,8], f32[4,8]) tuple(d1, d2)
+})");
+  LoweredModule lowered = Lower(*module, SmallConfig(8, 8));
+  ASSERT_EQ(lowered.steps.size(), 1u);
+  std::string text = lowered.Assembly();
+  char w2_load[64];
+  std::snprintf(w2_load, sizeof w2_load, "dma.load dram=0x%llx,",
+                static_cast<unsigned long long>(lowered.parameters[2][0].address));
+  size_t weights = text.find(w2_load);
+  size_t first_wait = text.find("sem.wait unit=load, sem=24,");
+  ASSERT_NE(weights, std::string::npos) << text;
+  ASSERT_NE(first_wait, std::string::npos) << text;
+  EXPECT_LT(weights, first_wait) << text;
+  EXPECT_EQ(CountMnemonic(text, "sem.wait"), CountMnemonic(text, "sem.signal"));
+  // The second op runs on the other half of the UB's op share (9 MiB = 0x900000 up).
+  EXPECT_NE(text.find("local=ub:0x9"), std::string::npos) << text;
+  EXPECT_EQ(text.find("sem=30"), std::string::npos);  // no on-chip activation handoff
+}
+
+// A dot whose only user is the next dot's lhs: its result stays in a resident UB region
+// (TPU v1's unified buffer), the next dot reads it from there, and it never reaches DRAM.
+// The handoff is one vector -> mxu token on bank 1 (16 + 4 * 3 + 2 = 30).
+TEST(Lowering, ActivationBetweenChainedDotsStaysOnChip) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = f32[4,8] parameter(0)
+  w1 = f32[8,8] parameter(1)
+  w2 = f32[8,8] parameter(2)
+  d1 = f32[4,8] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT d2 = f32[4,8] dot(d1, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  LoweredModule lowered = Lower(*module, SmallConfig(8, 8));
+  ASSERT_EQ(lowered.steps.size(), 1u);
+  std::string text = lowered.Assembly();
+  EXPECT_EQ(CountMnemonic(text, "dma.store"), 1) << text;  // d2 only
+  EXPECT_EQ(CountMnemonic(text, "dma.load"), 3) << text;   // x, w1, w2: d1 is never loaded
+  // d1's copy goes to resident region 0 at 18 MiB (0x1200000), where d2's matmul reads it.
+  EXPECT_NE(text.find("vmov dst=ub:0x1200000,"), std::string::npos) << text;
+  EXPECT_NE(text.find("mxu.matmul src=ub:0x1200000,"), std::string::npos) << text;
+  EXPECT_NE(text.find("sem.signal unit=vector, sem=30,"), std::string::npos);
+  EXPECT_NE(text.find("sem.wait unit=mxu, sem=30,"), std::string::npos);
+  EXPECT_EQ(CountMnemonic(text, "sem.wait"), CountMnemonic(text, "sem.signal"));
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+// Three k blocks on a 4x4 array: the weight loads run one step ahead of the matmuls
+// (docs/isa.md, "Back to back (ws)"): ldw 0, ldw 1, mm 0, mm 1, ldw 2, mm 2, with the
+// weight buffers alternating 0, 1, 0 and each matmul on its own step's buffer.
+TEST(Lowering, WeightLoadsRunOneStepAheadOfTheMatmuls) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = f32[4,12] parameter(0)
+  w = f32[12,4] parameter(1)
+  ROOT d = f32[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  LoweredModule lowered = Lower(*module, SmallConfig(4, 4));
+  std::string text = lowered.Assembly();
+  std::vector<std::string> mxu;
+  size_t at = 0;
+  while ((at = text.find("mxu.", at)) != std::string::npos) {
+    size_t end = text.find('\n', at);
+    std::string line = text.substr(at, end - at);
+    if (line.rfind("mxu.ldw", 0) == 0 || line.rfind("mxu.matmul", 0) == 0) {
+      size_t buf = line.find("buf=");
+      mxu.push_back(line.substr(0, line.find(' ')) + " " + line.substr(buf, 5));
+    }
+    at = end;
+  }
+  std::vector<std::string> expected = {"mxu.ldw buf=0", "mxu.ldw buf=1", "mxu.matmul buf=0",
+                                       "mxu.matmul buf=1", "mxu.ldw buf=0", "mxu.matmul buf=0"};
+  EXPECT_EQ(mxu, expected) << text;
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+// HoistLoads moves load-unit work up to where the front end can dispatch it early: a load
+// without a wait goes to the top, a load-unit wait only after the signal it consumes (store ->
+// load is semaphore 1 * 4 + 0 = 4), and every unit keeps its own order.
+TEST(Lowering, HoistLoadsKeepsEachUnitsOrderAndWaitsAfterTheirSignals) {
+  Program program = Assemble(R"(mxu.matmul src=ub:0x0, dst=acc:0x0, m=4, dtype=f32, buf=0, acc=0, dataflow=ws
+sem.signal unit=mxu, sem=9, count=1
+sem.wait unit=store, sem=9, count=1
+dma.store local=acc:0x0, dram=0x100, row_bytes=16, rows=4, planes=1
+sem.signal unit=store, sem=4, count=1
+dma.load dram=0x200, local=ub:0x100, row_bytes=16, rows=4, planes=1
+sem.wait unit=load, sem=4, count=1
+dma.load dram=0x100, local=ub:0x200, row_bytes=16, rows=4, planes=1
+halt
+)",
+                             "hoist.sasm");
+  HoistLoads(program);
+  std::vector<std::string> order;
+  for (const Instruction& inst : program.instructions) {
+    std::string text = Disassemble(Program{{inst}, {}});
+    order.push_back(text.substr(0, text.find_first_of(",\n")));
+  }
+  std::vector<std::string> expected = {
+      "dma.load dram=0x200",  "mxu.matmul src=ub:0x0", "sem.signal unit=mxu",
+      "sem.wait unit=store",  "dma.store local=acc:0x0", "sem.signal unit=store",
+      "sem.wait unit=load",   "dma.load dram=0x100",   "halt"};
+  EXPECT_EQ(order, expected);
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+// An int8 3x3 convolution with 4 input channels on a 16x16 array: a kernel row's three taps
+// are one 12-deep weight tile (its rows (j, c) are contiguous in HWIO, and the three input
+// pixels of an output pixel are contiguous in the tile), so the band takes 3 weight tiles,
+// not 9. The same f32 convolution keeps one tap per tile (9): its rounding is unchanged.
+TEST(Lowering, Int8ConvolutionTakesAKernelRowPerWeightTile) {
+  auto lower = [](const std::string& type, const std::string& acc) {
+    auto module = testing_support::ParseAndVerify(
+        "HloModule c\nENTRY main {\n  x = " + type + "[1,5,5,4] parameter(0)\n  k = " + type +
+        "[3,3,4,4] parameter(1)\n  ROOT c = " + acc +
+        "[1,5,5,4] convolution(x, k), window={size=3x3 pad=1_1x1_1}, "
+        "dim_labels=b01f_01io->b01f\n}\n");
+    return Lower(*module, SmallConfig(16, 16)).Assembly();
+  };
+  std::string int8 = lower("s8", "s32");
+  EXPECT_EQ(CountMnemonic(int8, "mxu.ldw"), 3) << int8;
+  EXPECT_NE(int8.find("k=12, n=4, dtype=s8"), std::string::npos) << int8;
+  std::string f32 = lower("f32", "f32");
+  EXPECT_EQ(CountMnemonic(f32, "mxu.ldw"), 9) << f32;
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+
+namespace systolic::lowering {
+namespace {
+
+// The consumer is fused into the dot only when its other operands exist at the dot's position:
+// here `e` is computed after `d`, so d, e and a stay three ops.
+TEST(Lowering, ConsumerWithALaterOperandIsNotFused) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = f32[4,8] parameter(0)
+  w = f32[8,8] parameter(1)
+  z = f32[4,8] parameter(2)
+  d = f32[4,8] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e = f32[4,8] exponential(z)
+  ROOT a = f32[4,8] add(d, e)
+})");
+  LoweredModule lowered = Lower(*module, SmallConfig(8, 8));
+  EXPECT_EQ(lowered.native_instructions, 3);
+  EXPECT_EQ(lowered.Assembly().rfind("# segment 0: d e a\n", 0), 0u) << lowered.Assembly();
+}
+
+}  // namespace
+}  // namespace systolic::lowering
+

@@ -378,6 +378,10 @@ ENTRY main {
                         ArrayConfig(4, 4));
   EXPECT_TRUE(f32.compare.matched) << f32.compare.summary;
   EXPECT_EQ(f32.counters["host_instructions"], 0);
+  // macs counts the model's work (output pixels x kh x kw x cin); the array also streams the
+  // padded width (7 columns per 6-wide row), which only executed_macs includes.
+  EXPECT_EQ(f32.counters["macs"], 2.0 * 7 * 6 * 9 * (3 * 2 * 5));
+  EXPECT_GT(f32.counters["executed_macs"], f32.counters["macs"]);
   systolic::ArchConfig int8_config = systolic::LoadArchConfig(
       "tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"});
   Outcome int8 = RunText(R"(HloModule c
@@ -452,3 +456,162 @@ ENTRY main {
 }
 
 }  // namespace
+
+namespace {
+
+// Two int8 layers, each a dot followed by the requantize idiom in a loop fusion: each pair is
+// lowered as one op (the requantize as the matmul's epilogue), and the second layer's weights
+// load while the first layer drains.
+constexpr char kInt8TwoLayers[] = R"(HloModule m
+requant.1 {
+  p = s32[6,12] parameter(0)
+  f = f32[6,12] convert(p)
+  s = f32[] constant(0.0625)
+  b = f32[6,12] broadcast(s), dimensions={}
+  m = f32[6,12] multiply(f, b)
+  r = f32[6,12] round-nearest-even(m)
+  lo = f32[] constant(0)
+  hi = f32[] constant(127)
+  c = f32[6,12] clamp(lo, r, hi)
+  ROOT q = s8[6,12] convert(c)
+}
+requant.2 {
+  p = s32[6,10] parameter(0)
+  f = f32[6,10] convert(p)
+  s = f32[] constant(0.125)
+  b = f32[6,10] broadcast(s), dimensions={}
+  m = f32[6,10] multiply(f, b)
+  r = f32[6,10] round-nearest-even(m)
+  lo = f32[] constant(-128)
+  hi = f32[] constant(127)
+  c = f32[6,10] clamp(lo, r, hi)
+  ROOT q = s8[6,10] convert(c)
+}
+ENTRY main {
+  x = s8[6,20] parameter(0)
+  w1 = s8[20,12] parameter(1)
+  w2 = s8[12,10] parameter(2)
+  d1 = s32[6,12] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  q1 = s8[6,12] fusion(d1), kind=kLoop, calls=requant.1
+  d2 = s32[6,10] dot(q1, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT q2 = s8[6,10] fusion(d2), kind=kLoop, calls=requant.2
+})";
+
+// Signed activations (x - 8 in [-8, 8)) and bounds inside s8 on both sides (-100, 100): the
+// requantize runs as vrequant + vmax + vmin, and most values are not saturated.
+constexpr char kInt8SignedRequantize[] = R"(HloModule m
+requant {
+  p = s32[6,12] parameter(0)
+  f = f32[6,12] convert(p)
+  s = f32[] constant(0.03125)
+  b = f32[6,12] broadcast(s), dimensions={}
+  m = f32[6,12] multiply(b, f)
+  r = f32[6,12] round-nearest-even(m)
+  lo = f32[] constant(-100)
+  hi = f32[] constant(100)
+  c = f32[6,12] clamp(lo, r, hi)
+  ROOT q = s8[6,12] convert(c)
+}
+ENTRY main {
+  x = s8[6,20] parameter(0)
+  eight = s8[] constant(8)
+  e = s8[6,20] broadcast(eight), dimensions={}
+  xs = s8[6,20] subtract(x, e)
+  w = s8[20,12] parameter(1)
+  d = s32[6,12] dot(xs, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT q = s8[6,12] fusion(d), kind=kLoop, calls=requant
+})";
+
+TEST(SystolicRun, SignedRequantizeWithInnerBoundsMatches) {
+  systolic::ArchConfig config =
+      systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"});
+  Outcome outcome = RunText(kInt8SignedRequantize, config);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["native_instructions"], 3);  // subtract, dot + requantize
+}
+
+TEST(SystolicRun, Int8LayersWithFusedRequantizeMatchOn8x8) {
+  systolic::ArchConfig config =
+      systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"});
+  Outcome outcome = RunText(kInt8TwoLayers, config);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["native_instructions"], 4);
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["macs"], 6 * 20 * 12 + 6 * 12 * 10);
+  // Only the two s8 results reach DRAM (72 + 60 bytes, rounded up to 64-byte bursts per row
+  // at most): the s32 dot results never leave the accumulators (6 x 22 x 4 = 528 bytes).
+  EXPECT_LT(outcome.counters["dram_bytes_written"], 6 * 22 * 4);
+}
+
+}  // namespace
+
+namespace {
+
+// Three f32 layers whose activations stay on chip on a small square array: the first layer
+// has several row blocks (its 64 x 64 f32 A panel does not fit the UB at once) and two column
+// blocks, which the next layer reads as its two k blocks. On a non-square array the blocks
+// would not line up, so the activations go through DRAM; both match the interpreter.
+constexpr char kThreeF32Layers[] = R"(HloModule m
+ENTRY main {
+  x = f32[64,64] parameter(0)
+  w1 = f32[64,8] parameter(1)
+  w2 = f32[8,8] parameter(2)
+  w3 = f32[8,4] parameter(3)
+  d1 = f32[64,8] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = f32[64,8] dot(d1, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT d3 = f32[64,4] dot(d2, w3), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
+TEST(SystolicRun, OnChipActivationsAcrossRowAndColumnBlocksMatch) {
+  auto run = [](int64_t rows, int64_t cols) {
+    systolic::ArchConfig config = systolic::LoadArchConfig(
+        "tpu-v1", std::vector<std::string>{
+                      "array.rows=" + std::to_string(rows), "array.cols=" + std::to_string(cols),
+                      "array.dtypes=int8,bf16,f32", "ub.bytes=32768"});
+    return RunText(kThreeF32Layers, config);
+  };
+  Outcome square = run(4, 4);
+  EXPECT_TRUE(square.compare.matched) << square.compare.summary;
+  // Only d3 (64 x 4 f32 = 1024 bytes) is written: d1 and d2 never reach DRAM.
+  EXPECT_EQ(square.counters["dram_bytes_written"], 64 * 4 * 4);
+  Outcome oblong = run(8, 4);
+  EXPECT_TRUE(oblong.compare.matched) << oblong.compare.summary;
+  EXPECT_EQ(oblong.counters["dram_bytes_written"], (64 * 8 * 2 + 64 * 4) * 4);
+}
+
+}  // namespace
+
+namespace {
+
+// int8 convolutions whose kernel-row weight tiles cross tap boundaries on an 8x8 array
+// (3 taps x 5 channels = 15 rows: tiles of 8 and 7), strided and padded, and stride 1 with
+// an uneven pad: all match the interpreter exactly.
+TEST(SystolicRun, Int8KernelRowTilesMatch) {
+  systolic::ArchConfig config =
+      systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"});
+  Outcome strided = RunText(R"(HloModule c
+ENTRY main {
+  x = s8[2,9,7,5] parameter(0)
+  k = s8[3,3,5,6] parameter(1)
+  ROOT c = s32[2,5,4,6] convolution(x, k), window={size=3x3 stride=2x2 pad=1_1x1_1},
+    dim_labels=b01f_01io->b01f
+})",
+                            config);
+  EXPECT_TRUE(strided.compare.matched) << strided.compare.summary;
+  EXPECT_EQ(strided.counters["host_instructions"], 0);
+  EXPECT_EQ(strided.counters["macs"], 2 * 5 * 4 * 6 * (3 * 3 * 5));
+  Outcome wide = RunText(R"(HloModule c
+ENTRY main {
+  x = s8[1,6,7,5] parameter(0)
+  k = s8[3,2,5,9] parameter(1)
+  ROOT c = s32[1,6,7,9] convolution(x, k), window={size=3x2 pad=1_1x0_1},
+    dim_labels=b01f_01io->b01f
+})",
+                         config);
+  EXPECT_TRUE(wide.compare.matched) << wide.compare.summary;
+  EXPECT_EQ(wide.counters["host_instructions"], 0);
+}
+
+}  // namespace
+

@@ -6,8 +6,9 @@
 //     disjoint; any other value's buffer is disjoint from every buffer live at its definition.
 //   - A buffer is released after the last instruction (in entry order) that uses the value or
 //     any value aliasing it (reshape, bitcast, copy, tuple, get-tuple-element share buffers);
-//     the root's buffers are never released. Steps run in entry order and every accelerator op
-//     starts with a barrier, so a released buffer is rewritten only after its last reader.
+//     the root's buffers are never released. Steps run in entry order, and inside a segment a
+//     later op's stores follow its loads, which follow every earlier op's loads (lowering.cc,
+//     AppendOp), so a released buffer is rewritten only after its last reader.
 //   - The zero region is allocated before anything else and never released or written.
 //   - Exceeding dram.bytes is an hlo::Error (scratchpad.h's DramLayout).
 #pragma once

@@ -92,6 +92,21 @@ class VectorEmitter {
       b_.Append(inst);
     }
   }
+  // One pass from the s32 accumulators to s8/u8 (quant.scale = `scale_bits`, zero point 0).
+  void Requantize(uint64_t dst, uint64_t src, int64_t count, Dtype from, Dtype to,
+                  uint32_t scale_bits) {
+    b_.SetRegister(ConfigRegister::kQuantScale, scale_bits);
+    b_.SetRegister(ConfigRegister::kQuantZeroPoint, 0);
+    for (int64_t i = 0; i < count; i += kMaxCount) {
+      Instruction inst = MakeInstruction(Opcode::kVRequant);
+      inst.set(VRequantField::dst, dst + static_cast<uint64_t>(i * Bytes(to)));
+      inst.set(VRequantField::src, src + static_cast<uint64_t>(i * Bytes(from)));
+      inst.set(VRequantField::count, static_cast<uint64_t>(std::min(kMaxCount, count - i)));
+      inst.set(VRequantField::src_type, static_cast<uint64_t>(from));
+      inst.set(VRequantField::dst_type, static_cast<uint64_t>(to));
+      b_.Append(inst);
+    }
+  }
   void Broadcast(uint64_t dst, uint64_t src, int64_t rows, int64_t cols, Dtype dtype,
                  bool per_row) {
     Instruction inst = MakeInstruction(Opcode::kVBcast);
@@ -250,6 +265,9 @@ void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
       case RowOpKind::kConvert:
         v.Convert(dst, src(0), count, src_dtype(0), out.dtype);
         break;
+      case RowOpKind::kRequantize:
+        v.Requantize(dst, src(0), count, src_dtype(0), out.dtype, op.bits);
+        break;
       case RowOpKind::kCompare:
         v.Compare(dst, src(0), src(1), count, src_dtype(0), op.compare);
         break;
@@ -293,6 +311,29 @@ void EmitTileStore(ProgramBuilder& builder, const RowProgram& program, const Til
   builder.Store(Address(buffers, set_base, program.root, dot_acc), block.row_bytes,
                 result + static_cast<uint64_t>(block.offset), block.stride, block.row_bytes,
                 block.rows);
+}
+
+void EmitTileCopyToLocal(ProgramBuilder& builder, const RowProgram& program,
+                         const TileBuffers& buffers, uint64_t set_base, const Tile& tile,
+                         uint64_t dot_acc, uint64_t dst) {
+  const RowValue& root = program.values[static_cast<size_t>(program.root)];
+  VectorEmitter v(builder);
+  v.Unary(Opcode::kVMov, dst, Address(buffers, set_base, program.root, dot_acc),
+          tile.rows * tile.cols, root.dtype);
+}
+
+void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& program,
+                               const TileBuffers& buffers, uint64_t set_base, const Tile& tile,
+                               uint64_t dot_acc, int64_t piece, uint64_t dst, int64_t dst_stride) {
+  const RowValue& root = program.values[static_cast<size_t>(program.root)];
+  const uint64_t src = Address(buffers, set_base, program.root, dot_acc);
+  const int64_t bytes = DtypeBytes(root.dtype);
+  VectorEmitter v(builder);
+  for (int64_t done = 0, i = 0; done < tile.rows * tile.cols; done += piece, ++i) {
+    v.Unary(Opcode::kVMov, dst + static_cast<uint64_t>(i * dst_stride),
+            src + static_cast<uint64_t>(done * bytes),
+            std::min(piece, tile.rows * tile.cols - done), root.dtype);
+  }
 }
 
 bool EmitRowFusion(ProgramBuilder& builder, const RowProgram& program, const ArchConfig& config,

@@ -49,6 +49,17 @@ void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
 void EmitTileStore(ProgramBuilder& builder, const RowProgram& program, const TileBuffers& buffers,
                    uint64_t set_base, const Tile& tile, uint64_t result, uint64_t dot_acc);
 
+// Copies the tile of the root value, packed (rows x cols), to local address `dst` on the
+// vector unit (one vmov; a few for tiles beyond the 20-bit count field).
+void EmitTileCopyToLocal(ProgramBuilder& builder, const RowProgram& program,
+                         const TileBuffers& buffers, uint64_t set_base, const Tile& tile,
+                         uint64_t dot_acc, uint64_t dst);
+// The same copy in pieces of `piece` consecutive elements of the tile, piece i at
+// dst + i * dst_stride bytes (a convolution's output rows into a padded layout).
+void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& program,
+                               const TileBuffers& buffers, uint64_t set_base, const Tile& tile,
+                               uint64_t dot_acc, int64_t piece, uint64_t dst, int64_t dst_stride);
+
 // A whole fusion without a dot. Returns false (with the reason) when no row tile fits the UB.
 bool EmitRowFusion(ProgramBuilder& builder, const RowProgram& program, const ArchConfig& config,
                    const std::vector<uint64_t>& params, uint64_t result, std::string* why);

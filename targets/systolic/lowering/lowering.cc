@@ -1,9 +1,13 @@
 // Lower (lowering.h): walks the entry computation, assigns DRAM, emits segments, falls back.
 #include "targets/systolic/lowering/lowering.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
+#include <set>
 
 #include "targets/systolic/disassembler.h"
+#include "targets/systolic/lowering/consumer_fusion.h"
 #include "targets/systolic/lowering/emit_conv.h"
 #include "targets/systolic/lowering/emit_data_movement.h"
 #include "targets/systolic/lowering/emit_matmul.h"
@@ -11,6 +15,7 @@
 #include "targets/systolic/lowering/program_builder.h"
 #include "targets/systolic/lowering/row_program.h"
 #include "targets/systolic/lowering/scratchpad.h"
+#include "targets/systolic/lowering/segment_builder.h"
 
 namespace systolic::lowering {
 namespace {
@@ -27,7 +32,9 @@ std::vector<const hlo::Shape*> Leaves(const hlo::Shape& shape) {
 class Lowerer {
  public:
   Lowerer(const hlo::Module& module, const ArchConfig& config)
-      : module_(module), config_(config), dram_(*module.entry(), config) {}
+      : module_(module), config_(config), dram_(*module.entry(), config) {
+    segment_.set_zero_region(dram_.zeros());  // halos of on-chip convolution inputs
+  }
 
   LoweredModule Run() {
     const hlo::Computation& entry = *module_.entry();
@@ -64,6 +71,7 @@ class Lowerer {
   }
 
   void Lower(const Instruction& inst) {
+    if (fused_consumers_.count(&inst)) return;  // emitted with its producer
     switch (inst.opcode()) {
       case Opcode::kParameter:
       case Opcode::kConstant:
@@ -109,9 +117,54 @@ class Lowerer {
       default:
         break;
     }
+    if (TryFuseWithConsumer(inst)) return;
     std::string why;
     if (TryNative(inst, &why)) return;
     LowerOnHost(inst, why);
+  }
+
+  // A dot or convolution with a lone elementwise user is one op, the user its epilogue
+  // (consumer_fusion.h), emitted at the producer's position. False (nothing emitted) when the
+  // pair does not form one program or does not fit.
+  bool TryFuseWithConsumer(const Instruction& producer) {
+    std::optional<ContractionWithConsumer> pair = AnalyzeWithConsumer(
+        producer, *module_.entry()->root(),
+        [this](const Instruction* value) { return values_.count(value) > 0; });
+    if (!pair) return false;
+    const Instruction& consumer = *pair->consumer;
+    const ContractionWithConsumer& view = *pair;
+    ExternalIndex external = [&view](const Instruction* x) { return view.External(x); };
+    std::optional<RowProgram> program = pair->program;
+    std::vector<uint64_t> params;
+    for (const Instruction* value : pair->operands) {
+      params.push_back(values_.at(value).at(0).address);
+    }
+    const LocalOperands local = segment_.PlanLocal(*program, external, pair->operands, consumer,
+                                                   /*is_root=*/false);
+    // A dry run first: the result's DRAM is taken only when the pair fits.
+    std::string why;
+    bool half = false;
+    try {
+      ProgramBuilder probe;
+      if (!EmitPlaced(probe, &half, external, std::nullopt, program, params, 0, &why, local)) {
+        return false;
+      }
+    } catch (const hlo::Error&) {
+      return false;
+    }
+    std::vector<DramBuffer> result = dram_.Allocate(consumer);
+    ProgramBuilder op_builder;
+    if (!EmitPlaced(op_builder, &half, external, std::nullopt, program, params,
+                    result[0].address, &why, local)) {
+      throw hlo::Error("internal: fused " + producer.name() + " + " + consumer.name() +
+                       " fitted its dry run only: " + why);
+    }
+    segment_.AppendOp(op_builder, producer.name() + "+" + consumer.name(), half, result,
+                      program->contraction, local, consumer);
+    values_[&consumer] = result;
+    fused_consumers_.insert(&consumer);
+    out_.native_instructions += 2;
+    return true;
   }
 
   void LowerConstant(const Instruction& inst) {
@@ -190,9 +243,16 @@ class Lowerer {
     // Emit into a scratch builder first, so a failure leaves the segment untouched.
     std::vector<DramBuffer> result = dram_.Allocate(inst);
     ProgramBuilder op_builder;
+    bool half = false;
     bool ok = false;
+    LocalOperands local;
     try {
-      ok = Emit(op_builder, external, transpose, program, params, result[0].address, why);
+      std::vector<const Instruction*> operands(inst.operands().begin(), inst.operands().end());
+      local = program ? segment_.PlanLocal(*program, external, operands, inst,
+                                           &inst == module_.entry()->root())
+                      : LocalOperands{};
+      ok = EmitPlaced(op_builder, &half, external, transpose, program, params,
+                      result[0].address, why, local);
     } catch (const hlo::Error& e) {  // e.g. a stride beyond the 32-bit registers
       *why = e.what();
     }
@@ -200,58 +260,63 @@ class Lowerer {
       values_[&inst] = result;  // the host step below writes the same buffer
       return false;
     }
-    if (!builder_.program().instructions.empty()) builder_.Barrier();
-    // Stride registers are tracked per builder: the op's program starts from reset values, so
-    // re-emit it through the segment's builder state by replaying its instructions.
-    ReplayInto(op_builder);
-    segment_ops_.push_back(inst.name());
+    segment_.AppendOp(op_builder, inst.name(), half, result,
+                      program ? program->contraction : nullptr, local, inst);
     values_[&inst] = result;
     ++out_.native_instructions;
     return true;
+  }
+
+  // Emits an op on one half of the UB and of the accumulators when it fits there (`*half`),
+  // else on all of it but the resident regions (segment_builder.h).
+  bool EmitPlaced(ProgramBuilder& op_builder, bool* half, const ExternalIndex& external,
+                  const std::optional<TransposePlan>& transpose,
+                  const std::optional<RowProgram>& program, const std::vector<uint64_t>& params,
+                  uint64_t result, std::string* why, const LocalOperands& local) {
+    {
+      // AppendOp moves a half-size op's local addresses to its half: resident ones must not
+      // move, so they are handed to the emitter less that offset.
+      const uint64_t shift = segment_.NextHalfUbOffset();
+      LocalOperands shifted = local;
+      if (shifted.lhs) *shifted.lhs -= shift;
+      if (shifted.result) *shifted.result -= shift;
+      ProgramBuilder attempt;
+      std::string ignored;
+      if (Emit(attempt, external, transpose, program, params, result, &ignored,
+               segment_.HalfConfig(), shifted)) {
+        *half = true;
+        op_builder = std::move(attempt);
+        return true;
+      }
+    }
+    *half = false;
+    return Emit(op_builder, external, transpose, program, params, result, why,
+                segment_.FullConfig(), local);
   }
 
   // Emits one op with the emitter of its family; false (with the reason) when it does not fit.
   bool Emit(ProgramBuilder& op_builder, const ExternalIndex& external,
             const std::optional<TransposePlan>& transpose,
             const std::optional<RowProgram>& program, const std::vector<uint64_t>& params,
-            uint64_t result, std::string* why) {
+            uint64_t result, std::string* why, const ArchConfig& config,
+            const LocalOperands& local) {
+    // `config` is the op's share of local memory (EmitPlaced).
     bool ok;
     if (transpose) {
-      ok = EmitTranspose(op_builder, *transpose, config_,
+      ok = EmitTranspose(op_builder, *transpose, config,
                          params[static_cast<size_t>(transpose->operand)], result, why);
     } else if (program->contraction && program->contraction->opcode() == Opcode::kConvolution) {
       const Instruction& conv = *program->contraction;
-      ok = EmitConvFusion(op_builder, *program, config_, params, *external(conv.operand(0)),
-                          *external(conv.operand(1)), result, dram_.zeros(), why);
+      ok = EmitConvFusion(op_builder, *program, config, params, *external(conv.operand(0)),
+                          *external(conv.operand(1)), result, dram_.zeros(), why, local);
     } else if (program->contraction) {
       std::optional<int64_t> lhs = external(program->contraction->operand(0));
       std::optional<int64_t> rhs = external(program->contraction->operand(1));
-      ok = EmitMatmulFusion(op_builder, *program, config_, params, *lhs, *rhs, result, why);
+      ok = EmitMatmulFusion(op_builder, *program, config, params, *lhs, *rhs, result, why, local);
     } else {
-      ok = EmitRowFusion(op_builder, *program, config_, params, result, why);
+      ok = EmitRowFusion(op_builder, *program, config, params, result, why);
     }
     return ok;
-  }
-
-  // Appends an op's instructions to the segment. The op was emitted assuming registers at their
-  // reset value (0); the segment's builder resets the stride registers it changed first.
-  void ReplayInto(const ProgramBuilder& op) {
-    for (ConfigRegister reg :
-         {ConfigRegister::kLoadDramRowStride, ConfigRegister::kLoadDramPlaneStride,
-          ConfigRegister::kLoadLocalRowStride, ConfigRegister::kLoadLocalPlaneStride,
-          ConfigRegister::kStoreDramRowStride, ConfigRegister::kStoreDramPlaneStride,
-          ConfigRegister::kStoreLocalRowStride, ConfigRegister::kStoreLocalPlaneStride,
-          ConfigRegister::kMxuSrcRowStride, ConfigRegister::kMxuDstRowStride}) {
-      builder_.SetRegister(reg, 0);
-    }
-    for (const systolic::Instruction& i : op.program().instructions) {
-      if (i.opcode == systolic::Opcode::kCfgSet) {
-        builder_.SetRegister(static_cast<ConfigRegister>(i.get(CfgSetField::reg)),
-                             static_cast<int64_t>(i.get(CfgSetField::value)));
-      } else {
-        builder_.Append(i);
-      }
-    }
   }
 
   void LowerOnHost(const Instruction& inst, const std::string& why) {
@@ -298,21 +363,18 @@ class Lowerer {
   }
 
   void Flush() {
-    if (builder_.program().instructions.empty()) return;
-    AcceleratorStep step;
-    step.program = builder_.Take();
-    step.ops = std::move(segment_ops_);
-    segment_ops_.clear();
-    out_.steps.emplace_back(std::move(step));
+    if (segment_.empty()) return;
+    out_.steps.emplace_back(segment_.Finish());
   }
+
 
   const hlo::Module& module_;
   const ArchConfig& config_;
   DramPlan dram_;
   LoweredModule out_;
   std::map<const Instruction*, std::vector<DramBuffer>> values_;
-  ProgramBuilder builder_;
-  std::vector<std::string> segment_ops_;
+  std::set<const Instruction*> fused_consumers_;  // lowered together with their producer
+  SegmentBuilder segment_{config_};
 };
 
 }  // namespace

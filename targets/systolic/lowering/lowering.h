@@ -15,10 +15,15 @@
 //   the above that does not      backend runs on operands read from DRAM; its result is
 //   fit (with the reason)        written back (transfers charged at the host link's bandwidth)
 //
-// Consecutive accelerator ops share one program (a segment); each op starts with a barrier, so
-// an op reads DRAM only after the previous op's stores completed. A while is a loop step
-// (LoopStep): the host evaluates the condition each iteration; condition and body are lowered
-// like modules of their own. A conditional is a branch step (BranchStep), likewise.
+// Consecutive accelerator ops share one program (a segment). Ops alternate halves of the
+// unified buffer and accumulators and are ordered by op-done tokens, not barriers: an op reads
+// DRAM bytes an earlier op writes only after that op's stores completed, while its other loads
+// (the next layer's weights) overlap the earlier op. A dot or convolution with a lone
+// elementwise user is one op with it (the user is its epilogue); a dot's result whose only user
+// is the next dot's lhs stays in the unified buffer (docs/systolic-lowering.md).
+// A while is a loop step (LoopStep): the host evaluates the condition each iteration;
+// condition and body are lowered like modules of their own. A conditional is a branch step
+// (BranchStep), likewise.
 //
 // DRAM: dram_plan.h (values reuse the bytes of dead ones; padding reads from a zero region).
 //
@@ -44,6 +49,10 @@ namespace systolic::lowering {
 struct AcceleratorStep {
   Program program;
   std::vector<std::string> ops;  // names of the HLO instructions it runs
+  // The multiply-adds of its dots and convolutions as the model defines them (output elements
+  // x contraction size), without the padding the array also computes: what achieved_tops and
+  // mac_utilization count.
+  int64_t useful_macs = 0;
 };
 
 struct HostStep {

@@ -20,12 +20,12 @@ bool IsWorkingUnit(Unit unit) { return unit != Unit::kControl; }
 
 }  // namespace
 
-int ProgramBuilder::SemaphoreFor(Unit from, Unit to) {
-  if (!IsWorkingUnit(from) || !IsWorkingUnit(to) || from == to) {
+int ProgramBuilder::SemaphoreFor(Unit from, Unit to, int bank) {
+  if (!IsWorkingUnit(from) || !IsWorkingUnit(to) || from == to || bank < 0 || bank > 1) {
     throw hlo::Error("internal: no token between " + std::string(UnitName(from)) + " and " +
                      std::string(UnitName(to)));
   }
-  return static_cast<int>(from) * 4 + static_cast<int>(to);
+  return 16 * bank + static_cast<int>(from) * 4 + static_cast<int>(to);
 }
 
 Program ProgramBuilder::Take() {
@@ -35,6 +35,15 @@ Program ProgramBuilder::Take() {
   registers_.clear();
   outstanding_ = {};
   return out;
+}
+
+void ProgramBuilder::Splice(const Instruction& inst) {
+  if (inst.opcode == Opcode::kCfgSet) {
+    SetRegister(static_cast<ConfigRegister>(inst.get(CfgSetField::reg)),
+                static_cast<int64_t>(inst.get(CfgSetField::value)));
+  } else {
+    Append(inst);
+  }
 }
 
 void ProgramBuilder::SetRegister(ConfigRegister reg, int64_t value) {
@@ -134,8 +143,47 @@ void ProgramBuilder::LoadPlanes(uint64_t dram, int64_t dram_row_stride,
   }
 }
 
-void ProgramBuilder::Signal(Unit from, Unit to) {
-  int sem = SemaphoreFor(from, to);
+void ProgramBuilder::SignalOpDone() {
+  for (Unit unit : {Unit::kMxu, Unit::kVector, Unit::kStore}) {
+    int sem = SemaphoreFor(unit, Unit::kLoad, 1);
+    Instruction inst = MakeInstruction(Opcode::kSemSignal);
+    inst.set(SemSignalField::unit, static_cast<uint64_t>(unit));
+    inst.set(SemSignalField::sem, static_cast<uint64_t>(sem));
+    inst.set(SemSignalField::count, 1);
+    Append(inst);
+    ++outstanding_[static_cast<size_t>(sem)];
+  }
+}
+
+void ProgramBuilder::WaitOpDone() {
+  for (Unit unit : {Unit::kMxu, Unit::kVector, Unit::kStore}) {
+    int sem = SemaphoreFor(unit, Unit::kLoad, 1);
+    Instruction inst = MakeInstruction(Opcode::kSemWait);
+    inst.set(SemWaitField::unit, static_cast<uint64_t>(Unit::kLoad));
+    inst.set(SemWaitField::sem, static_cast<uint64_t>(sem));
+    inst.set(SemWaitField::count, 1);
+    Append(inst);
+    --outstanding_[static_cast<size_t>(sem)];
+  }
+}
+
+void ProgramBuilder::EraseStores(size_t first, size_t end, uint64_t dram_begin,
+                                 uint64_t dram_end) {
+  auto& list = program_.instructions;
+  end = std::min(end, list.size());
+  if (first >= end) return;
+  auto erased = std::remove_if(list.begin() + static_cast<std::ptrdiff_t>(first),
+                               list.begin() + static_cast<std::ptrdiff_t>(end),
+                               [&](const Instruction& inst) {
+                                 if (inst.opcode != Opcode::kDmaStore) return false;
+                                 uint64_t dram = inst.get(DmaStoreField::dram);
+                                 return dram >= dram_begin && dram < dram_end;
+                               });
+  list.erase(erased, list.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+void ProgramBuilder::Signal(Unit from, Unit to, int bank) {
+  int sem = SemaphoreFor(from, to, bank);
   Instruction inst = MakeInstruction(Opcode::kSemSignal);
   inst.set(SemSignalField::unit, static_cast<uint64_t>(from));
   inst.set(SemSignalField::sem, static_cast<uint64_t>(sem));
@@ -144,8 +192,8 @@ void ProgramBuilder::Signal(Unit from, Unit to) {
   ++outstanding_[static_cast<size_t>(sem)];
 }
 
-void ProgramBuilder::Wait(Unit from, Unit to) {
-  int sem = SemaphoreFor(from, to);
+void ProgramBuilder::Wait(Unit from, Unit to, int bank) {
+  int sem = SemaphoreFor(from, to, bank);
   Instruction inst = MakeInstruction(Opcode::kSemWait);
   inst.set(SemWaitField::unit, static_cast<uint64_t>(to));
   inst.set(SemWaitField::sem, static_cast<uint64_t>(sem));

@@ -10,6 +10,7 @@
 //     the four working units, so the k-th Wait of a pair consumes the k-th Signal of that pair.
 //     Emitters keep signals and waits balanced; Balanced() checks it (a program with an unpaired
 //     wait would deadlock, one with an unpaired signal leaves a semaphore non-zero).
+//   - SignalOpDone()/WaitOpDone(): as Barrier(), with the load unit's wait placed later.
 //   - Barrier(): the load unit continues only after every earlier instruction of the mxu, the
 //     vector unit and the store unit completed. Later work of the other units is ordered after
 //     it by the tokens they wait for from the load unit (an op always starts with its loads).
@@ -31,6 +32,16 @@ class ProgramBuilder {
   const Program& program() const { return program_; }
   Program Take();  // appends halt and returns the program (the builder is left empty)
   void Append(const Instruction& inst) { program_.instructions.push_back(inst); }
+  // An empty builder that knows this one's register values: instructions emitted into it (no
+  // tokens) can be moved back with Splice, interleaved with others (emit_conv.cc), as long
+  // as those others set other registers meanwhile.
+  ProgramBuilder RegistersOnly() const {
+    ProgramBuilder fork;
+    fork.registers_ = registers_;
+    return fork;
+  }
+  // Appends an instruction emitted into RegistersOnly()'s builder (a cfg.set through the cache).
+  void Splice(const Instruction& inst);
 
   // cfg.set, skipped when the register already holds `value` (registers reset to 0).
   void SetRegister(ConfigRegister reg, int64_t value);
@@ -46,13 +57,24 @@ class ProgramBuilder {
                   uint64_t local, int64_t local_row_stride, int64_t local_plane_stride,
                   int64_t row_bytes, int64_t rows, int64_t planes);
 
-  void Signal(Unit from, Unit to);
-  void Wait(Unit from, Unit to);
+  void Signal(Unit from, Unit to, int bank = 0);
+  void Wait(Unit from, Unit to, int bank = 0);
+  // Removes the dma.stores among instructions [first, end) whose DRAM address lies in
+  // [dram_begin, dram_end): a value nobody reads from DRAM (lowering.cc's on-chip activations).
+  void EraseStores(size_t first, size_t end, uint64_t dram_begin, uint64_t dram_end);
   void Barrier();
+  // "Op done" tokens, on a second semaphore bank so they never pair with an op's own tokens:
+  // SignalOpDone() makes the mxu, the vector unit and the store unit each tell the load unit
+  // that they finished every earlier instruction; WaitOpDone() makes the load unit consume one
+  // such triple (the k-th call waits for the k-th op). A barrier split in two halves, so the
+  // next op's loads can start before this op's compute and stores end.
+  void SignalOpDone();
+  void WaitOpDone();
   bool Balanced() const;
 
-  // The semaphore of an ordered pair of working units (load, store, mxu, vector).
-  static int SemaphoreFor(Unit from, Unit to);
+  // The semaphore of an ordered pair of working units (load, store, mxu, vector); bank 1 holds
+  // the "op done" tokens.
+  static int SemaphoreFor(Unit from, Unit to, int bank = 0);
 
  private:
   void Transfer(bool is_load, uint64_t dram, int64_t dram_stride, uint64_t local,

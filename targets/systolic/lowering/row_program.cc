@@ -32,8 +32,8 @@ int64_t Count(const Instruction* inst) {
 
 class Analyzer {
  public:
-  Analyzer(const ExternalIndex& external, bool allow_dot)
-      : external_(external), allow_dot_(allow_dot) {}
+  Analyzer(const ExternalIndex& external, bool allow_dot, const Substitution& substitute)
+      : external_(external), allow_dot_(allow_dot), substitute_(substitute) {}
 
   RowProgram Run(const Instruction& root) {
     ChooseRowSpace(root);
@@ -50,7 +50,7 @@ class Analyzer {
     std::vector<const Instruction*> stack = {&root};
     std::map<const Instruction*, bool> seen;
     while (!stack.empty()) {
-      const Instruction* inst = stack.back();
+      const Instruction* inst = Resolve(stack.back());
       stack.pop_back();
       if (seen[inst]) continue;
       seen[inst] = true;
@@ -127,7 +127,18 @@ class Analyzer {
     return ClassByCount(inst);
   }
 
+  // The instruction that computes `inst`'s value (itself unless substituted).
+  const Instruction* Resolve(const Instruction* inst) const {
+    while (substitute_) {
+      const Instruction* next = substitute_(inst);
+      if (!next || next == inst) break;
+      inst = next;
+    }
+    return inst;
+  }
+
   int Define(const Instruction* inst) {
+    inst = Resolve(inst);
     if (auto it = defined_.find(inst); it != defined_.end()) return it->second;
     if (external_(inst)) return Get(inst, ClassByCount(inst));
     int value = DefineNew(inst);
@@ -302,8 +313,71 @@ class Analyzer {
     return Emit(op);
   }
 
+  // x = convert<f32>(v s32) * c, c a finite scalar constant (either operand order): the s32
+  // value and c's bit pattern, else nullopt.
+  std::optional<std::pair<const Instruction*, uint32_t>> ScaledAccumulator(const Instruction* x) {
+    if (external_(x) || x->opcode() != Opcode::kMultiply) return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      const Instruction* convert = Resolve(x->operand(side));
+      const Instruction* scale = Resolve(x->operand(1 - side));
+      if (scale->opcode() == Opcode::kBroadcast && !external_(scale)) scale = Resolve(scale->operand(0));
+      if (external_(convert) || convert->opcode() != Opcode::kConvert ||
+          convert->operand(0)->shape().type != PrimitiveType::kS32 ||
+          external_(scale) || scale->opcode() != Opcode::kConstant ||
+          scale->shape().type != PrimitiveType::kF32 || Count(scale) != 1) {
+        continue;
+      }
+      float value;
+      std::memcpy(&value, scale->attr<hlo::ConstantAttrs>().literal.bytes().data(), sizeof value);
+      if (!std::isfinite(value)) continue;
+      uint32_t bits;
+      std::memcpy(&bits, &value, sizeof bits);
+      return std::make_pair(convert->operand(0), bits);
+    }
+    return std::nullopt;
+  }
+
+  // convert<s8|u8>(clamp(lo, round(f32(v) * c), hi)) with v s32 and c a finite constant is
+  // vrequant (the product in f32, round half to even, saturate to the type) followed by max lo /
+  // min hi in the narrow type where the bounds are inside its range: one pass out of the
+  // accumulators instead of five f32 passes. Exact: saturating to the type's range and then
+  // clamping to [lo, hi] inside it equals clamping first; no NaN can arise from an integer and
+  // a finite scale.
+  std::optional<int> DefineScaledRequantize(const Instruction* inst,
+                                            const RequantizePattern& pattern) {
+    auto scaled = ScaledAccumulator(pattern.value);
+    if (!scaled) return std::nullopt;
+    const Dtype to = DtypeOf(inst);
+    const double type_lo = to == Dtype::kS8 ? -128 : 0, type_hi = to == Dtype::kS8 ? 127 : 255;
+    RowClass cls = external_(scaled->first)
+                       ? ClassByCount(scaled->first)
+                       : program_.values[static_cast<size_t>(Define(scaled->first))].cls;
+    RowOp requantize;
+    requantize.kind = RowOpKind::kRequantize;
+    requantize.srcs = {Get(scaled->first, cls)};
+    requantize.bits = scaled->second;
+    requantize.dst = NewValue(cls, to);
+    int value = Emit(requantize);
+    auto bound = [&](double b, systolic::Opcode opcode) {
+      RowOp fill;
+      fill.kind = RowOpKind::kFill;
+      fill.dst = NewValue(cls, to);
+      fill.bits = static_cast<uint32_t>(static_cast<uint8_t>(static_cast<int>(b)));
+      RowOp op;
+      op.kind = RowOpKind::kBinary;
+      op.opcode = opcode;
+      op.srcs = {value, Emit(fill)};
+      op.dst = NewValue(cls, to);
+      value = Emit(op);
+    };
+    if (pattern.lo > type_lo) bound(pattern.lo, systolic::Opcode::kVMax);
+    if (pattern.hi < type_hi) bound(pattern.hi, systolic::Opcode::kVMin);
+    return value;
+  }
+
   // vcvt(min(max(x, lo), hi)) for requantize_pattern.h's idiom.
   int DefineRequantize(const Instruction* inst, const RequantizePattern& pattern) {
+    if (std::optional<int> fast = DefineScaledRequantize(inst, pattern)) return *fast;
     RowClass cls = external_(pattern.value)
                        ? ClassByCount(pattern.value)
                        : program_.values[static_cast<size_t>(Define(pattern.value))].cls;
@@ -356,6 +430,7 @@ class Analyzer {
 
   const ExternalIndex& external_;
   bool allow_dot_;
+  const Substitution& substitute_;
   RowProgram program_;
   std::map<const Instruction*, int> defined_;
   std::map<std::pair<int64_t, RowClass>, int> loads_;
@@ -370,9 +445,10 @@ bool RowProgram::has_vector_work() const {
 }
 
 std::optional<RowProgram> AnalyzeRows(const hlo::Instruction& root, const ExternalIndex& external,
-                                      bool allow_dot, std::string* why) {
+                                      bool allow_dot, std::string* why,
+                                      const Substitution& substitute) {
   try {
-    return Analyzer(external, allow_dot).Run(root);
+    return Analyzer(external, allow_dot, substitute).Run(root);
   } catch (const Unsupported& u) {
     if (why) *why = u.reason;
     return std::nullopt;

@@ -55,6 +55,7 @@ enum class RowOpKind : uint8_t {
   kPredicate,  // pred logic on 0/1 bytes as u8: and = vmin, or = vmax, xor = vcmp ne
   kNot,        // dst = 1 - src (pred as u8)
   kMatmul,     // dst = the contraction's accumulators (emitted by emit_matmul / emit_conv)
+  kRequantize,  // dst (s8/u8) = vrequant(src s32, scale = bits as f32, zero point 0)
 };
 
 struct RowValue {
@@ -90,10 +91,16 @@ struct RowProgram {
 // or an operand of an unfused op): its index, or nullopt when it belongs to the body.
 using ExternalIndex = std::function<std::optional<int64_t>(const hlo::Instruction*)>;
 
+// Where the analysis should read another instruction's value instead (nullptr: none). Used to
+// analyze a producer and its consumer as one program: the consumer's parameter that stands for
+// a dot's result is substituted by the dot (or by the root of the dot's output fusion).
+using Substitution = std::function<const hlo::Instruction*(const hlo::Instruction*)>;
+
 // Analyzes the computation rooted at `root`. `allow_dot` admits one dot or convolution
 // (output fusions) whose operands are external.
 std::optional<RowProgram> AnalyzeRows(const hlo::Instruction& root, const ExternalIndex& external,
-                                      bool allow_dot, std::string* why);
+                                      bool allow_dot, std::string* why,
+                                      const Substitution& substitute = {});
 
 std::optional<Dtype> IsaDtype(hlo::PrimitiveType type);
 int64_t ClassElements(RowClass cls, int64_t rows, int64_t cols);

@@ -68,13 +68,16 @@ class ShiftedTrace final : public simulator::TraceSink {
 
 // What a run (or a loop's condition / body run) adds up.
 struct Totals {
-  int64_t accelerator_cycles = 0, macs = 0, vector_ops = 0, segments = 0, iterations = 0;
+  // macs: the model's multiply-adds (lowering.h, AcceleratorStep::useful_macs); executed_macs:
+  // what the array ran, padding included (a convolution's dropped columns, partial tiles).
+  int64_t accelerator_cycles = 0, macs = 0, executed_macs = 0, vector_ops = 0, segments = 0,
+          iterations = 0;
   int64_t dram_read = 0, dram_written = 0, ub_read = 0, ub_written = 0, acc_read = 0,
           acc_written = 0;
   double energy_pj = 0, host_seconds = 0, host_bytes = 0;
   void Add(const simulator::SimStats& s) {
     accelerator_cycles += s.cycles;
-    macs += s.macs;
+    executed_macs += s.macs;
     vector_ops += s.vector_element_ops;
     dram_read += s.dram_bytes_read;
     dram_written += s.dram_bytes_written;
@@ -140,6 +143,7 @@ class LoweredRunner {
         simulator::SimOptions options;
         if (trace) options.trace = &shifted.emplace(*trace, now);
         totals.Add(simulator::Simulate(accel->program, config_, memories, options));
+        totals.macs += accel->useful_macs;
         ++totals.segments;
         continue;
       }
@@ -306,6 +310,7 @@ class SystolicExecutable final : public Executable {
     c["host_fallback_share"] = cycles ? static_cast<double>(host_cycles) / cycles : 0.0;
     c["host_fallback_bytes"] = t.host_bytes;
     c["macs"] = static_cast<double>(t.macs);
+    c["executed_macs"] = static_cast<double>(t.executed_macs);
     c["achieved_tops"] = seconds > 0 ? 2.0 * static_cast<double>(t.macs) / seconds / 1e12 : 0.0;
     c["mac_utilization"] =
         t.accelerator_cycles > 0

@@ -1,0 +1,103 @@
+// Convolution chains whose activations stay in the unified buffer (segment_builder.h): each
+// convolution's requantized result is written into the next convolution's padded input
+// layout, zero halo included, and read there. Checked against the reference interpreter
+// (exact: int8 sums in s32) and by the DRAM bytes written, computed by hand from the shapes.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "hlo/evaluator.h"
+#include "targets/systolic/systolic_backend.h"
+#include "tests/test_support.h"
+#include "tools/io/compare.h"
+#include "tools/io/inputs.h"
+
+namespace {
+
+// s32[2,H,W,C] -> s8 with scale 1/256, round to nearest even, clamp to [-128, 127].
+std::string Requant(const std::string& name, const std::string& dims) {
+  return name + " {\n  p = s32[" + dims + "] parameter(0)\n  f = f32[" + dims +
+         "] convert(p)\n  s = f32[] constant(0.00390625)\n  b = f32[" + dims +
+         "] broadcast(s), dimensions={}\n  m = f32[" + dims + "] multiply(f, b)\n  r = f32[" +
+         dims + "] round-nearest-even(m)\n  lo = f32[] constant(-128)\n" +
+         "  hi = f32[] constant(127)\n  c = f32[" + dims +
+         "] clamp(lo, r, hi)\n  ROOT q = s8[" + dims + "] convert(c)\n}\n";
+}
+
+// Three 3x3 convolutions: SAME (pad 1), SAME, then VALID (pad 0), so the second on-chip
+// layout differs from the first (another halo); `c` output channels in the first two.
+std::string ThreeConvs(int c) {
+  const std::string mid = "2,6,6," + std::to_string(c);
+  const std::string cs = std::to_string(c);
+  return "HloModule chain\n" + Requant("rq1", mid) + Requant("rq2", mid) +
+         Requant("rq3", "2,4,4,8") + "ENTRY main {\n  x = s8[2,6,6,8] parameter(0)\n"
+         "  k1 = s8[3,3,8," + cs + "] parameter(1)\n  k2 = s8[3,3," + cs + "," + cs +
+         "] parameter(2)\n  k3 = s8[3,3," + cs + ",8] parameter(3)\n"
+         "  c1 = s32[" + mid + "] convolution(x, k1), window={size=3x3 pad=1_1x1_1}, "
+         "dim_labels=b01f_01io->b01f\n  q1 = s8[" + mid + "] fusion(c1), kind=kLoop, calls=rq1\n"
+         "  c2 = s32[" + mid + "] convolution(q1, k2), window={size=3x3 pad=1_1x1_1}, "
+         "dim_labels=b01f_01io->b01f\n  q2 = s8[" + mid + "] fusion(c2), kind=kLoop, calls=rq2\n"
+         "  c3 = s32[2,4,4,8] convolution(q2, k3), window={size=3x3}, "
+         "dim_labels=b01f_01io->b01f\n"
+         "  ROOT q3 = s8[2,4,4,8] fusion(c3), kind=kLoop, calls=rq3\n}\n";
+}
+
+struct Outcome {
+  io::CompareResult compare;
+  std::map<std::string, double> counters;
+};
+
+Outcome RunOn8x8(const std::string& text) {
+  auto module = testing_support::ParseAndVerify(text);
+  systolic::ArchConfig config =
+      systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"});
+  std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*module, 11);
+  auto backend =
+      targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
+  auto executable = backend->Compile(*module);
+  hlo::Literal result = executable->Run(inputs);
+  hlo::Literal expected = hlo::Evaluate(*module, inputs);
+  return Outcome{
+      io::CompareArrays(io::FlattenOutputs(expected), io::FlattenOutputs(result), nullptr),
+      executable->profile().counters};
+}
+
+TEST(SystolicConvChain, ActivationsStayOnChipInPaddedLayouts) {
+  Outcome outcome = RunOn8x8(ThreeConvs(8));
+  ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["native_instructions"], 6);  // 3 x (convolution + requantize)
+  // Only q3 reaches DRAM: 2 x 4 x 4 x 8 s8. q1 and q2 (2 x 6 x 6 x 8 bytes each) do not.
+  EXPECT_EQ(outcome.counters["dram_bytes_written"], 2 * 4 * 4 * 8);
+  // Read: x and the three kernels (576 bytes each) once, and zeros for two padded layouts:
+  // c1's input bands and the halo of c2's on-chip input, each per image a top and a bottom
+  // row of 8 pixels and a left and a right column of 8 rows (4 x 64 bytes). No activation is
+  // read back.
+  EXPECT_EQ(outcome.counters["dram_bytes_read"], 4 * 576 + 2 * (2 * 4 * 64));
+}
+
+TEST(SystolicConvChain, WiderThanTheArrayGoesThroughDramAndMatches) {
+  // 16 output channels on an 8-wide array: two column tiles, so a tile row is not a whole
+  // pixel and the results of c1 and c2 are stored to DRAM (and read back) as before.
+  Outcome outcome = RunOn8x8(ThreeConvs(16));
+  ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["dram_bytes_written"], 2 * (2 * 6 * 6 * 16) + 2 * 4 * 4 * 8);
+}
+
+TEST(SystolicConvChain, WideConvolutionWithoutEpilogueOverSixImagesMatches) {
+  // No epilogue: the packed rows are the result and stay in the UB set (the store reads them
+  // after the accumulator set is handed to tile t + 2); six tiles reuse every set twice.
+  Outcome outcome = RunOn8x8(R"(HloModule c
+ENTRY main {
+  x = s8[6,5,5,8] parameter(0)
+  k = s8[3,3,8,8] parameter(1)
+  ROOT c = s32[6,5,5,8] convolution(x, k), window={size=3x3 pad=1_1x1_1},
+    dim_labels=b01f_01io->b01f
+})");
+  ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["dram_bytes_written"], 6 * 5 * 5 * 8 * 4);
+}
+
+}  // namespace
