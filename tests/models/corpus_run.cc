@@ -28,6 +28,7 @@ CorpusRun RunCorpusModel(const std::string& stem, const InputAdjuster& adjust) {
 
   ExpectShapesAsDeclared(module, run.outputs);
   ExpectAllFinite(run.outputs);
+  ExpectNotDegenerate(run.outputs);
   return run;
 }
 

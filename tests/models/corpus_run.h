@@ -2,7 +2,9 @@
 // standard random inputs (io::MakeRandomInputs, seed 0), for corpus_run_test.
 //
 // RunCorpusModel guarantees, as GoogleTest expectations, that the result has the shapes the
-// module declares and that every floating-point output is finite; it logs the wall time.
+// module declares, that every floating-point output is finite and that no output is all zero or
+// one repeated value (what the inputs of value_domains.h / index_ranges.h are for); it logs the
+// wall time.
 // Value checks are the caller's: each test computes its own independent reference.
 #pragma once
 
@@ -24,8 +26,9 @@ struct CorpusRun {
   double run_ms = 0;
 };
 
-// Rewrites random inputs into a regime the model is meant for (e.g. ids within the embedding
-// table, positive variances); called after MakeRandomInputs, before the run.
+// Rewrites random inputs for a test that needs a particular regime; called after
+// MakeRandomInputs, before the run. The corpus models need none: MakeRandomInputs already keeps
+// ids inside their tables, variances positive and kernels scaled.
 using InputAdjuster = std::function<void(const hlo::Module&, std::vector<hlo::Literal>&)>;
 
 // `stem` is the corpus file name without ".hlo". Throws hlo::Error if the model fails to load.

@@ -78,6 +78,24 @@ void ExpectAllFinite(const std::vector<io::NpyArray>& outputs) {
   }
 }
 
+void ExpectNotDegenerate(const std::vector<io::NpyArray>& outputs) {
+  for (const io::NpyArray& array : outputs) {
+    const hlo::Literal& values = array.literal;
+    if (values.IsTuple() || values.element_count() == 0) continue;
+    bool all_zero = true, all_equal = true;
+    const double first = values.GetAsDouble(0);
+    for (int64_t i = 0; i < values.element_count(); ++i) {
+      const double value = values.GetAsDouble(i);
+      all_zero = all_zero && value == 0;
+      all_equal = all_equal && value == first;
+    }
+    EXPECT_FALSE(all_zero) << array.name << " is all zero";
+    EXPECT_FALSE(values.element_count() > 1 && all_equal)
+        << array.name << " holds one value, " << first << ", in all "
+        << values.element_count() << " elements";
+  }
+}
+
 std::vector<io::NpyArray> AsStoredInNpz(std::vector<io::NpyArray> arrays) {
   for (io::NpyArray& array : arrays) {
     hlo::PrimitiveType type = array.literal.shape().type;

@@ -37,6 +37,10 @@ std::vector<double> ToDoubles(const hlo::Literal& literal);
 // declared shape, with the same element type and dimensions; float arrays hold no NaN/inf.
 void ExpectShapesAsDeclared(const hlo::Module& module, const std::vector<io::NpyArray>& outputs);
 void ExpectAllFinite(const std::vector<io::NpyArray>& outputs);
+// GoogleTest expectations: no array is all zero, and none of two or more elements holds a single
+// value (NaN counts as a value that differs from itself: pair with ExpectAllFinite). A result
+// that degenerate checks nothing when backends are compared on it.
+void ExpectNotDegenerate(const std::vector<io::NpyArray>& outputs);
 
 // The arrays as an .npz file stores them: bf16 and f16 become float32 (exactly; numpy has no
 // bf16), everything else is unchanged. Expected files hold bf16 results as float32, and

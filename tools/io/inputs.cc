@@ -2,7 +2,9 @@
 //
 // Random inputs are deterministic in the seed: one std::mt19937_64 seeded with it draws every
 // entry parameter in order (tuple leaves depth-first), each array's elements in row-major order:
-//   floating point  std::normal_distribution<double>(0, 1), rounded to the element type;
+//   floating point  std::normal_distribution<double>(0, 1), or uniform in [0.5, 1.5) where
+//                   value_domains.h infers the value must be positive (variances, divisors),
+//                   times 1/sqrt(fan_in) for dot/convolution kernels; rounded to the type;
 //   integers        std::uniform_int_distribution over [0, bound), bound = 16 or the range
 //                   inferred by index_ranges.h (2 for values converted to pred), capped at the
 //                   type's largest value + 1;
@@ -19,6 +21,7 @@
 #include <random>
 
 #include "tools/io/index_ranges.h"
+#include "tools/io/value_domains.h"
 
 namespace io {
 namespace {
@@ -32,12 +35,16 @@ int64_t CapToType(int64_t bound, hlo::PrimitiveType type) {
 }
 
 hlo::Literal RandomArray(const hlo::Shape& shape, std::optional<int64_t> bound,
-                         std::mt19937_64& generator) {
+                         const FloatDomain& domain, std::mt19937_64& generator) {
   hlo::Literal literal(shape);
   int64_t count = literal.element_count();
-  if (hlo::IsFloating(shape.type)) {
+  if (hlo::IsFloating(shape.type) && domain.positive) {
+    std::uniform_real_distribution<double> uniform(0.5, 1.5);
+    for (int64_t i = 0; i < count; ++i)
+      literal.SetFromDouble(i, domain.scale * uniform(generator));
+  } else if (hlo::IsFloating(shape.type)) {
     std::normal_distribution<double> normal(0.0, 1.0);
-    for (int64_t i = 0; i < count; ++i) literal.SetFromDouble(i, normal(generator));
+    for (int64_t i = 0; i < count; ++i) literal.SetFromDouble(i, domain.scale * normal(generator));
   } else if (shape.type == hlo::PrimitiveType::kPred) {
     std::bernoulli_distribution coin(0.5);
     for (int64_t i = 0; i < count; ++i) literal.SetFromInt64(i, coin(generator) ? 1 : 0);
@@ -115,11 +122,12 @@ void FlattenInto(const hlo::Literal& value, const std::string& prefix, int64_t& 
 std::vector<hlo::Literal> MakeRandomInputs(const hlo::Module& module, uint64_t seed) {
   std::vector<ParameterLeaf> leaves = ParameterLeaves(module);
   std::vector<std::optional<int64_t>> bounds = InferParameterValueBounds(module);
+  std::vector<FloatDomain> domains = InferFloatParameterDomains(module);
   std::mt19937_64 generator(seed);
   std::vector<hlo::Literal> values;
   for (size_t i = 0; i < leaves.size(); ++i) {
-    values.push_back(
-        RandomArray(*leaves[i].shape, i < bounds.size() ? bounds[i] : std::nullopt, generator));
+    values.push_back(RandomArray(*leaves[i].shape, i < bounds.size() ? bounds[i] : std::nullopt,
+                                 i < domains.size() ? domains[i] : FloatDomain{}, generator));
   }
   return AssembleParameters(module, std::move(values));
 }

@@ -13,8 +13,11 @@
 namespace io {
 
 // Random arguments for the entry computation, deterministic in `seed`:
-//   floats: standard normal; signed integers: in [0, 16) (or [0, 2) for values used as
-//   predicates of select after convert); pred: fair coin;
+//   floats: standard normal, except where value_domains.h infers a domain from the uses:
+//   positive values (variances before rsqrt, divisors, logs) uniform in [0.5, 1.5), and
+//   dot/convolution kernels scaled by 1/sqrt(fan_in) (LeCun);
+//   signed integers: in [0, 16) (or [0, 2) for values used as predicates of select after
+//   convert); pred: fair coin;
 //   integers that feed gather/dynamic-slice/dynamic-update-slice/scatter indices directly (or
 //   through convert/reshape/broadcast/concatenate) are drawn in range for the dimension they
 //   index, where the module makes that inferable.

@@ -107,7 +107,9 @@ CommandSpec RunSpec() {
   spec.summary = "execute a module on a target; optionally compare with the interpreter";
   spec.details =
       "Inputs are the entry parameters: random:SEED draws them deterministically (floats standard\n"
-      "normal, integers in [0,16) or in range for the dimension they index, pred a coin), or\n"
+      "normal, except values the model needs positive (variances, divisors: [0.5,1.5)) and\n"
+      "dot/convolution kernels (scaled by 1/sqrt(fan-in)); integers in [0,16) or in range for\n"
+      "the dimension they index; pred a coin), or\n"
       "FILE.npz holds arg0, arg1, ... (tuple parameters arg0.0, arg0.1, ...). Outputs are named\n"
       "out0, out1, ... (the flattened result). --compare interp also runs the reference\n"
       "interpreter and prints MATCHED or MISMATCH with the worst element; a mismatch exits with "
