@@ -4,7 +4,9 @@
 // (exact: int8 sums in s32) and by the DRAM bytes written, computed by hand from the shapes.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "hlo/evaluator.h"
 #include "targets/systolic/systolic_backend.h"
@@ -45,7 +47,25 @@ std::string ThreeConvs(int c) {
 struct Outcome {
   io::CompareResult compare;
   std::map<std::string, double> counters;
+  std::string sasm;
 };
+
+// The `m=` of every mxu.matmul in the program, in program order.
+std::vector<int> MatmulRows(const std::string& sasm) {
+  std::vector<int> rows;
+  for (size_t at = sasm.find("mxu.matmul "); at != std::string::npos;
+       at = sasm.find("mxu.matmul ", at + 1)) {
+    size_t m = sasm.find(" m=", at);
+    rows.push_back(std::stoi(sasm.substr(m + 3)));
+  }
+  return rows;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
 
 Outcome RunOn8x8(const std::string& text) {
   auto module = testing_support::ParseAndVerify(text);
@@ -57,9 +77,10 @@ Outcome RunOn8x8(const std::string& text) {
   auto executable = backend->Compile(*module);
   hlo::Literal result = executable->Run(inputs);
   hlo::Literal expected = hlo::Evaluate(*module, inputs);
+  std::map<std::string, std::string> artifacts = executable->artifacts();
   return Outcome{
       io::CompareArrays(io::FlattenOutputs(expected), io::FlattenOutputs(result), nullptr),
-      executable->profile().counters};
+      executable->profile().counters, artifacts["program.sasm"]};
 }
 
 TEST(SystolicConvChain, ActivationsStayOnChipInPaddedLayouts) {
@@ -98,6 +119,56 @@ ENTRY main {
   ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
   EXPECT_EQ(outcome.counters["host_instructions"], 0);
   EXPECT_EQ(outcome.counters["dram_bytes_written"], 6 * 5 * 5 * 8 * 4);
+}
+
+// Small images: a 2 x 2 SAME image streams (2 - 1) x 4 + 2 = 6 wide rows per weight tile, less
+// than the 2 x 8 rows an 8 x 8 array needs to hide its weight turnover, so each weight tile
+// serves 3 images (3 x 6 = 18 rows), one matmul per image; 7 images are 3 + 3 + 1.
+std::string SmallImageChain(int batch) {
+  const std::string b = std::to_string(batch);
+  const std::string dims = b + ",2,2,8";
+  return "HloModule small\n" + Requant("rq1", dims) + Requant("rq2", dims) +
+         "ENTRY main {\n  x = s8[" + dims + "] parameter(0)\n"
+         "  k1 = s8[3,3,8,8] parameter(1)\n  k2 = s8[3,3,8,8] parameter(2)\n"
+         "  c1 = s32[" + dims + "] convolution(x, k1), window={size=3x3 pad=1_1x1_1}, "
+         "dim_labels=b01f_01io->b01f\n  q1 = s8[" + dims + "] fusion(c1), kind=kLoop, calls=rq1\n"
+         "  c2 = s32[" + dims + "] convolution(q1, k2), window={size=3x3 pad=1_1x1_1}, "
+         "dim_labels=b01f_01io->b01f\n"
+         "  ROOT q2 = s8[" + dims + "] fusion(c2), kind=kLoop, calls=rq2\n}\n";
+}
+
+TEST(SystolicConvChain, SmallImagesShareEachWeightTileAndMatch) {
+  Outcome outcome = RunOn8x8(SmallImageChain(7));
+  ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  // q1 stays on chip (written image by image into c2's padded layout); only q2 is stored.
+  EXPECT_EQ(outcome.counters["dram_bytes_written"], 7 * 2 * 2 * 8);
+  // Per convolution: 3 kernel rows (3 taps x 8 channels = 24 deep: 3 weight tiles of 8) = 9
+  // weight tiles per group of images; groups of 3, 3 and 1 images, one 6-row matmul each.
+  std::vector<int> rows = MatmulRows(outcome.sasm);
+  EXPECT_EQ(rows.size(), 2u * 9 * (3 + 3 + 1));
+  for (int m : rows) EXPECT_EQ(m, 6);
+  EXPECT_EQ(Count(outcome.sasm, "mxu.ldw "), 2u * 9 * 3);
+}
+
+TEST(SystolicConvChain, SmallImagesFromDramWithoutEpilogueMatch) {
+  // Input bands loaded image by image from DRAM, no epilogue: the packed rows are the result
+  // and stay in the UB set. 5 images: groups of 3 and 2.
+  Outcome outcome = RunOn8x8(R"(HloModule c
+ENTRY main {
+  x = s8[5,2,3,8] parameter(0)
+  k = s8[3,3,8,8] parameter(1)
+  ROOT c = s32[5,2,3,8] convolution(x, k), window={size=3x3 pad=1_1x1_1},
+    dim_labels=b01f_01io->b01f
+})");
+  ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["dram_bytes_written"], 5 * 2 * 3 * 8 * 4);
+  // A 2 x 3 image in the padded width 5 streams 1 x 5 + 3 = 8 rows: 2 images cover 16.
+  std::vector<int> rows = MatmulRows(outcome.sasm);
+  EXPECT_EQ(rows.size(), 9u * (2 + 2 + 1));
+  for (int m : rows) EXPECT_EQ(m, 8);
+  EXPECT_EQ(Count(outcome.sasm, "mxu.ldw "), 9u * 3);
 }
 
 }  // namespace

@@ -222,11 +222,45 @@ bool EmitConvFusion(ProgramBuilder& builder, const RowProgram& program, const Ar
     if (why) *why = "no band of the convolution fits ub.bytes / acc.bytes twice";
     return false;
   }
+  // Several whole images per band (wide rows only), each weight tile serving one matmul per
+  // image. A weight buffer is held m + array.cols - 2 cycles from its first matmul's start and
+  // reloading it takes array.rows more (docs/isa.md "Back to back"), so a tile streaming fewer
+  // than ~2 x array.rows rows leaves the array waiting on weight turnover (CNN0: 397 rows per
+  // 19 x 19 image; 453 cycles per tile instead of 397). Take the fewest images whose rows
+  // cover that. Their accumulator rows are consecutive (image g's wide rows at g * stream);
+  // the pack then compacts them in place (a vmov reads its source in full before writing,
+  // and row r's packed position never passes row r + 1's wide one), so the packed rows need
+  // no space of their own.
+  int64_t images = 1;
+  const int64_t stream = (s.oh - 1) * wp + s.ow;  // one image's wide rows (a matmul's m)
+  if (wide && band == s.oh) {
+    int64_t want = 1;
+    while (want < s.batch && want * stream < 2 * config.array_rows) ++want;
+    for (; want > 1; --want) {
+      const int64_t in =
+          resident_input ? 0 : AlignUp(((want - 1) * hp + s.oh - 1 + s.kh) * wp * pixel,
+                                       kLocalAlignment);
+      std::optional<TileBuffers> e =
+          PlanTileBuffers(program, want * s.oh * s.ow, tn, config.ub_bytes);
+      if (!e) continue;
+      const int64_t packed = AlignUp(want * s.oh * s.ow * tn * 4, kLocalAlignment);
+      const bool in_acc = e->offset[static_cast<size_t>(program.root)] >= 0;
+      const int64_t set = in + w_bytes + e->footprint + (in_acc ? 0 : packed);
+      const int64_t acc = AlignUp(want * stream * tn * 4, kLocalAlignment);
+      if (2 * set <= config.ub_bytes && 2 * acc <= config.acc_bytes) {
+        images = want;
+        in_bytes = in, epilogue = e, packed_bytes = packed, packed_in_acc = in_acc;
+        set_bytes = set, acc_bytes = acc;
+        break;
+      }
+    }
+  }
 
   const bool vector_stage = program.has_vector_work() || wide || local.result.has_value();
   const int64_t bands = (s.oh + band - 1) / band;
   const int64_t n_tiles = (s.cout + tn - 1) / tn;
-  const int64_t tiles = s.batch * bands * n_tiles;
+  const int64_t groups = (s.batch + images - 1) / images;  // of `images` images each
+  const int64_t tiles = groups * bands * n_tiles;
   // Three UB sets let tile t - 2's epilogue run while tile t - 1 is on the array and tile t
   // loads (the interleaved order below); two sets keep the column-tile panel reuse.
   const int64_t ub_sets =
@@ -234,13 +268,14 @@ bool EmitConvFusion(ProgramBuilder& builder, const RowProgram& program, const Ar
   ContractionPipeline pipeline(builder, vector_stage, tiles, ub_sets);
   // Where tile t lives: UB set t % ub_sets, accumulator set t%2.
   struct Placement {
-    int64_t batch, oh0, n0, rows_out, cols;
+    int64_t batch, images, oh0, n0, rows_out, cols;
     uint64_t in_local, w_local, epilogue_local, packed_local, acc, result_tile;
     Tile tile;
   };
   auto place = [&](int64_t t) {
     Placement p;
-    p.batch = t / (bands * n_tiles);
+    p.batch = t / (bands * n_tiles) * images;
+    p.images = std::min(images, s.batch - p.batch);
     p.oh0 = (t / n_tiles) % bands * band;
     p.n0 = t % n_tiles * tn;
     p.rows_out = std::min(band, s.oh - p.oh0);
@@ -256,10 +291,11 @@ bool EmitConvFusion(ProgramBuilder& builder, const RowProgram& program, const Ar
     p.epilogue_local = set + static_cast<uint64_t>(in_bytes + w_bytes);
     p.acc = kAccumulatorBit + static_cast<uint64_t>((t % 2) * acc_bytes);
     p.packed_local = packed_in_acc
-                         ? p.acc + static_cast<uint64_t>(acc_bytes - packed_bytes)
+                         ? (images > 1 ? p.acc  // packed in place
+                                       : p.acc + static_cast<uint64_t>(acc_bytes - packed_bytes))
                          : p.epilogue_local + static_cast<uint64_t>(epilogue->footprint);
     p.result_tile = wide ? p.packed_local : p.acc;  // where the epilogue finds it
-    p.tile = Tile{(p.batch * s.oh + p.oh0) * s.ow, p.rows_out * s.ow, p.n0, p.cols};
+    p.tile = Tile{(p.batch * s.oh + p.oh0) * s.ow, p.images * p.rows_out * s.ow, p.n0, p.cols};
     return p;
   };
 
@@ -277,9 +313,10 @@ bool EmitConvFusion(ProgramBuilder& builder, const RowProgram& program, const Ar
                    s.cout * b, p.w_local, p.cols * b, p.cols * b, taps * s.cin);
     }
     const int64_t in_rows = (p.rows_out - 1) * s.sh + s.kh;
-    if (!resident_input) {
-      LoadInputBand(builder, s, params[static_cast<size_t>(input)], zeros, p.batch,
-                    p.oh0 * s.sh - s.ph_lo, in_rows, p.in_local);
+    for (int64_t g = 0; !resident_input && g < p.images; ++g) {  // image g at padded row g*hp
+      LoadInputBand(builder, s, params[static_cast<size_t>(input)], zeros, p.batch + g,
+                    p.oh0 * s.sh - s.ph_lo, in_rows,
+                    p.in_local + static_cast<uint64_t>(g * hp * wp * pixel));
     }
     EmitTileLoads(builder, program, *epilogue, p.epilogue_local, p.tile, params);
     pipeline.EndLoads();
@@ -289,20 +326,29 @@ bool EmitConvFusion(ProgramBuilder& builder, const RowProgram& program, const Ar
   // the copy of the result into its on-chip layout.
   auto emit_vector_body = [&](int64_t t, ProgramBuilder& v) {
     const Placement p = place(t);
-    for (int64_t r = 0; wide && r < p.rows_out; ++r) {  // drop the garbage columns
+    for (int64_t r = 0; wide && r < p.images * p.rows_out; ++r) {  // drop the garbage columns
+      const int64_t streamed = r / p.rows_out * stream + r % p.rows_out * wp;  // wide row
       Instruction pack = MakeInstruction(Opcode::kVMov);
       pack.set(VMovField::dst, p.packed_local + static_cast<uint64_t>(r * s.ow * p.cols * 4));
-      pack.set(VMovField::src, p.acc + static_cast<uint64_t>(r * wp * p.cols * 4));
+      pack.set(VMovField::src, p.acc + static_cast<uint64_t>(streamed * p.cols * 4));
       pack.set(VMovField::count, static_cast<uint64_t>(s.ow * p.cols));
       pack.set(VMovField::dtype, static_cast<uint64_t>(accumulator));
       v.Append(pack);
     }
     EmitTileCompute(v, program, *epilogue, p.epilogue_local, p.tile, p.result_tile);
-    if (local.result) {  // output row r into the interior of padded row top + oh0 + r
+    // Output row r into the interior of padded row top + oh0 + r, image by image: only the
+    // root is read, so shifting both bases by g images' packed rows addresses image g's rows.
+    for (int64_t g = 0; local.result && g < p.images; ++g) {
       const PaddedActivation& o = *out_layout;
-      const int64_t first_row = (p.batch * o.padded_h() + o.top + p.oh0) * o.padded_w() + o.left;
-      EmitTileCopyPiecesToLocal(v, program, *epilogue, p.epilogue_local, p.tile, p.result_tile,
-                                s.ow * p.cols,
+      const int64_t first_row =
+          ((p.batch + g) * o.padded_h() + o.top + p.oh0) * o.padded_w() + o.left;
+      const uint64_t shift =
+          static_cast<uint64_t>(g * p.rows_out * s.ow * p.cols * DtypeBytes(root.dtype));
+      Tile image = p.tile;
+      image.row0 += g * p.rows_out * s.ow;
+      image.rows = p.rows_out * s.ow;
+      EmitTileCopyPiecesToLocal(v, program, *epilogue, p.epilogue_local + shift, image,
+                                p.result_tile + shift, s.ow * p.cols,
                                 *local.result + static_cast<uint64_t>(first_row * o.pixel_bytes()),
                                 o.padded_w() * o.pixel_bytes());
     }
@@ -337,11 +383,15 @@ bool EmitConvFusion(ProgramBuilder& builder, const RowProgram& program, const Ar
         step.ldw.set(MxuLoadWeightsField::dtype, static_cast<uint64_t>(s.input));
         step.ldw.set(MxuLoadWeightsField::buf, static_cast<uint64_t>(weight_buffer));
         step.matmul_src_row_stride = s.sw * pixel;
-        for (int64_t r = 0; r < (wide ? 1 : p.rows_out); ++r) {
+        // Wide rows: one matmul per image g (its input at padded row g * hp, its sums at wide
+        // row g * stream); else one per output row r.
+        for (int64_t r = 0; r < (wide ? p.images : p.rows_out); ++r) {
+          const int64_t in_row = wide ? r * hp + i : r * s.sh + i;
+          const int64_t acc_row = wide ? r * stream : r * s.ow;
           Instruction mm = MakeInstruction(Opcode::kMxuMatmul);
           mm.set(MxuMatmulField::src,  // tap j, channel c of pixel (r, 0) at (j * cin + c) * b
-                 p.in_local + static_cast<uint64_t>((r * s.sh + i) * wp * pixel + k0 * b));
-          mm.set(MxuMatmulField::dst, p.acc + static_cast<uint64_t>(r * s.ow * p.cols * 4));
+                 p.in_local + static_cast<uint64_t>(in_row * wp * pixel + k0 * b));
+          mm.set(MxuMatmulField::dst, p.acc + static_cast<uint64_t>(acc_row * p.cols * 4));
           mm.set(MxuMatmulField::m,
                  static_cast<uint64_t>(wide ? (p.rows_out - 1) * wp + s.ow : s.ow));
           mm.set(MxuMatmulField::dtype, static_cast<uint64_t>(s.input));

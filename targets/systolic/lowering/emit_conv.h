@@ -12,6 +12,8 @@
 //           read straight from the input tile with mxu.src_row_stride = stride * cin elements
 //           (implicit im2col by strides)
 //   vector: the epilogue (row_program.h) on the accumulator tile; store: the output rows.
+// Stride-1 wide-row bands that are whole images take several images per tile when one image
+// streams fewer rows than a weight tile's turnover (one matmul per image per weight tile).
 // Double buffering, tokens and program order as in emit_matmul.h.
 //
 // Guarantees: exactly the convolution's sums (in tap-major, channel order) followed by the

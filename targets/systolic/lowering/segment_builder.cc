@@ -142,12 +142,16 @@ void SegmentBuilder::AppendOp(const ProgramBuilder& op, const std::string& name,
   WaitOpsUpTo(half && previous_half_ ? index - 2 : index - 1);
   const size_t region = static_cast<size_t>(index % 2);
   if (local.result_padded && zero_halo_[region] != local.result_padded) {
-    WaitOpsUpTo(index - 1);  // an earlier op may still read the region
+    // An earlier op may still read the region, but only if one wrote it: a region's first
+    // use in the segment zeroes its halo while the ops before it run (the first conv -> conv
+    // handoff no longer waits for the previous layer to finish before its kernel loads).
+    if (region_written_[region]) WaitOpsUpTo(index - 1);
     ZeroHalo(*local.result_padded, *local.result);
     zero_halo_[region] = local.result_padded;
   } else if (local.result && !local.result_padded) {
     zero_halo_[region].reset();  // column blocks overwrite the halo
   }
+  if (local.result) region_written_[region] = true;
   const uint64_t parity = static_cast<uint64_t>(index % 2);
   ReplayInto(op, half ? parity * static_cast<uint64_t>(HalfUb()) : 0,
              half ? parity * static_cast<uint64_t>(HalfAcc()) : 0,
@@ -256,6 +260,7 @@ AcceleratorStep SegmentBuilder::Finish() {
   resident_.reset();
   zero_halo_[0].reset();
   zero_halo_[1].reset();
+  region_written_[0] = region_written_[1] = false;
   return step;
 }
 

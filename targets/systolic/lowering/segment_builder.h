@@ -9,8 +9,9 @@
 // result for the next dot (PlanLocal), as TPU v1 keeps activations in its unified buffer, or a
 // convolution's result for the next convolution, in that one's padded input layout
 // (PaddedActivation): before the first such op writes a region's interior, AppendOp zeroes its
-// halo by DMA from the DRAM zero region, after every earlier op is done (one of them may still
-// read the region); the halo stays zero while the region keeps that layout.
+// halo by DMA from the DRAM zero region, after every earlier op is done when an earlier op of
+// the segment wrote the region (one may still read it); the halo stays zero while the region
+// keeps that layout.
 //
 // Ordering (AppendOp), with op-done tokens (ProgramBuilder::SignalOpDone/WaitOpDone):
 //   - the load unit of op k first waits for op k - 2, which used the same half (for op k - 1
@@ -106,6 +107,9 @@ class SegmentBuilder {
   uint64_t zeros_ = 0;
   // Per resident region, the padded layout whose halo it holds zeroed (none: not known).
   std::optional<PaddedActivation> zero_halo_[2];
+  // Per resident region, whether an op of this segment has written it (so a later op may
+  // still be reading it).
+  bool region_written_[2] = {false, false};
 };
 
 }  // namespace systolic::lowering
