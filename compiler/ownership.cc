@@ -77,6 +77,11 @@ std::string HostFallbackReason(const Instruction& inst, PrimitiveType type,
     return target.name + " runs " + op + " only on " + TypeList(rule->second.types) + ", not " +
            std::string(hlo::PrimitiveTypeName(type));
   }
+  // The description's reason (host_fallback_details), when it gives one.
+  if (auto why = target.host_fallback_details.find(inst.opcode());
+      why != target.host_fallback_details.end() && !why->second.empty()) {
+    return target.name + " cannot execute " + op + ": " + why->second;
+  }
   return target.name + " cannot execute " + op;
 }
 
@@ -257,6 +262,11 @@ bool LaunchesKernel(Owner owner) {
 }
 
 }  // namespace
+
+OwnerInfo InstructionOwner(const hlo::Instruction& inst, const TargetDescription& target) {
+  if (inst.opcode() == Opcode::kFusion) return OwnFusion(inst, target).info;
+  return OpOwner(inst, target);
+}
 
 ModuleStats AnalyzeOwnership(const hlo::Module& module, const TargetDescription& target) {
   ModuleStats stats;

@@ -51,6 +51,11 @@ struct ModuleStats {
 
 ModuleStats AnalyzeOwnership(const hlo::Module& module, const TargetDescription& target);
 
+// The owner of one top-level instruction by the rules AnalyzeOwnership applies (a fusion: the
+// owner of its fused kernel). The fusion passes use it to keep host-fallback and device ops in
+// separate fusions.
+OwnerInfo InstructionOwner(const hlo::Instruction& inst, const TargetDescription& target);
+
 // The stats as one JSON object (the `retarget compile --stats-json` file; fields documented in
 // docs/ownership.md), with the per-pass times in milliseconds under "pass_times_ms".
 std::string ModuleStatsToJson(const ModuleStats& stats,

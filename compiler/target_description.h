@@ -72,6 +72,9 @@ struct TargetDescription {
   // Opcode handling. Missing opcodes default to `default_handling`.
   std::map<hlo::Opcode, OpRule> op_rules;
   OpHandling default_handling = OpHandling::kGenerated;
+  // Why an opcode runs on the host, e.g. "no vector-unit instruction for cosine": the ownership
+  // analysis appends it to the host-fallback detail of an op whose rule is kHostFallback.
+  std::map<hlo::Opcode, std::string> host_fallback_details;
   // Custom-call targets the target knows, and who runs them. Unknown ones are
   // Owner::kUnsupportedCustomCall.
   std::map<std::string, OpRule> custom_calls;

@@ -280,8 +280,18 @@ void ParseInstructionAttributes(Lexer& lexer, Opcode opcode, const LexPosition& 
       out.attrs = c;
       break;
     }
+    case Opcode::kRngGetAndUpdateState:
+      // XLA prints `rng-get-and-update-state(), delta=N`: how far the call advances the module's
+      // random state. The IR has no typed place for it (the evaluator's stream does not use
+      // it), so it is checked to be an integer and kept verbatim like the opaque attributes,
+      // which the printer writes back. Optional here; XLA's own parser requires it.
+      if (const RawAttribute* a = r.Take("delta")) {
+        r.Int(*a);
+        out.opaque.push_back({"delta", std::string(a->value.text)});
+      }
+      break;
     // Ops without typed attributes.
-    case Opcode::kPartitionId: case Opcode::kReplicaId: case Opcode::kRngGetAndUpdateState:
+    case Opcode::kPartitionId: case Opcode::kReplicaId:
     case Opcode::kAfterAll: case Opcode::kAbs: case Opcode::kBitcastConvert: case Opcode::kCbrt:
     case Opcode::kCeil: case Opcode::kClz: case Opcode::kConvert: case Opcode::kCopy:
     case Opcode::kCos: case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1:

@@ -157,10 +157,33 @@ class Planner {
     });
   }
 
+  // A field of a vector instruction whose layout it shares with others (the Field enum of the
+  // first instruction of its family), read without the opcode check of Instruction::get.
+  template <class F>
+  static uint64_t Field(const Instruction& inst, F f) {
+    return inst.fields[static_cast<size_t>(f)];
+  }
+  // What an mxu.matmul or mxu.conv reads and where it writes; `valid` is false when the
+  // weights tile is missing or the window is malformed (the instruction then touches nothing).
+  struct MxuCompute {
+    bool valid = false;
+    Access input;
+    uint64_t dst = 0, buf = 0, rows = 0, accumulate = 0;
+  };
+
   void Visit(size_t i, const Instruction& inst);
   void VisitDma(size_t i, const Instruction& inst);
-  void VisitMxu(size_t i, const Instruction& inst);
-  void VisitVector(size_t i, const Instruction& inst);
+  void VisitLoadWeights(size_t i, const Instruction& inst);
+  MxuCompute MatmulAccess(const Instruction& inst) const;
+  MxuCompute ConvAccess(const Instruction& inst) const;
+  void VisitMxuCompute(size_t i, const MxuCompute& compute);
+  void VisitVectorBinary(size_t i, const Instruction& inst);
+  void VisitSelect(size_t i, const Instruction& inst);
+  void VisitVectorUnary(size_t i, const Instruction& inst);
+  void VisitFill(size_t i, const Instruction& inst);
+  void VisitConvert(size_t i, const Instruction& inst);
+  void VisitReduce(size_t i, const Instruction& inst);
+  void VisitBroadcast(size_t i, const Instruction& inst);
 
   const systolic::Program& program_;
   const systolic::ArchConfig& config_;
@@ -176,21 +199,55 @@ class Planner {
   std::array<Tile, 2> tiles_{};
 };
 
+// One case per instruction of targets/systolic/isa.def and no `default:`: with -Werror=switch,
+// adding an instruction stops the build here until its reads and writes are described. (A raw
+// opcode outside the table matches no case and touches nothing; the decoder rejects it first.)
 void Planner::Visit(size_t i, const Instruction& inst) {
-  switch (systolic::GetInstrInfo(inst.opcode).unit) {
-    case systolic::Unit::kControl:
-      if (inst.opcode == Opcode::kCfgSet) {
-        const uint64_t reg = inst.get(systolic::CfgSetField::reg);
-        if (reg < registers_.size()) registers_[reg] = inst.get(systolic::CfgSetField::value);
-      }
-      return;  // nop, halt, sem.*: no data
-    case systolic::Unit::kLoad:
-    case systolic::Unit::kStore:
+  switch (inst.opcode) {
+    case Opcode::kNop:
+    case Opcode::kHalt:
+    case Opcode::kSemSignal:
+    case Opcode::kSemWait:
+      return;  // no data
+    case Opcode::kCfgSet: {
+      const uint64_t reg = inst.get(systolic::CfgSetField::reg);
+      if (reg < registers_.size()) registers_[reg] = inst.get(systolic::CfgSetField::value);
+      return;
+    }
+    case Opcode::kDmaLoad:
+    case Opcode::kDmaStore:
       return VisitDma(i, inst);
-    case systolic::Unit::kMxu:
-      return VisitMxu(i, inst);
-    case systolic::Unit::kVector:
-      return VisitVector(i, inst);
+    case Opcode::kMxuLoadWeights:
+      return VisitLoadWeights(i, inst);
+    case Opcode::kMxuMatmul:
+      return VisitMxuCompute(i, MatmulAccess(inst));
+    case Opcode::kMxuConv:
+      return VisitMxuCompute(i, ConvAccess(inst));
+    case Opcode::kVAdd:
+    case Opcode::kVSub:
+    case Opcode::kVMul:
+    case Opcode::kVMax:
+    case Opcode::kVMin:
+    case Opcode::kVCmp:
+      return VisitVectorBinary(i, inst);
+    case Opcode::kVSel:
+      return VisitSelect(i, inst);
+    case Opcode::kVMov:
+    case Opcode::kVExp:
+    case Opcode::kVRecip:
+    case Opcode::kVRsqrt:
+    case Opcode::kVTanh:
+      return VisitVectorUnary(i, inst);
+    case Opcode::kVFill:
+      return VisitFill(i, inst);
+    case Opcode::kVCvt:
+    case Opcode::kVRequant:
+      return VisitConvert(i, inst);
+    case Opcode::kVRedSum:
+    case Opcode::kVRedMax:
+      return VisitReduce(i, inst);
+    case Opcode::kVBcast:
+      return VisitBroadcast(i, inst);
   }
 }
 
@@ -213,128 +270,119 @@ void Planner::VisitDma(size_t i, const Instruction& inst) {
   Read(i, a);
 }
 
-void Planner::VisitMxu(size_t i, const Instruction& inst) {
-  const uint64_t src_stride = Reg(ConfigRegister::kMxuSrcRowStride);
-  const uint64_t dst_stride = Reg(ConfigRegister::kMxuDstRowStride);
-  uint64_t src = 0, dst = 0, buf = 0, rows = 0, accumulate = 0;
-  Access input;
-  switch (inst.opcode) {
-    case Opcode::kMxuLoadWeights: {
-      using F = systolic::MxuLoadWeightsField;
-      const uint64_t k = inst.get(F::k), n = inst.get(F::n), dtype = inst.get(F::dtype);
-      if (!IsDtype(dtype)) return;
-      const uint64_t row = Bytes(n, dtype);
-      Read(i, Access{inst.get(F::src), row, k, Or(src_stride, row)});
-      tiles_[inst.get(F::buf) & 1] = Tile{true, k, n, dtype};
-      return;
-    }
-    case Opcode::kMxuMatmul: {
-      using F = systolic::MxuMatmulField;
-      src = inst.get(F::src), dst = inst.get(F::dst), buf = inst.get(F::buf) & 1;
-      rows = inst.get(F::m), accumulate = inst.get(F::acc);
-      const Tile& tile = tiles_[buf];
-      if (!tile.loaded) return;
-      const uint64_t row = Bytes(tile.k, tile.dtype);
-      input = Access{src, row, rows, Or(src_stride, row)};
-      break;
-    }
-    case Opcode::kMxuConv: {
-      using F = systolic::MxuConvField;
-      src = inst.get(F::src), dst = inst.get(F::dst), buf = inst.get(F::buf) & 1;
-      accumulate = inst.get(F::acc);
-      const uint64_t in_h = inst.get(F::in_h), in_w = inst.get(F::in_w), kh = inst.get(F::kh),
-                     kw = inst.get(F::kw), stride = inst.get(F::stride);
-      const Tile& tile = tiles_[buf];
-      if (!tile.loaded || kh < 1 || kw < 1 || stride < 1 || in_h < kh || in_w < kw ||
-          tile.k % (kh * kw) != 0) {
-        return;
-      }
-      const uint64_t cin = tile.k / (kh * kw);
-      const uint64_t out_h = (in_h - kh) / stride + 1, out_w = (in_w - kw) / stride + 1;
-      rows = out_h * out_w;
-      // The image rows and columns any window touches.
-      input = Access{src, Bytes(((out_w - 1) * stride + kw) * cin, tile.dtype),
-                     (out_h - 1) * stride + kh, Or(src_stride, Bytes(in_w * cin, tile.dtype))};
-      break;
-    }
-    default:
-      return;
+void Planner::VisitLoadWeights(size_t i, const Instruction& inst) {
+  using F = systolic::MxuLoadWeightsField;
+  const uint64_t k = inst.get(F::k), n = inst.get(F::n), dtype = inst.get(F::dtype);
+  if (!IsDtype(dtype)) return;
+  const uint64_t row = Bytes(n, dtype);
+  Read(i, Access{inst.get(F::src), row, k, Or(Reg(ConfigRegister::kMxuSrcRowStride), row)});
+  tiles_[inst.get(F::buf) & 1] = Tile{true, k, n, dtype};
+}
+
+Planner::MxuCompute Planner::MatmulAccess(const Instruction& inst) const {
+  using F = systolic::MxuMatmulField;
+  MxuCompute c;
+  c.dst = inst.get(F::dst), c.buf = inst.get(F::buf) & 1;
+  c.rows = inst.get(F::m), c.accumulate = inst.get(F::acc);
+  const Tile& tile = tiles_[c.buf];
+  if (!tile.loaded) return c;
+  const uint64_t row = Bytes(tile.k, tile.dtype);
+  c.input = Access{inst.get(F::src), row, c.rows, Or(Reg(ConfigRegister::kMxuSrcRowStride), row)};
+  c.valid = true;
+  return c;
+}
+
+Planner::MxuCompute Planner::ConvAccess(const Instruction& inst) const {
+  using F = systolic::MxuConvField;
+  MxuCompute c;
+  c.dst = inst.get(F::dst), c.buf = inst.get(F::buf) & 1;
+  c.accumulate = inst.get(F::acc);
+  const uint64_t in_h = inst.get(F::in_h), in_w = inst.get(F::in_w), kh = inst.get(F::kh),
+                 kw = inst.get(F::kw), stride = inst.get(F::stride);
+  const Tile& tile = tiles_[c.buf];
+  if (!tile.loaded || kh < 1 || kw < 1 || stride < 1 || in_h < kh || in_w < kw ||
+      tile.k % (kh * kw) != 0) {
+    return c;
   }
-  const Tile& tile = tiles_[buf];
-  const Access output{dst, tile.n * 4, rows, Or(dst_stride, tile.n * 4)};
-  Read(i, input);
-  if (accumulate != 0) Read(i, output);
+  const uint64_t cin = tile.k / (kh * kw);
+  const uint64_t out_h = (in_h - kh) / stride + 1, out_w = (in_w - kw) / stride + 1;
+  c.rows = out_h * out_w;
+  // The image rows and columns any window touches.
+  c.input = Access{inst.get(F::src), Bytes(((out_w - 1) * stride + kw) * cin, tile.dtype),
+                   (out_h - 1) * stride + kh,
+                   Or(Reg(ConfigRegister::kMxuSrcRowStride), Bytes(in_w * cin, tile.dtype))};
+  c.valid = true;
+  return c;
+}
+
+void Planner::VisitMxuCompute(size_t i, const MxuCompute& c) {
+  if (!c.valid) return;
+  const Tile& tile = tiles_[c.buf];
+  const uint64_t dst_stride = Reg(ConfigRegister::kMxuDstRowStride);
+  const Access output{c.dst, tile.n * 4, c.rows, Or(dst_stride, tile.n * 4)};
+  Read(i, c.input);
+  if (c.accumulate != 0) Read(i, output);
   Write(i, output);
 }
 
-void Planner::VisitVector(size_t i, const Instruction& inst) {
-  const auto field = [&](auto f) { return inst.fields[static_cast<size_t>(f)]; };
-  switch (inst.opcode) {
-    case Opcode::kVAdd:
-    case Opcode::kVSub:
-    case Opcode::kVMul:
-    case Opcode::kVMax:
-    case Opcode::kVMin:
-    case Opcode::kVCmp: {
-      using F = systolic::VAddField;  // shared layout of the binary ops
-      const uint64_t count = field(F::count), dtype = field(F::dtype);
-      if (!IsDtype(dtype)) return;
-      Read(i, Flat(field(F::a), Bytes(count, dtype)));
-      Read(i, Flat(field(F::b), Bytes(count, dtype)));
-      const uint64_t out = inst.opcode == Opcode::kVCmp ? count : Bytes(count, dtype);
-      return Write(i, Flat(field(F::dst), out));
-    }
-    case Opcode::kVSel: {
-      using F = systolic::VSelField;
-      const uint64_t count = field(F::count), dtype = field(F::dtype);
-      if (!IsDtype(dtype)) return;
-      Read(i, Flat(field(F::mask), count));
-      Read(i, Flat(field(F::src), Bytes(count, dtype)));
-      Read(i, Flat(field(F::dst), Bytes(count, dtype)));
-      return Write(i, Flat(field(F::dst), Bytes(count, dtype)));
-    }
-    case Opcode::kVMov:
-    case Opcode::kVExp:
-    case Opcode::kVRecip:
-    case Opcode::kVRsqrt:
-    case Opcode::kVTanh: {
-      using F = systolic::VMovField;  // shared layout of the unary ops
-      const uint64_t count = field(F::count), dtype = field(F::dtype);
-      if (!IsDtype(dtype)) return;
-      Read(i, Flat(field(F::src), Bytes(count, dtype)));
-      return Write(i, Flat(field(F::dst), Bytes(count, dtype)));
-    }
-    case Opcode::kVFill: {
-      using F = systolic::VFillField;
-      if (!IsDtype(field(F::dtype))) return;
-      return Write(i, Flat(field(F::dst), Bytes(field(F::count), field(F::dtype))));
-    }
-    case Opcode::kVCvt:
-    case Opcode::kVRequant: {
-      using F = systolic::VCvtField;  // vrequant shares the layout
-      const uint64_t count = field(F::count);
-      if (!IsDtype(field(F::src_type)) || !IsDtype(field(F::dst_type))) return;
-      Read(i, Flat(field(F::src), Bytes(count, field(F::src_type))));
-      return Write(i, Flat(field(F::dst), Bytes(count, field(F::dst_type))));
-    }
-    case Opcode::kVRedSum:
-    case Opcode::kVRedMax: {
-      using F = systolic::VRedSumField;  // vredmax shares the layout
-      const uint64_t rows = field(F::rows), cols = field(F::cols), dtype = field(F::dtype);
-      if (!IsDtype(dtype)) return;
-      Read(i, Flat(field(F::src), Bytes(rows * cols, dtype)));
-      return Write(i, Flat(field(F::dst), Bytes(rows, dtype)));
-    }
-    case Opcode::kVBcast: {
-      using F = systolic::VBcastField;
-      const uint64_t rows = field(F::rows), cols = field(F::cols), dtype = field(F::dtype);
-      if (!IsDtype(dtype)) return;
-      Read(i, Flat(field(F::src), Bytes(field(F::per_row) != 0 ? rows : cols, dtype)));
-      return Write(i, Flat(field(F::dst), Bytes(rows * cols, dtype)));
-    }
-    default:
-      return;
-  }
+void Planner::VisitVectorBinary(size_t i, const Instruction& inst) {
+  using F = systolic::VAddField;  // shared layout of the binary ops
+  const uint64_t count = Field(inst, F::count), dtype = Field(inst, F::dtype);
+  if (!IsDtype(dtype)) return;
+  Read(i, Flat(Field(inst, F::a), Bytes(count, dtype)));
+  Read(i, Flat(Field(inst, F::b), Bytes(count, dtype)));
+  const uint64_t out = inst.opcode == Opcode::kVCmp ? count : Bytes(count, dtype);
+  Write(i, Flat(Field(inst, F::dst), out));
+}
+
+void Planner::VisitSelect(size_t i, const Instruction& inst) {
+  using F = systolic::VSelField;
+  const uint64_t count = Field(inst, F::count), dtype = Field(inst, F::dtype);
+  if (!IsDtype(dtype)) return;
+  Read(i, Flat(Field(inst, F::mask), count));
+  Read(i, Flat(Field(inst, F::src), Bytes(count, dtype)));
+  Read(i, Flat(Field(inst, F::dst), Bytes(count, dtype)));
+  Write(i, Flat(Field(inst, F::dst), Bytes(count, dtype)));
+}
+
+void Planner::VisitVectorUnary(size_t i, const Instruction& inst) {
+  using F = systolic::VMovField;  // shared layout of the unary ops
+  const uint64_t count = Field(inst, F::count), dtype = Field(inst, F::dtype);
+  if (!IsDtype(dtype)) return;
+  Read(i, Flat(Field(inst, F::src), Bytes(count, dtype)));
+  Write(i, Flat(Field(inst, F::dst), Bytes(count, dtype)));
+}
+
+void Planner::VisitFill(size_t i, const Instruction& inst) {
+  using F = systolic::VFillField;
+  if (!IsDtype(Field(inst, F::dtype))) return;
+  Write(i, Flat(Field(inst, F::dst), Bytes(Field(inst, F::count), Field(inst, F::dtype))));
+}
+
+void Planner::VisitConvert(size_t i, const Instruction& inst) {
+  using F = systolic::VCvtField;  // vrequant shares the layout
+  const uint64_t count = Field(inst, F::count);
+  if (!IsDtype(Field(inst, F::src_type)) || !IsDtype(Field(inst, F::dst_type))) return;
+  Read(i, Flat(Field(inst, F::src), Bytes(count, Field(inst, F::src_type))));
+  Write(i, Flat(Field(inst, F::dst), Bytes(count, Field(inst, F::dst_type))));
+}
+
+void Planner::VisitReduce(size_t i, const Instruction& inst) {
+  using F = systolic::VRedSumField;  // vredmax shares the layout
+  const uint64_t rows = Field(inst, F::rows), cols = Field(inst, F::cols);
+  const uint64_t dtype = Field(inst, F::dtype);
+  if (!IsDtype(dtype)) return;
+  Read(i, Flat(Field(inst, F::src), Bytes(rows * cols, dtype)));
+  Write(i, Flat(Field(inst, F::dst), Bytes(rows, dtype)));
+}
+
+void Planner::VisitBroadcast(size_t i, const Instruction& inst) {
+  using F = systolic::VBcastField;
+  const uint64_t rows = Field(inst, F::rows), cols = Field(inst, F::cols);
+  const uint64_t dtype = Field(inst, F::dtype);
+  if (!IsDtype(dtype)) return;
+  Read(i, Flat(Field(inst, F::src), Bytes(Field(inst, F::per_row) != 0 ? rows : cols, dtype)));
+  Write(i, Flat(Field(inst, F::dst), Bytes(rows * cols, dtype)));
 }
 
 }  // namespace

@@ -19,6 +19,9 @@
 //
 // Post-conditions shared by every pass:
 //   * only kinds in target.fusion_kinds are formed (an empty set: the passes change nothing);
+//   * a fusion never holds both an op the target runs on the host (host fallback by the
+//     ownership rules) and one it runs on the device (fusion_placement.h); the one exception:
+//     a contraction that runs on the host keeps its epilogues;
 //   * the module verifies and evaluates to the same values as before (fused computations hold
 //     clones of the original instructions, under their original names; parameters `param_N`);
 //   * fused computations are named `fused_computation`, `fused_computation.1`, … and are placed

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <queue>
 
+#include "compiler/fusion/fusion_placement.h"
+
 namespace compiler::fusion {
 
 using hlo::Computation;
@@ -269,10 +271,16 @@ FusionGroup ExpandUpward(Instruction* root, const ExpansionPolicy& policy,
     }
   };
   push_operands(root);
+  const TargetDescription* placement_target = policy.placement_target;
+  Placement side =
+      placement_target != nullptr ? PlacementOf(*root, *placement_target) : Placement::kEither;
   while (!frontier.empty()) {
     Instruction* p = frontier.top();
     frontier.pop();
     if (!policy.can_join(*p)) continue;
+    const Placement p_side =
+        placement_target != nullptr ? PlacementOf(*p, *placement_target) : Placement::kEither;
+    if (!Compatible(side, p_side)) continue;
     if (group.size + FusedSize(*p) > policy.max_size) continue;
     // The computation's root must survive even when all its users end up in the group.
     bool only_exclusive_users = p->parent() == nullptr || p->parent()->root() != p;
@@ -295,6 +303,7 @@ FusionGroup ExpandUpward(Instruction* root, const ExpansionPolicy& policy,
     } else {
       exclusive.insert(p);
     }
+    side = Combine(side, p_side);
     group.members.push_back(p);
     group.member_set.insert(p);
     group.size += FusedSize(*p);

@@ -126,6 +126,9 @@ struct ExpansionPolicy {
                      int64_t index)>
       edge_ok;
   int64_t max_size = 64;
+  // When set, every member runs on the same side of the host/device boundary on this target
+  // (fusion_placement.h): a host-fallback op never shares a fusion with a device op.
+  const TargetDescription* placement_target = nullptr;
 };
 
 // Grows a group from `root` by adding producers (largest position first, so every user of a

@@ -1,6 +1,7 @@
 // ExplainFusion (fusion.h): the reason each remaining producer–consumer edge is not fused,
 // re-derived from the rules the passes apply (fusion_cost.h, fusion_rows.h, fusion_epilogue.h),
-// checked in the order the pipeline runs them: never-fusible ends, contractions (output
+// checked in the order the pipeline runs them: never-fusible ends, ends on different sides of
+// the host/device boundary (fusion_placement.h), contractions (output
 // fusion), reductions (input fusion), then loop fusion's size and duplication bounds.
 #include <functional>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "compiler/fusion/fusion_builder.h"
 #include "compiler/fusion/fusion_cost.h"
 #include "compiler/fusion/fusion_epilogue.h"
+#include "compiler/fusion/fusion_placement.h"
 
 namespace compiler {
 namespace {
@@ -107,6 +109,13 @@ std::string WhyUnfused(const Instruction& p, const Instruction& c, int64_t index
   if (target.fusion_kinds.empty()) return "target forms no fusions";
   if (std::string r = fusion::NeverFusibleReason(c); !r.empty()) return "consumer is a " + r;
   if (std::string r = fusion::NeverFusibleReason(p); !r.empty()) return "producer is a " + r;
+  // Every pass keeps host-fallback and device ops apart (fusion_placement.h), except that a
+  // contraction running on the host keeps its epilogues (fusion_output.cc).
+  const bool host_contraction =
+      IsContraction(p) && fusion::PlacementOf(p, target) == fusion::Placement::kHost;
+  if (std::string r = fusion::PlacementConflict(p, c, target); !r.empty() && !host_contraction) {
+    return r;
+  }
   if (IsContraction(c)) {
     return "consumer " + Op(c) + " is a contraction; it reads its operands from memory";
   }

@@ -94,6 +94,7 @@ bool InputFusion::Run(hlo::Module& module) {
       const RowSignature& sig = rows.signatures[static_cast<size_t>(sig_id)];
       fusion::ExpansionPolicy policy;
       policy.max_size = target_.max_fusion_instructions;
+      policy.placement_target = &target_;
       policy.can_join = [&](const hlo::Instruction& p) {
         const int s = rows.Get(&p);
         if (!fusion::IsRowOp(p) || (s >= 0 && s != sig_id)) return false;

@@ -38,6 +38,7 @@ bool LoopFusion::Run(hlo::Module& module) {
       const int64_t root_elements = Elements(root->shape());
       fusion::ExpansionPolicy policy;
       policy.max_size = target_.max_fusion_instructions;
+      policy.placement_target = &target_;
       policy.can_join = [&](const hlo::Instruction& p) {
         if (!fusion::IsLoopFusible(p)) return false;
         // An expensive producer read by a larger result would be recomputed per element.

@@ -15,6 +15,7 @@
 
 #include "compiler/fusion/fusion.h"
 #include "compiler/fusion/fusion_builder.h"
+#include "compiler/fusion/fusion_placement.h"
 
 namespace compiler {
 namespace {
@@ -180,6 +181,11 @@ bool MultiOutputFusion::Run(hlo::Module& module) {
         }
         if (FirstUserPosition(*merged, builder) <= builder.Position(next)) continue;
         if (MayDependOn(*next, *merged, builder)) continue;
+        // A host-fallback fusion and a device fusion stay separate kernels.
+        if (!fusion::Compatible(fusion::PlacementOf(*merged, target_),
+                                fusion::PlacementOf(*next, target_))) {
+          continue;
+        }
         merged = Merge(merged, next, builder);
         changed = true;
       }

@@ -13,6 +13,7 @@
 #include "compiler/fusion/fusion_activation.h"
 #include "compiler/fusion/fusion_builder.h"
 #include "compiler/fusion/fusion_epilogue.h"
+#include "compiler/fusion/fusion_placement.h"
 
 namespace compiler {
 
@@ -36,13 +37,26 @@ bool OutputFusion::Run(hlo::Module& module) {
       hlo::Instruction* value = contraction;
       int64_t feature_dim = fusion::ContractionFeatureDim(*contraction);
       auto position = [&](const hlo::Instruction* inst) { return builder.Position(inst); };
+      // An epilogue that runs on the host never joins a contraction the device runs (it would
+      // drag the MXU work onto the host). The converse is allowed: a contraction that already
+      // runs on the host keeps its (cheap) epilogues, so its result crosses the host link once
+      // instead of going back to the device for one elementwise pass.
+      const bool contraction_on_host =
+          fusion::PlacementOf(*contraction, target_) == fusion::Placement::kHost;
+      auto epilogue_may_join = [&](const std::vector<hlo::Instruction*>& candidates) {
+        if (contraction_on_host) return true;
+        for (const hlo::Instruction* candidate : candidates) {
+          if (fusion::PlacementOf(*candidate, target_) == fusion::Placement::kHost) return false;
+        }
+        return true;
+      };
       while (value != computation->root() && !value->users().empty()) {
         if (value->users().size() > 1) {
           // Several uses: only a whole activation subgraph (GELU) can follow.
           auto gelu = fusion::MatchGelu(*value, position);
           if (!gelu || !target_.contraction_epilogues.count(Epilogue::kGelu)) break;
           const int64_t size = static_cast<int64_t>(members.size() + gelu->members.size());
-          if (size > target_.max_fusion_instructions) break;
+          if (size > target_.max_fusion_instructions || !epilogue_may_join(gelu->members)) break;
           members.insert(members.end(), gelu->members.begin(), gelu->members.end());
           value = gelu->exit;
           last_epilogue = value;
@@ -58,6 +72,7 @@ bool OutputFusion::Run(hlo::Module& module) {
         if (step->epilogue && !target_.contraction_epilogues.count(*step->epilogue)) break;
         const int64_t size = static_cast<int64_t>(members.size() + 1 + step->side_members.size());
         if (size > target_.max_fusion_instructions) break;
+        if (!epilogue_may_join({consumer}) || !epilogue_may_join(step->side_members)) break;
         members.push_back(consumer);
         for (hlo::Instruction* side : step->side_members) members.push_back(side);
         value = consumer;

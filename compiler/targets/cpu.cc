@@ -47,6 +47,16 @@ TargetDescription MakeCpuTarget() {
   t.op_rules[Opcode::kConvolution] =
       OpRule{OpHandling::kLibrary, "retarget-sgemm", gemm_types, OpHandling::kGenerated};
 
+  // Ops the code generator has no form for: the cpu backend runs them on the reference
+  // evaluator (targets/cpu thunk_builder.cc Fallback, listed in the fallbacks.txt artifact;
+  // checked per opcode by tests/tour step 10c). That is not compiled code, so they are host
+  // fallbacks here (the host is the CPU itself; the cost model's host link is a memory copy).
+  for (Opcode op : {Opcode::kMap, Opcode::kRng, Opcode::kRngBitGenerator,
+                    Opcode::kRngGetAndUpdateState}) {
+    t.op_rules[op] = OpRule{OpHandling::kHostFallback, "", {}, OpHandling::kHostFallback};
+    t.host_fallback_details[op] = "no generated form; the reference evaluator runs it";
+  }
+
   // XLA:CPU lowers the "TopK" custom call to a runtime function it ships; our codegen emits it.
   t.custom_calls["TopK"] = OpRule{OpHandling::kGenerated, "", {}, OpHandling::kGenerated};
   t.supports_collectives = false;  // single process, single device

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 #include <memory>
 #include <string>
@@ -143,29 +144,46 @@ TEST(OwnershipCorpusTest, EveryInstructionOwnedOnceOnEveryTarget) {
 
 TEST(OwnershipCorpusTest, KnownFactsOfCorpusModules) {
   // llama3 calls TransformerEngine's fused attention: 8 forward + 4 backward custom-calls are
-  // unsupported on every target; it also holds collectives.
+  // the TransformerEngine library on gpu (its registry, issue 8) and unsupported on every other
+  // target; it also holds collectives.
   auto llama = LoadCorpus("hlo_llama3_8b_cp_bf16_1x4.hlo");
   for (const std::string& name : compiler::TargetNames()) {
     ModuleStats stats = AnalyzeOwnership(*llama, *compiler::FindTarget(name));
     int64_t forward = 0, backward = 0;
     for (const auto& entry : stats.entries) {
-      if (entry.info.owner != Owner::kUnsupportedCustomCall) continue;
-      forward += entry.info.detail == "te_fused_attn_forward_ffi";
-      backward += entry.info.detail == "te_fused_attn_backward_ffi";
+      if (entry.instruction == nullptr ||
+          entry.instruction->opcode() != hlo::Opcode::kCustomCall) {
+        continue;
+      }
+      const std::string& call = entry.instruction->attr<hlo::CustomCallAttrs>().target;
+      const bool expected_owner = name == "gpu" ? entry.info.owner == Owner::kLibrary &&
+                                                      entry.info.library == "TransformerEngine"
+                                                : entry.info.owner == Owner::kUnsupportedCustomCall;
+      forward += expected_owner && call == "te_fused_attn_forward_ffi";
+      backward += expected_owner && call == "te_fused_attn_backward_ffi";
     }
     EXPECT_EQ(forward, 8) << name;
     EXPECT_EQ(backward, 4) << name;
     EXPECT_GT(stats.instructions_by_owner.at("collective"), 0) << name;
   }
-  // dlrm's embedding lookups are its 6 gathers: the systolic target runs them on the host.
+  // dlrm on the systolic target, as its lowering runs it: the 6 embedding lookups (gather),
+  // the 6 index checks `reduce(pred) with and` (the vector unit reduces only sums and maxima
+  // of numbers) and the 2 feature concatenations (no DMA program) run on the host; counted by
+  // hand in the HLO text (grep ' gather(', ' concatenate(', 'reduce_and').
   auto dlrm = LoadCorpus("dlrm_keras_jax_f32_test_step.hlo");
   ModuleStats systolic = AnalyzeOwnership(*dlrm, compiler::SystolicTarget());
-  EXPECT_EQ(systolic.instructions_by_owner.at("host-fallback"), 6);
+  EXPECT_EQ(systolic.instructions_by_owner.at("host-fallback"), 14);
+  std::map<std::string, int> reasons;
   for (const auto& entry : systolic.entries) {
-    if (entry.info.owner == Owner::kHostFallback) {
-      EXPECT_EQ(entry.info.detail, "systolic cannot execute gather");
-    }
+    if (entry.info.owner == Owner::kHostFallback) ++reasons[entry.info.detail];
   }
+  EXPECT_EQ(reasons,
+            (std::map<std::string, int>{
+                {"systolic cannot execute gather: data-dependent addressing is not in the "
+                 "accelerator's ISA", 6},
+                {"systolic runs reduce only on s8, s32, u8, f16, f32, bf16, not pred", 6},
+                {"systolic cannot execute concatenate: the lowering has no DMA or vector-unit "
+                 "program for concatenate", 2}}));
   ModuleStats cpu = AnalyzeOwnership(*dlrm, compiler::CpuTarget());
   EXPECT_EQ(cpu.instructions_by_owner.at("host-fallback"), 0);
   // xnn.parallel_dots: four 512^3 matmuls in kCustom fusions owned by the dot's library on
@@ -357,7 +375,8 @@ ENTRY main {
   const std::string systolic =
       compiler::ModuleStatsToJson(AnalyzeOwnership(*module, compiler::SystolicTarget()), {});
   EXPECT_NE(systolic.find("\"details_by_owner\": {\"host-fallback\": "
-                          "{\"systolic cannot execute gather\": 1}}"),
+                          "{\"systolic cannot execute gather: data-dependent addressing is not "
+                          "in the accelerator's ISA\": 1}}"),
             std::string::npos)
       << systolic;
 }

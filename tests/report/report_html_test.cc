@@ -77,6 +77,22 @@ TEST(ReportHtmlTest, OnePageWithTablesGraphsAndEscapedNames) {
   std::snprintf(latency, sizeof latency, "<td>%.4g</td>", cpu.latency_ms);
   EXPECT_NE(page.find(latency), std::string::npos);
   EXPECT_NE(page.find("aws.amazon.com/ec2/pricing"), std::string::npos);
+  EXPECT_NE(page.find("<li>cpu latency estimated: no backend run was asked for</li>"),
+            std::string::npos);
+}
+
+TEST(ReportHtmlTest, CustomCallsNameTheTargetsThatImplementThem) {
+  report::Report report;
+  report.models.push_back(
+      report_test::ReportOf(report_test::kTeAttention, report_test::Targets({"cpu", "gpu"})));
+  const std::string page = PageOf(report, "");
+  EXPECT_NE(page.find("<li>te_fused_attn_forward_ffi &times;1: cpu no gpu yes (library "
+                      "TransformerEngine) &mdash; <strong>kernel-locked: gpu only</strong></li>"),
+            std::string::npos);
+  // The owner table counts the module's 2 instructions per target, then the compiled ones.
+  EXPECT_NE(page.find("<tr><td>gpu</td><td>1 (100.0%)</td><td>1</td><td>0</td><td>0</td>"
+                      "<td>0</td><td>0</td><td>2</td></tr>"),
+            std::string::npos);
 }
 
 TEST(ReportHtmlTest, TheGraphKeepsToItsNodeBudget) {

@@ -42,7 +42,8 @@ void ExpectDocumentedShape(const JsonValue& actual, const JsonValue& doc) {
     for (const auto& [target, cell] : model["targets"].object) {
       SCOPED_TRACE(target);
       EXPECT_EQ(KeysWithout(cell, "error"), doc_cell.Keys());
-      for (const char* map : {"owners", "flops_share", "bytes_share"}) {
+      for (const char* map : {"owners", "owners_original", "flops_share", "flops_share_original",
+                              "bytes_share"}) {
         if (cell[map].kind == JsonValue::Kind::kNull) continue;
         EXPECT_EQ(cell[map].Keys(), doc_cell[map].Keys()) << map;
       }
@@ -54,6 +55,9 @@ void ExpectDocumentedShape(const JsonValue& actual, const JsonValue& doc) {
     }
     for (const auto& [pair, value] : model["carried_across"].object) {
       EXPECT_EQ(KeysWithout(value, "error"), doc_pair.Keys()) << pair;
+    }
+    for (const JsonValue& call : model["custom_calls"].array) {
+      EXPECT_EQ(call.Keys(), doc_model["custom_calls"].array.at(0).Keys());
     }
   }
 }
@@ -89,14 +93,26 @@ TEST(ReportJsonTest, OutputMatchesTheDocumentedSchemaAndFigures) {
   EXPECT_EQ(te["name"].string, "te");
   EXPECT_FALSE(te.Has("error"));
   EXPECT_EQ(te["targets"].Keys(), (std::vector<std::string>{"gpu", "cpu"}));
+  // TransformerEngine is a library on the gpu and unknown to the cpu (gpu.cc's registry).
   const JsonValue& gpu = te["targets"]["gpu"];
-  EXPECT_EQ(gpu["owners"]["unsupported"].number, 1);
+  EXPECT_EQ(gpu["owners"]["library"].number, 1);
+  EXPECT_EQ(gpu["owners"]["unsupported"].number, 0);
   EXPECT_EQ(gpu["owners"]["generated"].number, 1);
+  EXPECT_EQ(gpu["owners_original"]["library"].number, 1);
   EXPECT_EQ(gpu["flops_share"]["generated"].number, 1);
+  EXPECT_EQ(gpu["flops_share_original"]["generated"].number, 1);
   EXPECT_EQ(gpu["custom_calls"].array.at(0)["target"].string, "te_fused_attn_forward_ffi");
   EXPECT_EQ(gpu["custom_calls"].array.at(0)["supported"].kind, JsonValue::Kind::kBool);
-  EXPECT_FALSE(gpu["custom_calls"].array.at(0)["supported"].boolean);
+  EXPECT_TRUE(gpu["custom_calls"].array.at(0)["supported"].boolean);
+  EXPECT_FALSE(te["targets"]["cpu"]["custom_calls"].array.at(0)["supported"].boolean);
   EXPECT_EQ(gpu["latency_source"].string, "estimated");
+  EXPECT_EQ(gpu["latency_note"].string, "no backend run was asked for");
+  const JsonValue& call = te["custom_calls"].array.at(0);
+  EXPECT_EQ(call["target"].string, "te_fused_attn_forward_ffi");
+  EXPECT_EQ(call["count"].number, 1);
+  ASSERT_EQ(call["implemented_by"].array.size(), 1u);
+  EXPECT_EQ(call["implemented_by"].array[0].string, "gpu");
+  EXPECT_TRUE(call["kernel_locked"].boolean);
   EXPECT_EQ(gpu["energy_mj"].kind, JsonValue::Kind::kNumber);
   EXPECT_EQ(te["carried_across"].Keys(), (std::vector<std::string>{"gpu->cpu", "cpu->gpu"}));
   EXPECT_EQ(te["carried_across"]["gpu->cpu"]["instructions"].number, 0.5);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler/target_pipelines.h"
+#include "hlo/module_io.h"
 #include "tests/report/report_test_util.h"
 
 namespace {
@@ -80,43 +81,66 @@ TEST(ReportTest, SoftmaxIsCarriedAcrossEveryPair) {
   EXPECT_NEAR(gpu.latency_ms, (128 / 4.8e12 + 3e-6) * 1000, 1e-9);
 }
 
-TEST(ReportTest, UnknownCustomCallIsExcludedFromCarriedAcross) {
+TEST(ReportTest, TransformerEngineAttentionIsGpuOnlyAndNotCarriedAcross) {
+  // The issue's case: one te_fused_attn_forward_ffi. TransformerEngine ships CUDA kernels only:
+  // a library call on gpu, unknown to cpu and systolic.
   const report::ModelReport model = ReportOf(report_test::kTeAttention, Targets(kThree));
   EXPECT_EQ(model.instructions, 2);
   for (const report::TargetCell& cell : model.targets) {
-    EXPECT_EQ(cell.owners.at("unsupported"), 1) << cell.target;
+    const bool gpu = cell.target == "gpu";
+    EXPECT_EQ(cell.owners.at(gpu ? "library" : "unsupported"), 1) << cell.target;
+    EXPECT_EQ(cell.owners_original.at(gpu ? "library" : "unsupported"), 1) << cell.target;
+    EXPECT_EQ(cell.owners_original.at(cell.target == "systolic" ? "native" : "generated"), 1);
     ASSERT_EQ(cell.custom_calls.size(), 1u);
     EXPECT_EQ(cell.custom_calls[0].target, "te_fused_attn_forward_ffi");
     EXPECT_EQ(cell.custom_calls[0].count, 1);
-    EXPECT_FALSE(cell.custom_calls[0].supported);
+    EXPECT_EQ(cell.custom_calls[0].supported, gpu) << cell.target;
+    EXPECT_EQ(cell.custom_calls[0].owner, gpu ? "library" : "unsupported");
+    EXPECT_EQ(cell.custom_calls[0].library, gpu ? "TransformerEngine" : "");
     EXPECT_EQ(cell.by_hand, (std::vector<report::HandSupplied>{
-                                {"unsupported", "te_fused_attn_forward_ffi", 1}}));
+                                gpu ? report::HandSupplied{"library", "TransformerEngine", 1}
+                                    : report::HandSupplied{"unsupported",
+                                                           "te_fused_attn_forward_ffi", 1}}));
     // The custom-call's work is unknown (0 FLOPs): the add has every FLOP.
-    EXPECT_EQ(cell.flops_share.at("unsupported"), 0.0);
+    EXPECT_EQ(cell.flops_share.at(gpu ? "library" : "unsupported"), 0.0);
   }
-  // Only the add is carried: half the instructions, all of the (known) FLOPs.
-  EXPECT_EQ(Pair(model, "gpu", "cpu").instructions, 0.5);
-  EXPECT_EQ(Pair(model, "gpu", "cpu").flops, 1.0);
-  EXPECT_EQ(Pair(model, "cpu", "systolic").instructions, 0.5);
+  ASSERT_EQ(model.custom_calls.size(), 1u);
+  EXPECT_EQ(model.custom_calls[0].implemented_by, std::vector<std::string>{"gpu"});
+  EXPECT_TRUE(model.custom_calls[0].kernel_locked);
+  // Only the add is carried, whichever pair: half the instructions, all of the (known) FLOPs.
+  for (const report::CarriedAcross& pair : model.carried_across) {
+    EXPECT_EQ(pair.instructions, 0.5) << pair.from << "->" << pair.to;
+    EXPECT_EQ(pair.flops, 1.0) << pair.from << "->" << pair.to;
+  }
+  const std::string table = report::ReportToTable(report::Report{{model}, ""});
+  // Wrapped at 100 columns under the first item.
+  EXPECT_NE(table.find("custom-call te_fused_attn_forward_ffi x1: cpu no, "
+                       "gpu yes (library TransformerEngine), systolic no,\n" +
+                       std::string(42, ' ') + "kernel-locked: gpu only\n"),
+            std::string::npos)
+      << table;
 }
 
-TEST(ReportTest, ACustomCallOnlyOneTargetImplementsIsNamedThere) {
-  // A GPU that links TransformerEngine: the call becomes a library call there only.
-  compiler::TargetDescription gpu_te = compiler::GpuTarget();
-  gpu_te.custom_calls["te_fused_attn_forward_ffi"] = compiler::OpRule{
-      compiler::OpHandling::kLibrary, "TransformerEngine", {}, compiler::OpHandling::kLibrary};
-  const report::ModelReport model =
-      ReportOf(report_test::kTeAttention, {&gpu_te, &compiler::CpuTarget()});
-  const report::TargetCell& gpu = Cell(model, "gpu");
-  EXPECT_EQ(NonZero(gpu), (Counts{{"generated", 1}, {"library", 1}}));
-  ASSERT_EQ(gpu.custom_calls.size(), 1u);
-  EXPECT_TRUE(gpu.custom_calls[0].supported);
-  EXPECT_EQ(gpu.custom_calls[0].owner, "library");
-  EXPECT_EQ(gpu.by_hand,
-            (std::vector<report::HandSupplied>{{"library", "TransformerEngine", 1}}));
-  EXPECT_FALSE(Cell(model, "cpu").custom_calls[0].supported);
-  // Still a library on the GPU and unknown on the CPU: not carried.
-  EXPECT_EQ(Pair(model, "gpu", "cpu").instructions, 0.5);
+TEST(ReportTest, AnUnknownCustomCallIsImplementedByNone) {
+  const char* text = R"(HloModule acme
+ENTRY main {
+  q = f32[4] parameter(0)
+  a = f32[4] custom-call(q), custom_call_target="acme_attention"
+  ROOT r = f32[4] add(a, q)
+})";
+  const report::ModelReport model = ReportOf(text, Targets(kThree));
+  for (const report::TargetCell& cell : model.targets) {
+    EXPECT_EQ(NonZero(cell).at("unsupported"), 1) << cell.target;
+    EXPECT_FALSE(cell.custom_calls.at(0).supported);
+  }
+  ASSERT_EQ(model.custom_calls.size(), 1u);
+  EXPECT_TRUE(model.custom_calls[0].implemented_by.empty());
+  EXPECT_FALSE(model.custom_calls[0].kernel_locked);
+  EXPECT_EQ(Pair(model, "cpu", "gpu").instructions, 0.5);
+  // Reported on the gpu alone, a call it implements is not "locked": there is nothing to compare.
+  const report::ModelReport alone = ReportOf(report_test::kTeAttention, Targets({"gpu"}));
+  EXPECT_EQ(alone.custom_calls.at(0).implemented_by, std::vector<std::string>{"gpu"});
+  EXPECT_FALSE(alone.custom_calls.at(0).kernel_locked);
 }
 
 TEST(ReportTest, AllReduceIsACollectiveEverywhere) {
@@ -169,6 +193,46 @@ TEST(ReportTest, ModuleWithoutCodeHasNoShares) {
   EXPECT_EQ(Cell(model, "cpu").kernels, 0);
   EXPECT_EQ(Cell(model, "cpu").latency_ms, 0.0);
   EXPECT_EQ(Cell(model, "cpu").flops_share.at("generated"), 0.0);
+}
+
+// Llama-3 8B with TransformerEngine attention (docs/walkthrough-retargeting.md): every owner row
+// counts the module's 1518 instructions, so the table, the by-hand lines and the header agree.
+TEST(ReportTest, OwnerRowsAddUpToTheModuleOnLlama) {
+  hlo::LoadedModule loaded =
+      hlo::LoadModule(testing_support::CorpusPath("hlo_llama3_8b_cp_bf16_1x4.hlo"));
+  const report::ModelReport model =
+      report::BuildModelReport("llama", "", *loaded.module, Targets(kThree));
+  EXPECT_EQ(model.instructions, 1518);
+  for (const report::TargetCell& cell : model.targets) {
+    ASSERT_FALSE(cell.error) << *cell.error;
+    int64_t rows = 0, compiled = 0;
+    for (const auto& [owner, count] : cell.owners_original) rows += count;
+    for (const auto& [owner, count] : cell.owners) compiled += count;
+    EXPECT_EQ(rows, model.instructions) << cell.target;
+    EXPECT_GT(compiled, model.instructions) << cell.target;  // fusion copies producers
+    // Each by-hand kind matches its owner's count in the row.
+    std::map<std::string, int64_t> by_hand;
+    for (const report::HandSupplied& work : cell.by_hand) by_hand[work.owner] += work.instructions;
+    for (const char* owner : {"library", "host_fallback", "unsupported", "collective"}) {
+      EXPECT_EQ(by_hand[owner], cell.owners_original.at(owner)) << cell.target << " " << owner;
+    }
+  }
+  // On systolic only the ops that need the host are host fallback (fusion keeps them apart from
+  // native ops, compiler/fusion/fusion_placement.h): 37 dynamic-slice + 33 concatenate +
+  // 25 slice + 20 reduce-window + 11 convert + 10 dynamic-update-slice + 5 log-plus-one +
+  // 4 iota + 4 power + 3 broadcast + 3 cosine + 2 sine + 2 divide + 2 remainder + 1 log = 162.
+  // On gpu the 8 + 4 TE calls are library calls, so nothing is unsupported there.
+  EXPECT_EQ(Cell(model, "systolic").owners_original.at("host_fallback"), 162);
+  EXPECT_EQ(Cell(model, "gpu").owners_original.at("unsupported"), 0);
+  EXPECT_EQ(Cell(model, "cpu").owners_original.at("unsupported"), 12);
+  ASSERT_EQ(model.custom_calls.size(), 2u);
+  for (const report::ModelCustomCall& call : model.custom_calls) {
+    EXPECT_EQ(call.implemented_by, std::vector<std::string>{"gpu"}) << call.target;
+    EXPECT_TRUE(call.kernel_locked) << call.target;
+  }
+  EXPECT_EQ(model.custom_calls[0].target, "te_fused_attn_backward_ffi");
+  EXPECT_EQ(model.custom_calls[0].count, 4);
+  EXPECT_EQ(model.custom_calls[1].count, 8);
 }
 
 }  // namespace

@@ -153,6 +153,53 @@ TEST_F(SweepCliTest, CostFollowsThePriceFile) {
   EXPECT_NE(bad.err.find("bad.cfg:1:"), std::string::npos) << bad.err;
 }
 
+// A bf16 dot the array takes and an f32 dot tpu-v4-mxu's MXU (int8, bf16) cannot: estimated, the
+// f32 one runs on the host. Its MACs must not count against the array and its time is the host
+// fallback share; the cost of each point is in the CSV and in the HTML page's table and charts.
+TEST_F(SweepCliTest, EstimatedPointsSeparateHostWorkAndCarryTheirCost) {
+  Write("mixed.hlo", R"(HloModule mixed
+ENTRY main {
+  a = bf16[256,256] parameter(0)
+  b = bf16[256,256] parameter(1)
+  d = f32[256,256] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x = f32[256,256] parameter(2)
+  y = f32[256,256] parameter(3)
+  h = f32[256,256] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[256,256], f32[256,256]) tuple(d, h)
+})");
+  Write("host.hlo", R"(HloModule host
+ENTRY main {
+  x = f32[256,256] parameter(0)
+  y = f32[256,256] parameter(1)
+  ROOT h = f32[256,256] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  Write("dot.hlo", kDotBf16);
+  const std::string sweep = " --config tpu-v4-mxu --set array=32x32,128x128 --estimate-only";
+  auto run = Retarget("sweep mixed.hlo" + sweep + " --csv mixed.csv --html mixed.html");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(Retarget("sweep host.hlo" + sweep + " --csv host.csv").exit_code, 0);
+  ASSERT_EQ(Retarget("sweep dot.hlo" + sweep + " --csv dot.csv").exit_code, 0);
+  const sweep::SweepTable mixed = sweep::ReadCsvFile(Path("mixed.csv"));
+  const sweep::SweepTable host = sweep::ReadCsvFile(Path("host.csv"));
+  const sweep::SweepTable dot = sweep::ReadCsvFile(Path("dot.csv"));
+  const std::vector<double> latency = Column(mixed, "latency_ms");
+  const std::vector<double> host_latency = Column(host, "latency_ms");
+  for (size_t i = 0; i < 2; ++i) {
+    // The array's utilization is the bf16 dot's alone; the host's time is the f32 dot's.
+    EXPECT_NEAR(Column(mixed, "utilization")[i], Column(dot, "utilization")[i], 1e-5) << i;
+    EXPECT_GT(Column(dot, "utilization")[i], 0) << i;
+    EXPECT_EQ(Column(host, "utilization")[i], 0) << i;
+    EXPECT_EQ(Column(host, "host_fallback_share")[i], 1) << i;
+    EXPECT_NEAR(Column(mixed, "host_fallback_share")[i], host_latency[i] / latency[i], 1e-5) << i;
+    // $1.20 per hour: 1e6 inferences x latency_ms / 1000 s x $1.2 / 3600 s = latency_ms / 3.
+    EXPECT_NEAR(Column(mixed, "cost_per_1m_usd")[i], latency[i] / 3, 1e-5 * latency[i]) << i;
+  }
+  const std::string page = testing_support::ReadFile(Path("mixed.html"));
+  EXPECT_NE(page.find("<th>cost_per_1m_usd</th>"), std::string::npos);
+  EXPECT_NE(page.find("<td>" + Text(mixed, "cost_per_1m_usd")[0] + "</td>"), std::string::npos);
+  EXPECT_NE(page.find("[\"cost_per_1m_usd\",\"USD per million inferences\""), std::string::npos);
+}
+
 TEST_F(SweepCliTest, OutputsAreKeptWithoutForce) {
   Write("s.csv", "precious");
   const auto run = Retarget("sweep '" + Mlp() + "' --set clock_mhz=700 --csv s.csv");

@@ -72,7 +72,7 @@ TEST(SweepPointTest, TheEstimateStandsOverBudgetOrWhenTheSimulatorFails) {
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(a.latency_source, "estimated");
   EXPECT_EQ(a.energy_source, "estimated");
-  EXPECT_FALSE(a.host_fallback_share.has_value());
+  EXPECT_EQ(a.host_fallback_share, 0.0);  // estimated too: the dot runs on the array
   const std::string estimate = sweep::ResultFields(a, "")[sweep::ResultColumn("latency_ms")];
   EXPECT_EQ(a.note, "not simulated: the estimate, " + estimate +
                         " ms, is over the simulation budget (--max-run-seconds 0)");
@@ -100,6 +100,53 @@ TEST(SweepPointTest, EstimatedUtilizationIsFlopsOverLatencyTimesPeak) {
   EXPECT_NEAR(*result.utilization, flops / (*result.latency_ms * 1e-3 * peak), 1e-12);
   EXPECT_GT(*result.utilization, 0);
   EXPECT_LE(*result.utilization, 1);
+  EXPECT_EQ(result.host_fallback_share, 0.0);
+}
+
+// The same bf16 dot next to an f32 one, which tpu-v4-mxu's MXU (bf16/int8) cannot take: the cost
+// model runs the f32 dot on the host. Its MACs must not count against the array, and its time
+// is the host fallback share.
+constexpr char kDotOnArrayAndOnHost[] = R"(HloModule mixed
+ENTRY main {
+  a = bf16[256,256] parameter(0)
+  b = bf16[256,256] parameter(1)
+  d = f32[256,256] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x = f32[256,256] parameter(2)
+  y = f32[256,256] parameter(3)
+  h = f32[256,256] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[256,256], f32[256,256]) tuple(d, h)
+})";
+
+constexpr char kF32DotOnly[] = R"(HloModule host
+ENTRY main {
+  x = f32[256,256] parameter(0)
+  y = f32[256,256] parameter(1)
+  ROOT h = f32[256,256] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
+TEST(SweepPointTest, EstimatedPointsDoNotCountHostMacsAgainstTheArray) {
+  const systolic::ArchConfig config = systolic::Preset("tpu-v4-mxu");
+  const sweep::PointResult alone =
+      sweep::EvaluatePoint(*testing_support::ParseAndVerify(kDot), config, {});
+  const sweep::PointResult host =
+      sweep::EvaluatePoint(*testing_support::ParseAndVerify(kF32DotOnly), config, {});
+  const sweep::PointResult mixed =
+      sweep::EvaluatePoint(*testing_support::ParseAndVerify(kDotOnArrayAndOnHost), config, {});
+  ASSERT_EQ(mixed.latency_source, "estimated");
+  // All on the host: the array does nothing, all the time is host fallback.
+  EXPECT_EQ(host.utilization, 0.0);
+  EXPECT_EQ(host.host_fallback_share, 1.0);
+  // Mixed: latency is the two parts' sum, the array's work and time are the bf16 dot's alone.
+  EXPECT_NEAR(*mixed.latency_ms, *alone.latency_ms + *host.latency_ms, 1e-9 * *mixed.latency_ms);
+  EXPECT_NEAR(*mixed.utilization, *alone.utilization, 1e-12);
+  EXPECT_NEAR(*mixed.host_fallback_share, *host.latency_ms / *mixed.latency_ms, 1e-12);
+  EXPECT_GT(*mixed.host_fallback_share, 0.5);  // f32 on a laptop-class host is the slow part
+  // Cost per point follows the (estimated) latency at the systolic price.
+  EXPECT_NEAR(*mixed.cost_per_1m_usd, SystolicPrice() * (*mixed.latency_ms * 1e-3 / 3600.0) * 1e6,
+              1e-9 * *mixed.cost_per_1m_usd);
+  const std::vector<std::string> fields = sweep::ResultFields(mixed, "");
+  EXPECT_NE(fields[sweep::ResultColumn("host_fallback_share")], "");
+  EXPECT_NE(fields[sweep::ResultColumn("cost_per_1m_usd")], "");
 }
 
 TEST(SweepPointTest, MoreDramBandwidthIsNeverSlowerOnAMemoryBoundModule) {

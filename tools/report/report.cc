@@ -8,6 +8,7 @@
 #include "tools/report/report.h"
 
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <new>
 #include <unordered_set>
@@ -62,6 +63,8 @@ double DynamicJoules(const hlo::Instruction& inst, const compiler::InstructionCo
 
 struct Estimate {
   double seconds = 0;
+  double host_fallback_seconds = 0;  // part of `seconds`
+  double matrix_flops = 0;           // FLOPs of device kernels built around a dot/convolution
   double dynamic_joules = 0;
 };
 
@@ -81,12 +84,15 @@ Estimate EstimateModule(const compiler::ModuleStats& stats, const TargetDescript
       case Owner::kAcceleratorNative:
         estimate.seconds += compiler::RooflineSeconds(inst, entry.cost, target);
         estimate.dynamic_joules += DynamicJoules(inst, entry.cost, target.energy);
+        if (IsContractionKernel(inst)) estimate.matrix_flops += entry.cost.flops;
         break;
       case Owner::kHostFallback: {
         const double bytes = entry.cost.bytes_read + entry.cost.bytes_written;
         const double link = target.peak.host_link_bytes_per_second;
-        estimate.seconds += compiler::RooflineSeconds(inst, entry.cost, host) +
-                            (link > 0 ? 2 * bytes / link : 0);
+        const double seconds =
+            compiler::RooflineSeconds(inst, entry.cost, host) + (link > 0 ? 2 * bytes / link : 0);
+        estimate.seconds += seconds;
+        estimate.host_fallback_seconds += seconds;
         estimate.dynamic_joules += DynamicJoules(inst, entry.cost, host.energy);
         break;
       }
@@ -126,25 +132,55 @@ Price PriceOf(const TargetDescription& target, const PriceTable& prices) {
   return price;
 }
 
-// The latency hook's figure, asked only for a model within the budget; an unusable answer is an
-// error of the target's cell (a backend bug must not pass for a measurement).
-std::optional<MeasuredLatency> MeasuredWithinBudget(const hlo::Module& original,
-                                                    const TargetDescription& target,
-                                                    double estimated_seconds,
-                                                    const compiler::ModuleStats& stats,
-                                                    const ReportOptions& options) {
-  if (!options.latency) return std::nullopt;
+std::string Short(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+// The latency hook's figure, asked only for a model within the budget, or why there is none; an
+// unusable answer is an error of the target's cell (a backend bug must not pass for a
+// measurement).
+LatencyAnswer MeasuredWithinBudget(const hlo::Module& original, const TargetDescription& target,
+                                   double estimated_seconds, const compiler::ModuleStats& stats,
+                                   const ReportOptions& options) {
+  if (!options.latency) return LatencyAnswer::None(options.no_latency_note);
   const LatencyBudget& budget = options.budget;
-  if (estimated_seconds > budget.max_run_seconds) return std::nullopt;
+  if (estimated_seconds > budget.max_run_seconds) {
+    return LatencyAnswer::None("over the latency budget: estimated " + Short(estimated_seconds) +
+                               " s > " + Short(budget.max_run_seconds) + " s (max-run-seconds)");
+  }
   if (budget.max_memory_bytes > 0 && stats.peak_buffer_bytes > budget.max_memory_bytes) {
-    return std::nullopt;
+    return LatencyAnswer::None("over the memory budget: " +
+                               std::to_string(stats.peak_buffer_bytes) + " bytes of buffers > " +
+                               std::to_string(budget.max_memory_bytes) + " (max-memory)");
   }
-  std::optional<MeasuredLatency> measured = options.latency(original, target, budget);
-  if (measured && !IsValidMeasuredLatency(*measured)) {
+  LatencyAnswer answer = options.latency(original, target, budget);
+  if (answer.latency && !IsValidMeasuredLatency(*answer.latency)) {
     throw hlo::Error("the latency hook returned an unusable latency for " + target.name +
-                     " (source '" + measured->source + "')");
+                     " (source '" + answer.latency->source + "')");
   }
-  return measured;
+  if (!answer.latency && answer.why_not.empty()) {
+    answer.why_not = "no measured or simulated figure for " + target.name;
+  }
+  return answer;
+}
+
+// owners_original / flops_share_original: the original instructions by their owner here.
+void CountOriginals(TargetCell& cell, const std::vector<OriginalInstruction>& originals) {
+  std::map<std::string, double> flops;
+  double total_flops = 0;
+  for (std::string_view key : kOwnerKeys) cell.owners_original[std::string(key)] = 0;
+  for (const OriginalInstruction& original : originals) {
+    total_flops += original.flops;
+    auto it = cell.original_owners.find(original.name);
+    const std::string key(OwnerKey(it == cell.original_owners.end() ? Owner::kNoCode
+                                                                    : it->second.owner));
+    if (key.empty()) continue;
+    ++cell.owners_original[key];
+    flops[key] += original.flops;
+  }
+  cell.flops_share_original = Shares(flops, total_flops);
 }
 
 // Fills `cell` for one target; throws whatever the pipeline or the analysis throws.
@@ -177,12 +213,18 @@ void FillCell(TargetCell& cell, const hlo::Module& original,
   cell.kernels = stats.kernel_count;
 
   const Estimate estimate = EstimateModule(stats, target);
-  cell.latency_ms = estimate.seconds * 1e3;
+  cell.estimate_ms = estimate.seconds * 1e3;
+  cell.estimate_host_fallback_ms = estimate.host_fallback_seconds * 1e3;
+  cell.estimate_matrix_flops = estimate.matrix_flops;
+  cell.latency_ms = cell.estimate_ms;
   cell.latency_source = "estimated";
-  if (std::optional<MeasuredLatency> measured =
-          MeasuredWithinBudget(original, target, estimate.seconds, stats, options)) {
-    cell.latency_ms = measured->ms;
-    cell.latency_source = measured->source;
+  const LatencyAnswer answer =
+      MeasuredWithinBudget(original, target, estimate.seconds, stats, options);
+  if (answer.latency) {
+    cell.latency_ms = answer.latency->ms;
+    cell.latency_source = answer.latency->source;
+  } else {
+    cell.latency_note = answer.why_not;
   }
   if (HasEnergyModel(target)) {
     cell.energy_mj = (estimate.dynamic_joules + target.energy.idle_watts * estimate.seconds) * 1e3;
@@ -196,6 +238,7 @@ void FillCell(TargetCell& cell, const hlo::Module& original,
 
   cell.original_owners = OwnersOfOriginals(originals, stats, unoptimized);
   cell.by_hand = HandSuppliedWork(originals, cell.original_owners);
+  CountOriginals(cell, originals);
   std::map<std::string, CustomCallUse> calls;
   for (const OriginalInstruction& original : originals) {
     if (original.opcode != hlo::Opcode::kCustomCall) continue;
@@ -209,9 +252,30 @@ void FillCell(TargetCell& cell, const hlo::Module& original,
     if (use.count == 1 || o == Owner::kUnsupportedCustomCall) {
       use.supported = o != Owner::kUnsupportedCustomCall;
       use.owner = std::string(OwnerKey(o));
+      use.library = o == Owner::kLibrary ? owner->second.library : "";
     }
   }
   for (auto& [name, use] : calls) cell.custom_calls.push_back(std::move(use));
+}
+
+// Every custom-call target with the reported targets that implement it (whose registry knows
+// it, whether it runs there or on the host); a failed cell implements nothing it can show.
+std::vector<ModelCustomCall> ModelCustomCalls(const std::vector<TargetCell>& cells) {
+  std::map<std::string, ModelCustomCall> calls;
+  for (const TargetCell& cell : cells) {
+    for (const CustomCallUse& use : cell.custom_calls) {
+      ModelCustomCall& call = calls[use.target];
+      call.target = use.target;
+      call.count = use.count;
+      if (use.supported) call.implemented_by.push_back(cell.target);
+    }
+  }
+  std::vector<ModelCustomCall> list;
+  for (auto& [name, call] : calls) {
+    call.kernel_locked = call.implemented_by.size() == 1 && cells.size() >= 2;
+    list.push_back(std::move(call));
+  }
+  return list;
 }
 
 }  // namespace
@@ -285,6 +349,7 @@ ModelReport BuildModelReport(const std::string& name, const std::string& file,
       if (&from != &to) model.carried_across.push_back(CarriedBetween(originals, from, to));
     }
   }
+  model.custom_calls = ModelCustomCalls(model.targets);
   return model;
 }
 

@@ -10,9 +10,18 @@
 //   * The input module is never modified: each target compiles its own Clone().
 //   * Every figure is a function of the module, the TargetDescriptions, the price table and what
 //     the latency hook returns (deterministic when the hook is).
-// Latency: the cost model's estimate, labelled "estimated", unless ReportOptions::latency (the
-// extension point for the CPU backend and the simulator) returns a measured or simulated figure
-// for a model within the LatencyBudget. Energy is always the cost model's estimate.
+// Latency: the cost model's estimate, labelled "estimated" with the reason in latency_note,
+// unless ReportOptions::latency (the extension point for the backends and the simulator)
+// returns a measured or simulated figure for a model within the LatencyBudget. Energy is always
+// the cost model's estimate.
+//
+// What is counted: ModelReport::instructions and every per-instruction figure (owners_original,
+// by_hand, custom-calls, carried-across) count the non-trivial instructions of the ORIGINAL
+// module in the entry and every computation it reaches (calls, loops, conditionals; each
+// computation once; fusion contents count, reducer bodies belong to their reduce). `owners`,
+// `kernels` and `fusion_coverage` describe each target's COMPILED module, where fusion may copy a
+// cheap producer into every consumer's kernel (and inlining a called computation into every
+// call site), so its totals may exceed the original's.
 #pragma once
 
 #include <array>
@@ -50,6 +59,16 @@ struct CustomCallUse {
   int64_t count = 0;      // uses in the original module (inside fusions too)
   bool supported = false;  // the target's registry knows it (it may still run on the host)
   std::string owner;      // OwnerKey of the calls on this target
+  std::string library;    // the library that runs them, for owner "library"
+};
+
+// A custom-call target of the original module across the reported targets.
+struct ModelCustomCall {
+  std::string target;   // custom_call_target
+  int64_t count = 0;    // uses in the original module
+  std::vector<std::string> implemented_by;  // reported targets whose registry knows it, in order
+  // Implemented by exactly one of two or more reported targets: the model is locked to it.
+  bool kernel_locked = false;
 };
 
 // One kind of work a target needs from outside the shared compiler.
@@ -69,7 +88,11 @@ struct OriginalOwner {
 struct TargetCell {
   std::string target;
   std::optional<std::string> error;  // set: the target failed; the figures below are unset
-  std::map<std::string, int64_t> owners;    // kOwnerKeys -> non-trivial instructions
+  std::map<std::string, int64_t> owners;    // kOwnerKeys -> non-trivial compiled instructions
+  // kOwnerKeys -> non-trivial ORIGINAL instructions by their owner here (sums to
+  // ModelReport::instructions), and their share of the original FLOPs.
+  std::map<std::string, int64_t> owners_original;
+  std::map<std::string, double> flops_share_original;
   std::map<std::string, double> flops_share;  // kOwnerKeys -> share of the FLOPs (0 if none)
   std::map<std::string, double> bytes_share;  // kOwnerKeys -> share of the memory bytes
   double fusion_coverage = 0;
@@ -77,6 +100,15 @@ struct TargetCell {
   std::vector<CustomCallUse> custom_calls;
   double latency_ms = 0;
   std::string latency_source = "estimated";  // "measured", "simulated" or "estimated"
+  // Why an estimated latency was not measured or simulated ("" otherwise), e.g. "over the
+  // latency budget (...)" or "no GPU: ...".
+  std::string latency_note;
+  // The cost model's estimate and its parts, also when the reported latency is measured: the
+  // whole, the host fallbacks' share of it, and the FLOPs of the device's kernels built around a
+  // dot or convolution (the work of its matrix unit; host-run contractions excluded).
+  double estimate_ms = 0;
+  double estimate_host_fallback_ms = 0;
+  double estimate_matrix_flops = 0;
   std::optional<double> energy_mj;        // unset where the target has no energy model
   std::string energy_source = "estimated";  // the cost model's EnergyModel (only source yet)
   std::optional<double> cost_per_1m_usd;  // unset where the target has no price
@@ -106,6 +138,7 @@ struct ModelReport {
   int64_t instructions = 0;          // non-trivial instructions of the original module
   double flops = 0;                  // FLOPs of the original module
   std::vector<TargetCell> targets;   // in the requested order
+  std::vector<ModelCustomCall> custom_calls;  // by target name
   std::vector<CarriedAcross> carried_across;  // every ordered pair of distinct targets
 };
 
@@ -136,12 +169,28 @@ struct MeasuredLatency {
   std::string source;  // "measured" (a backend ran it) or "simulated" (the SystemC model)
 };
 
+// What the latency hook answers: a figure, or none and why (the estimate stands, labelled
+// "estimated", and the reason becomes TargetCell::latency_note). Converts from a figure, an
+// optional figure and std::nullopt, so a hook may simply return those.
+struct LatencyAnswer {
+  std::optional<MeasuredLatency> latency;
+  std::string why_not;  // when latency is unset: why (empty: "no figure for this target")
+  LatencyAnswer(std::nullopt_t = std::nullopt) {}
+  LatencyAnswer(MeasuredLatency measured) : latency(std::move(measured)) {}
+  LatencyAnswer(std::optional<MeasuredLatency> measured) : latency(std::move(measured)) {}
+  static LatencyAnswer None(std::string reason) {
+    LatencyAnswer answer;
+    answer.why_not = std::move(reason);
+    return answer;
+  }
+};
+
 // The extension point where tools/ plugs the backends in: a latency for (original module,
-// target), or nullopt when none is available (the estimate stands). Called only for models
-// within the budget; what it returns is checked (a finite ms >= 0, a known source).
-using LatencyFunction = std::function<std::optional<MeasuredLatency>(
-    const hlo::Module& original, const compiler::TargetDescription& target,
-    const LatencyBudget& budget)>;
+// target), or none with the reason (the estimate stands). Called only for models within the
+// budget; what it returns is checked (a finite ms >= 0, a known source).
+using LatencyFunction = std::function<LatencyAnswer(const hlo::Module& original,
+                                                    const compiler::TargetDescription& target,
+                                                    const LatencyBudget& budget)>;
 
 struct ReportOptions {
   CompileFunction compile;  // empty: the target's pipeline
@@ -149,6 +198,7 @@ struct ReportOptions {
   // TargetDescription's price_per_hour_usd.
   PriceTable prices;
   LatencyFunction latency;  // empty: every latency is estimated
+  std::string no_latency_note = "no backend run was asked for";  // the note without a hook
   LatencyBudget budget;
   int64_t graph_node_budget = 0;  // > 0: keep TargetCell::graph_dot, at most this many nodes
 };

@@ -74,27 +74,34 @@ std::string ErrorRow(const std::string& target, const std::string& error, size_t
 }
 
 void OwnerTable(std::string& out, const ModelReport& model) {
-  out += "<h3>Instructions by owner (share of FLOPs)</h3>\n<table>\n";
+  out += "<h3>The module's instructions by owner on each target (share of FLOPs)</h3>\n"
+         "<table>\n";
   std::vector<std::string> header = {"target"};
   for (size_t i = 0; i < kOwnerKeys.size(); ++i) {
     header.push_back("<span class=\"swatch\" style=\"background:" + std::string(kOwnerColours[i]) +
                      "\"></span>" + std::string(kOwnerKeys[i]));
   }
+  header.push_back("compiled");
   out += Row(header, "th");
   for (const TargetCell& cell : model.targets) {
     if (cell.error) {
-      out += ErrorRow(cell.target, *cell.error, kOwnerKeys.size());
+      out += ErrorRow(cell.target, *cell.error, kOwnerKeys.size() + 1);
       continue;
     }
     std::vector<std::string> row = {Escape(cell.target)};
+    int64_t compiled = 0;
     for (std::string_view key : kOwnerKeys) {
-      const double share = cell.flops_share.at(std::string(key));
-      row.push_back(std::to_string(cell.owners.at(std::string(key))) +
+      const double share = cell.flops_share_original.at(std::string(key));
+      row.push_back(std::to_string(cell.owners_original.at(std::string(key))) +
                     (share > 0 ? " (" + Percent(share) + ")" : ""));
+      compiled += cell.owners.at(std::string(key));
     }
+    row.push_back(std::to_string(compiled));
     out += Row(row);
   }
-  out += "</table>\n";
+  out += "</table>\n<p class=\"note\">Rows count the module's instructions (they add up to the "
+         "count above); <em>compiled</em> counts the target's compiled module, where fusion may "
+         "copy a producer into several kernels (docs/report-format.md, what is counted).</p>\n";
 }
 
 void CostTable(std::string& out, const ModelReport& model) {
@@ -115,6 +122,13 @@ void CostTable(std::string& out, const ModelReport& model) {
                 OrNa(cell.cost_per_1m_usd, "%.4g")});
   }
   out += "</table>\n";
+  std::string notes;
+  for (const TargetCell& cell : model.targets) {
+    if (cell.error || cell.latency_note.empty()) continue;
+    notes += "<li>" + Escape(cell.target) + " latency estimated: " + Escape(cell.latency_note) +
+             "</li>\n";
+  }
+  if (!notes.empty()) out += "<ul class=\"note\">\n" + notes + "</ul>\n";
 }
 
 void CarriedTable(std::string& out, const ModelReport& model) {
@@ -153,11 +167,23 @@ void HandAndCustomCalls(std::string& out, const ModelReport& model) {
       line += ' ';
       line += Escape(cell.target);
       line += use.supported ? " yes" : " no";
+      if (use.supported) {
+        const std::string who = use.library.empty() ? use.owner : use.owner + " " + use.library;
+        line += " (" + Escape(who) + ")";
+      }
     }
   }
-  if (support.empty()) return;
+  if (model.custom_calls.empty()) return;
   out += "<h3>Custom calls</h3>\n<ul>\n";
-  for (const auto& [name, targets] : support) out += "<li>" + Escape(name) + ":" + targets + "</li>\n";
+  for (const ModelCustomCall& call : model.custom_calls) {
+    out += "<li>" + Escape(call.target) + " &times;" + std::to_string(call.count) + ":" +
+           support[call.target];
+    if (call.kernel_locked) {
+      out += " &mdash; <strong>kernel-locked: " + Escape(call.implemented_by.front()) +
+             " only</strong>";
+    }
+    out += "</li>\n";
+  }
   out += "</ul>\n";
 }
 

@@ -33,12 +33,14 @@ function ownersChart(canvas, model) {
       labels: targets,
       datasets: OWNERS.map(function (owner, i) {
         return {label: owner, backgroundColor: OWNER_COLOURS[i],
-                data: targets.map(function (t) { return model.targets[t].owners[owner]; })};
+                data: targets.map(function (t) {
+                  return model.targets[t].owners_original[owner];
+                })};
       })
     },
     options: {
       animation: false, responsive: false,
-      plugins: {title: {display: true, text: 'instructions by owner'}},
+      plugins: {title: {display: true, text: "the module's instructions by owner"}},
       scales: {x: {stacked: true}, y: {stacked: true, title: {display: true, text: 'instructions'}}}
     }
   });

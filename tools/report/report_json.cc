@@ -37,7 +37,11 @@ std::string CellJson(const TargetCell& cell) {
   std::string out = "{";
   out += "\"owners\": " +
          or_null(OwnerMap(cell.owners, [](int64_t n) { return std::to_string(n); }));
+  out += ", \"owners_original\": " +
+         or_null(OwnerMap(cell.owners_original, [](int64_t n) { return std::to_string(n); }));
   out += ", \"flops_share\": " + or_null(OwnerMap(cell.flops_share, [](double x) { return Num(x); }));
+  out += ", \"flops_share_original\": " +
+         or_null(OwnerMap(cell.flops_share_original, [](double x) { return Num(x); }));
   out += ", \"bytes_share\": " + or_null(OwnerMap(cell.bytes_share, [](double x) { return Num(x); }));
   out += ", \"fusion_coverage\": " + or_null(Num(cell.fusion_coverage));
   out += ", \"kernels\": " + or_null(std::to_string(cell.kernels));
@@ -51,6 +55,8 @@ std::string CellJson(const TargetCell& cell) {
   out += ", \"custom_calls\": " + or_null(calls + "]");
   out += ", \"latency_ms\": " + or_null(Num(cell.latency_ms));
   out += ", \"latency_source\": " + or_null(Str(cell.latency_source));
+  out += ", \"latency_note\": " +
+         (ok && !cell.latency_note.empty() ? Str(cell.latency_note) : std::string("null"));
   out += ", \"energy_mj\": " + Num(cell.energy_mj);
   out += ", \"energy_source\": " + (ok && cell.energy_mj ? Str(cell.energy_source) : "null");
   out += ", \"cost_per_1m_usd\": " + Num(cell.cost_per_1m_usd);
@@ -96,7 +102,19 @@ std::string ModelJson(const ModelReport& model) {
            ": " + PairJson(pair);
     first = false;
   }
-  out += first ? "}}" : "\n     }}";
+  out += first ? "}" : "\n     }";
+  std::string calls = "[";
+  for (const ModelCustomCall& call : model.custom_calls) {
+    std::string by = "[";
+    for (const std::string& target : call.implemented_by) {
+      by += (by.size() > 1 ? ", " : "") + Str(target);
+    }
+    calls += std::string(calls.size() > 1 ? ",\n       " : "\n       ") +
+             "{\"target\": " + Str(call.target) + ", \"count\": " + std::to_string(call.count) +
+             ", \"implemented_by\": " + by + "], \"kernel_locked\": " +
+             (call.kernel_locked ? "true" : "false") + "}";
+  }
+  out += ",\n     \"custom_calls\": " + calls + (calls.size() > 1 ? "\n     ]}" : "]}");
   return out;
 }
 

@@ -2,10 +2,14 @@
 // (error messages and very long names excepted; lists wrap at 100).
 //
 // Layout: a line naming the accelerator config when --config was given; then per model the
-// name, the module's name and size; the owner table (instructions by owner with the FLOP share
-// in parentheses); the cost table (fusion coverage, kernels, latency and its source, estimated
-// energy, price per hour, cost per million inferences); the carried-across shares of every
-// ordered pair; what each target needs by hand; custom-calls.
+// name, the module's name and size and what its count covers; the owner table (the ORIGINAL
+// module's instructions by owner on each target with the FLOP share in parentheses: each row
+// adds up to the header's count, as the carried-across and by-hand figures do); the cost table
+// (fusion coverage, kernels, latency and its source, estimated energy, price per hour, cost per
+// million inferences) and the compiled modules' instruction counts; why an estimated latency
+// was not measured; the carried-across shares of every ordered pair; what each target needs by
+// hand; every custom-call with the targets that implement it (a kernel-locked one names its only
+// target).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -55,8 +59,32 @@ std::string Wrapped(const std::string& head, const std::vector<std::string>& ite
   return out + "\n";
 }
 
+// `head` then `text` wrapped at kWidth on spaces, continuation lines indented by two.
+std::string WrappedWords(const std::string& head, const std::string& text) {
+  std::string out = head;
+  size_t column = head.size(), start = 0;
+  bool first = true;  // the first word goes right after the head, whatever its length
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!first && column + 1 + word.size() > kWidth) {
+      out += "\n  ";
+      column = 2;
+    } else if (!first) {
+      out += " ";
+      ++column;
+    }
+    first = false;
+    out += word;
+    column += word.size();
+    start = end + 1;
+  }
+  return out + "\n";
+}
+
 void OwnerTable(std::string& out, const ModelReport& model) {
-  out += "instructions by owner (share of FLOPs)\n";
+  out += "the module's instructions by owner on each target (share of FLOPs)\n";
   std::string header = Pad("target", 10);
   for (std::string_view key : kOwnerKeys) header += Pad(std::string(key), 14);
   while (!header.empty() && header.back() == ' ') header.pop_back();
@@ -68,8 +96,8 @@ void OwnerTable(std::string& out, const ModelReport& model) {
       continue;
     }
     for (std::string_view key : kOwnerKeys) {
-      const int64_t count = cell.owners.at(std::string(key));
-      const double share = cell.flops_share.at(std::string(key));
+      const int64_t count = cell.owners_original.at(std::string(key));
+      const double share = cell.flops_share_original.at(std::string(key));
       line += Pad(std::to_string(count) + (share > 0 ? " (" + Percent(share) + ")" : ""), 14);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
@@ -95,6 +123,21 @@ void CostTable(std::string& out, const ModelReport& model) {
            PadLeft(cell.cost_per_1m_usd ? Format("%.4g", *cell.cost_per_1m_usd) : "n/a", 21) +
            "\n";
   }
+  std::vector<std::string> compiled, notes;
+  for (const TargetCell& cell : model.targets) {
+    if (cell.error) continue;
+    int64_t total = 0;
+    for (const auto& [key, count] : cell.owners) total += count;
+    compiled.push_back(cell.target + " " + std::to_string(total));
+    if (!cell.latency_note.empty()) {
+      notes.push_back(WrappedWords(cell.target + " latency estimated: ", cell.latency_note));
+    }
+  }
+  if (!compiled.empty()) {
+    out += Wrapped("compiled instructions (a producer fused into N kernels counts N times): ",
+                   compiled);
+  }
+  for (const std::string& note : notes) out += note;
 }
 
 void CarriedTable(std::string& out, const ModelReport& model) {
@@ -123,16 +166,24 @@ void HandAndCustomCalls(std::string& out, const ModelReport& model) {
     out += Wrapped("by hand on " + cell.target + ": ", items);
   }
   std::map<std::string, std::vector<std::string>> support;  // custom-call -> "cpu no", ...
-  std::map<std::string, int64_t> counts;
   for (const TargetCell& cell : model.targets) {
     if (cell.error) continue;
     for (const CustomCallUse& use : cell.custom_calls) {
-      support[use.target].push_back(cell.target + (use.supported ? " yes" : " no"));
-      counts[use.target] = use.count;
+      std::string item = cell.target + (use.supported ? " yes" : " no");
+      if (use.supported) {
+        item += " (" + (use.library.empty() ? use.owner : use.owner + " " + use.library) + ")";
+      }
+      support[use.target].push_back(item);
     }
   }
-  for (const auto& [name, targets] : support) {
-    out += Wrapped("custom-call " + name + " x" + std::to_string(counts[name]) + ": ", targets);
+  for (const ModelCustomCall& call : model.custom_calls) {
+    std::vector<std::string> items = support[call.target];
+    if (call.kernel_locked) {
+      items.push_back("kernel-locked: " + call.implemented_by.front() + " only");
+    } else if (call.implemented_by.empty()) {
+      items.push_back("implemented by none");
+    }
+    out += Wrapped("custom-call " + call.target + " x" + std::to_string(call.count) + ": ", items);
   }
 }
 
@@ -153,6 +204,8 @@ std::string ReportToTable(const Report& report) {
     }
     out += "\nmodule " + model.module + ": " + std::to_string(model.instructions) +
            " instructions, " + Format("%.4g", model.flops) + " FLOPs\n";
+    out += "(instructions: those that run code, in the entry and each computation it reaches "
+           "once;\n fusion contents count, reducer bodies belong to their reduce)\n";
     OwnerTable(out, model);
     CostTable(out, model);
     CarriedTable(out, model);

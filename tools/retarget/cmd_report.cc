@@ -104,7 +104,8 @@ CommandSpec ReportSpec() {
       "For each model and target: compiles a copy with the target's pipeline, then reports\n"
       "instructions by owner (counts, shares of FLOPs), fusion coverage, kernels, custom-calls\n"
       "and whether each target supports them, latency (labelled measured / simulated /\n"
-      "estimated: cpu is measured on this machine, systolic simulated, gpu estimated here),\n"
+      "estimated: cpu is measured on this machine, systolic simulated, gpu measured where a\n"
+      "GPU and retarget-gpu-run are present; an estimate says why it was not measured),\n"
       "energy (estimated) and cost per million inferences from a price table; and for each\n"
       "ordered pair of targets the share the shared compiler carries across. A failure on one\n"
       "target is shown in its cell and makes the exit status 1. Guide: docs/report.md; figures\n"
@@ -152,6 +153,7 @@ int RunReport(const ParsedArgs& args, const Context& context) {
     options.graph_node_budget = report::kDefaultGraphNodeBudget;
   }
   if (!args.Has("--estimate-only")) options.latency = ReportLatencyHook(context, config);
+  options.no_latency_note = "not run (--estimate-only)";
 
   // The systolic column under --config is a derived copy of the built-in description.
   std::unique_ptr<compiler::TargetDescription> configured;

@@ -1,5 +1,6 @@
 // ReportLatencyHook (contract in report_latency.h): the CPU backend measures, the systolic
-// backend simulates, the GPU column keeps its estimate (no GPU on the machines this runs on).
+// backend simulates, the GPU is measured by retarget-gpu-run where a GPU is present
+// (report_gpu_latency.h).
 #include "tools/retarget/report_latency.h"
 
 #include <chrono>
@@ -7,6 +8,7 @@
 
 #include "targets/systolic/systolic_backend.h"
 #include "tools/io/inputs.h"
+#include "tools/retarget/report_gpu_latency.h"
 #include "tools/retarget/run_support.h"
 #include "tools/retarget/systolic_config.h"
 
@@ -53,24 +55,27 @@ report::LatencyFunction ReportLatencyHook(const Context& context,
       systolic_config ? *systolic_config : SystolicRunConfig(std::nullopt, {});
   return [backends = context.backends, config](const hlo::Module& module,
                                                const compiler::TargetDescription& target,
-                                               const report::LatencyBudget&)
-             -> std::optional<report::MeasuredLatency> {
-    if (backends == nullptr) return std::nullopt;
+                                               const report::LatencyBudget& budget)
+             -> report::LatencyAnswer {
+    if (target.name == "gpu") return MeasureOnGpu(module, budget);
+    if (backends == nullptr) return report::LatencyAnswer::None("no backends registered");
     if (target.name == "cpu") {
       targets::Backend* cpu = backends->Find("cpu");
-      if (cpu == nullptr) return std::nullopt;
+      if (cpu == nullptr) return report::LatencyAnswer::None("the cpu backend is not built in");
       Heartbeat heartbeat("measuring " + module.name() + " on cpu");
       return MeasureOnCpu(*cpu, module);
     }
     if (target.name == "systolic") {
-      if (backends->Find("systolic") == nullptr) return std::nullopt;
+      if (backends->Find("systolic") == nullptr) {
+        return report::LatencyAnswer::None("the systolic backend is not built in");
+      }
       Heartbeat heartbeat("simulating " + module.name() + " on " + config.name);
       // Host fallbacks run on the interpreter, as in `run --target systolic`; their time is
       // charged by the backend at the host-link bandwidth, not by how long they take here.
       targets::Backend* host = backends->Find("interp");
       return SimulateOnSystolic(config, host, module);
     }
-    return std::nullopt;  // gpu: estimated until a GPU is present
+    return report::LatencyAnswer::None("no backend measures " + target.name);
   };
 }
 

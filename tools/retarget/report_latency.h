@@ -4,8 +4,10 @@
 // cpu: compiled by the registered CPU backend and run on random inputs (seed 0): one warm-up,
 // then the median of 5 runs, "measured". systolic: compiled for `systolic_config` (default: the
 // `run --target systolic` configuration) and run once on the SystemC simulator, "simulated" (the
-// simulated time, not the wall time). gpu and every target whose backend is not registered:
-// nullopt, so the cost model's estimate stands, labelled "estimated". The report only asks for
+// simulated time, not the wall time). gpu: measured by retarget-gpu-run when this machine has a
+// GPU (report_gpu_latency.h). Otherwise, and for every target whose backend is not registered:
+// no figure and the reason, so the cost model's estimate stands, labelled "estimated" with that
+// reason as its latency note. The report only asks for
 // models within its report::LatencyBudget (a model whose estimate exceeds max_run_seconds, or
 // whose peak buffers exceed max_memory_bytes, keeps its estimate), and checks the answer.
 #pragma once

@@ -32,7 +32,7 @@ inline constexpr std::array<std::string_view, 10> kResultColumns = {
     "latency_ms",           // one inference
     "latency_source",       // "simulated" or "estimated"
     "utilization",          // share of the array's peak MAC rate over the run, 0..1
-    "host_fallback_share",  // simulated: share of the cycles spent on the host; else empty
+    "host_fallback_share",  // share of the time spent on the host (source: latency_source)
     "energy_mj",            // one inference
     "energy_source",        // "simulated" or "estimated"
     "cost_per_1m_usd",      // one million inferences at the target's price

@@ -69,9 +69,17 @@ PointResult EvaluatePoint(const hlo::Module& module, const systolic::ArchConfig&
     result.energy_mj = run->energy_pj * 1e-9;
     result.energy_source = "simulated";
   } else {
+    // As the simulator counts it: the array's MACs over the array's time. Host fallbacks (a
+    // dot of a type the array lacks, say) neither add MACs nor count as the array's time.
     const double peak = systolic::PeakOpsPerSecond(config);
-    if (cell.latency_ms > 0 && peak > 0) {
-      result.utilization = model.flops / (cell.latency_ms * 1e-3 * peak);
+    const double array_ms = cell.estimate_ms - cell.estimate_host_fallback_ms;
+    if (array_ms > 0 && peak > 0) {
+      result.utilization = cell.estimate_matrix_flops / (array_ms * 1e-3 * peak);
+    } else if (peak > 0) {
+      result.utilization = 0;  // the array never runs
+    }
+    if (cell.estimate_ms > 0) {
+      result.host_fallback_share = cell.estimate_host_fallback_ms / cell.estimate_ms;
     }
     result.energy_mj = cell.energy_mj;
     result.energy_source = cell.energy_mj ? "estimated" : "";

@@ -7,10 +7,13 @@
 //             cost model's figure through the portability report's library, "estimated".
 //   energy    the simulator's counted energy ("simulated") with the latency, else the cost
 //             model's ("estimated").
-//   utilization  simulated: the simulator's MAC utilization; estimated: the module's FLOPs over
-//             (latency x the array's peak rate, 2 x rows x cols x clock).
-//   host_fallback_share  simulated only: the share of the cycles spent running host fallbacks
-//             (a point that is mostly host work says little about the array).
+//   utilization  simulated: the simulator's MAC utilization (MACs over the accelerator's
+//             cycles); estimated, the same ratio from the cost model: FLOPs of the kernels the
+//             array runs around a dot/convolution over (the estimate less its host fallbacks x
+//             the array's peak rate, 2 x rows x cols x clock). Host-run MACs count for neither.
+//   host_fallback_share  the share of the time spent running host fallbacks: the simulator's
+//             cycles, or the cost model's estimate (a point that is mostly host work says little
+//             about the array).
 //   cost      per million inferences at the systolic target's price (report::CostPerMillion).
 // A simulation that fails leaves the estimate standing and says why in `note`; a failure of the
 // cost model itself is `error` (no figures). EvaluatePoint never throws for a model that loaded.
@@ -52,7 +55,7 @@ struct PointResult {
   std::optional<double> latency_ms;
   std::string latency_source;  // "simulated" or "estimated"; empty with an error
   std::optional<double> utilization;
-  std::optional<double> host_fallback_share;  // simulated only
+  std::optional<double> host_fallback_share;  // simulated or estimated, like latency
   std::optional<double> energy_mj;
   std::string energy_source;
   std::optional<double> cost_per_1m_usd;

@@ -1,0 +1,94 @@
+// The systolic description (compiler/targets/systolic.cc) says what the lowering runs: per
+// element type for the vector unit's ops, host fallback with a reason for the rest. Expected
+// owners come from targets/systolic/lowering/row_op_table.cc read by hand (e.g. and/or/xor
+// exist only for pred, negate not for u8) and the reasons are written out in full. The tour
+// test (tests/tour/add_an_op_backends_test.cc, step 10d) checks the same against the lowering
+// itself, one example per opcode.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "compiler/cost_model.h"
+#include "compiler/ownership.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using compiler::Owner;
+
+// The owner and detail of the ROOT of a one-instruction entry on the systolic target.
+compiler::OwnerInfo RootOwner(const std::string& body) {
+  auto module = testing_support::ParseAndVerify("HloModule m\nENTRY main {\n" + body + "}\n");
+  compiler::ModuleStats stats = compiler::AnalyzeOwnership(*module, compiler::SystolicTarget());
+  for (const compiler::OwnershipEntry& entry : stats.entries) {
+    if (entry.instruction == module->entry()->root()) return entry.info;
+  }
+  throw hlo::Error("no entry for the root");
+}
+
+TEST(OwnershipSystolic, TranscendentalsWithoutAVectorInstructionRunOnTheHost) {
+  compiler::OwnerInfo cosine = RootOwner(
+      "  p = f32[4,8] parameter(0)\n  ROOT r = f32[4,8] cosine(p)\n");
+  EXPECT_EQ(cosine.owner, Owner::kHostFallback);
+  EXPECT_EQ(cosine.detail, "systolic cannot execute cosine: no vector-unit instruction for cosine");
+  // exponential has vexp: native on floats.
+  EXPECT_EQ(RootOwner("  p = f32[4,8] parameter(0)\n  ROOT r = f32[4,8] exponential(p)\n").owner,
+            Owner::kAcceleratorNative);
+}
+
+TEST(OwnershipSystolic, LogicalOpsAreNativeOnlyForPred) {
+  EXPECT_EQ(RootOwner("  a = pred[16] parameter(0)\n  b = pred[16] parameter(1)\n"
+                      "  ROOT r = pred[16] and(a, b)\n")
+                .owner,
+            Owner::kAcceleratorNative);
+  compiler::OwnerInfo bits = RootOwner(
+      "  a = s32[16] parameter(0)\n  b = s32[16] parameter(1)\n  ROOT r = s32[16] and(a, b)\n");
+  EXPECT_EQ(bits.owner, Owner::kHostFallback);
+  EXPECT_EQ(bits.detail, "systolic runs and only on pred, not s32");
+}
+
+TEST(OwnershipSystolic, NegateHasNoUnsignedForm) {
+  EXPECT_EQ(RootOwner("  p = s8[16] parameter(0)\n  ROOT r = s8[16] negate(p)\n").owner,
+            Owner::kAcceleratorNative);
+  compiler::OwnerInfo u8 = RootOwner("  p = u8[16] parameter(0)\n  ROOT r = u8[16] negate(p)\n");
+  EXPECT_EQ(u8.owner, Owner::kHostFallback);
+  EXPECT_EQ(u8.detail, "systolic runs negate only on s8, s32, f16, f32, bf16, not u8");
+}
+
+TEST(OwnershipSystolic, SlicingIsAHostStepButReshapeIsAnAliasOfAnyType) {
+  compiler::OwnerInfo slice = RootOwner(
+      "  p = f32[4,8] parameter(0)\n  ROOT r = f32[2,8] slice(p), slice={[0:2], [0:8]}\n");
+  EXPECT_EQ(slice.owner, Owner::kHostFallback);
+  EXPECT_EQ(slice.detail,
+            "systolic cannot execute slice: the lowering has no DMA or vector-unit program for "
+            "slice");
+  EXPECT_EQ(RootOwner("  p = s64[4,8] parameter(0)\n  ROOT r = s64[32] reshape(p)\n").owner,
+            Owner::kAcceleratorNative);
+  // A broadcast is a vector-unit program: not for s64, which the unit does not hold.
+  compiler::OwnerInfo wide = RootOwner(
+      "  p = s64[8] parameter(0)\n  ROOT r = s64[4,8] broadcast(p), dimensions={1}\n");
+  EXPECT_EQ(wide.owner, Owner::kHostFallback);
+  EXPECT_EQ(wide.detail, "systolic runs broadcast only on pred, s8, s32, u8, f16, f32, bf16, not s64");
+}
+
+TEST(OwnershipSystolic, EveryOpcodeWithCodeHasARuleAndEveryHostRuleAReason) {
+  const compiler::TargetDescription& target = compiler::SystolicTarget();
+  for (int i = 0; i < hlo::OpcodeCount(); ++i) {
+    const hlo::Opcode op = static_cast<hlo::Opcode>(i);
+    const std::string name(hlo::OpcodeName(op));
+    if (compiler::GeneratesNoCode(op) || hlo::OpcodeClass(op) == hlo::OpClass::kCollective ||
+        op == hlo::Opcode::kFusion) {
+      continue;  // no-code, collective or per fused op: the analysis never asks the rule
+    }
+    auto rule = target.op_rules.find(op);
+    ASSERT_NE(rule, target.op_rules.end()) << name << " has no rule (default_handling decides)";
+    if (rule->second.handling == compiler::OpHandling::kHostFallback) {
+      auto why = target.host_fallback_details.find(op);
+      EXPECT_TRUE(why != target.host_fallback_details.end() && !why->second.empty())
+          << name << " falls back to the host without a reason";
+    }
+  }
+}
+
+}  // namespace
