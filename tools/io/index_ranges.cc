@@ -168,34 +168,42 @@ class BoundWalker {
   std::vector<const Instruction*> calls_;  // the call instructions entered, innermost last
 };
 
-void CollectLeafPaths(const hlo::Shape& shape, std::vector<int64_t>& path,
-                      std::vector<std::vector<int64_t>>& out) {
+}  // namespace
+
+namespace {
+
+void CollectLeaves(const Instruction* parameter, const hlo::Shape& shape, std::vector<int64_t>& path,
+                   std::vector<ParameterLeafPath>& out) {
   if (!shape.IsTuple()) {
-    out.push_back(path);
+    out.push_back({parameter, path});
     return;
   }
   for (size_t i = 0; i < shape.tuple_shapes.size(); ++i) {
     path.push_back(static_cast<int64_t>(i));
-    CollectLeafPaths(shape.tuple_shapes[i], path, out);
+    CollectLeaves(parameter, shape.tuple_shapes[i], path, out);
     path.pop_back();
   }
 }
 
 }  // namespace
 
-std::vector<std::optional<int64_t>> InferParameterValueBounds(const hlo::Module& module) {
-  std::vector<std::optional<int64_t>> bounds;
+std::vector<ParameterLeafPath> EntryParameterLeafPaths(const hlo::Module& module) {
+  std::vector<ParameterLeafPath> leaves;
   const hlo::Computation* entry = module.entry();
-  if (entry == nullptr) return bounds;
+  if (entry == nullptr) return leaves;
   for (const Instruction* parameter : entry->parameters()) {
     if (parameter == nullptr) continue;
-    std::vector<std::vector<int64_t>> leaves;
     std::vector<int64_t> path;
-    CollectLeafPaths(parameter->shape(), path, leaves);
-    for (const auto& leaf : leaves) {
-      BoundWalker walker;  // fresh per leaf: a shared value may bound several leaves
-      bounds.push_back(walker.BoundForLeaf(*parameter, leaf, 0));
-    }
+    CollectLeaves(parameter, parameter->shape(), path, leaves);
+  }
+  return leaves;
+}
+
+std::vector<std::optional<int64_t>> InferParameterValueBounds(const hlo::Module& module) {
+  std::vector<std::optional<int64_t>> bounds;
+  for (const ParameterLeafPath& leaf : EntryParameterLeafPaths(module)) {
+    BoundWalker walker;  // fresh per leaf: a shared value may bound several leaves
+    bounds.push_back(walker.BoundForLeaf(*leaf.parameter, leaf.path, 0));
   }
   return bounds;
 }

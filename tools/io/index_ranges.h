@@ -18,6 +18,15 @@
 
 namespace io {
 
+// Every leaf of the entry's parameters (parameter order, tuples depth-first) with its tuple
+// path inside the parameter: the order random inputs are drawn in, shared by the integer-bound
+// and the float-domain inference (value_domains.h).
+struct ParameterLeafPath {
+  const hlo::Instruction* parameter;
+  std::vector<int64_t> path;
+};
+std::vector<ParameterLeafPath> EntryParameterLeafPaths(const hlo::Module& module);
+
 // One entry per flattened entry-parameter leaf (parameter order, tuples depth-first): the
 // exclusive upper bound for values drawn from [0, bound), or nullopt where nothing is inferred.
 std::vector<std::optional<int64_t>> InferParameterValueBounds(const hlo::Module& module);

@@ -7,6 +7,8 @@
 #include <set>
 #include <tuple>
 
+#include "tools/io/index_ranges.h"
+
 namespace io {
 namespace {
 
@@ -205,34 +207,13 @@ class DomainWalker {
   std::vector<const Instruction*> calls_;  // the call/fusion instructions entered, innermost last
 };
 
-void CollectLeafPaths(const hlo::Shape& shape, std::vector<int64_t>& path,
-                      std::vector<std::vector<int64_t>>& out) {
-  if (!shape.IsTuple()) {
-    out.push_back(path);
-    return;
-  }
-  for (size_t i = 0; i < shape.tuple_shapes.size(); ++i) {
-    path.push_back(static_cast<int64_t>(i));
-    CollectLeafPaths(shape.tuple_shapes[i], path, out);
-    path.pop_back();
-  }
-}
-
 }  // namespace
 
 std::vector<FloatDomain> InferFloatParameterDomains(const hlo::Module& module) {
   std::vector<FloatDomain> domains;
-  const hlo::Computation* entry = module.entry();
-  if (entry == nullptr) return domains;
-  for (const Instruction* parameter : entry->parameters()) {
-    if (parameter == nullptr) continue;
-    std::vector<std::vector<int64_t>> leaves;
-    std::vector<int64_t> path;
-    CollectLeafPaths(parameter->shape(), path, leaves);
-    for (const auto& leaf : leaves) {
-      DomainWalker walker;  // fresh per leaf: a shared value may constrain several leaves
-      domains.push_back(walker.ForLeaf(*parameter, leaf, 0));
-    }
+  for (const ParameterLeafPath& leaf : EntryParameterLeafPaths(module)) {
+    DomainWalker walker;  // fresh per leaf: a shared value may constrain several leaves
+    domains.push_back(walker.ForLeaf(*leaf.parameter, leaf.path, 0));
   }
   return domains;
 }
