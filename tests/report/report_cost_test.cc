@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include "tests/cli_fixture.h"
+#include "tests/report/json_value.h"
 #include "tests/report/report_test_util.h"
 #include "tools/report/arch_target.h"
 
@@ -140,12 +142,13 @@ TEST(ReportCostTest, GemminiConfigByHand) {
   const report::TargetCell& cell = Cell(model, "systolic");
   EXPECT_EQ(cell.owners.at("native"), 0);
   EXPECT_GT(cell.owners.at("host_fallback"), 0);
-  // One fused kernel of 1152 FLOPs and 960 bytes on the cpu target's roofline (f32 GEMM
-  // 294.4 GFLOP/s vs 30 GB/s: memory-bound), its 1 us launch, and the 960 bytes crossing the
-  // 14 GB/s host link there and back.
-  const double host_seconds = std::max(1152 / 294.4e9, 960 / 30e9) + 1e-6 + 2 * 960 / 14e9;
+  // One fused host step as the simulator charges it: its operands (x 4x8, w 8x16, b 16: 704
+  // bytes of f32) to the host and its 4x16 result (256 bytes) back over the 14 GB/s host link,
+  // plus the 10 us of one host-issued batch; the host's compute is not charged.
+  const double host_seconds = (704.0 + 256.0) / 14e9 + 10e-6;
   EXPECT_NEAR(cell.latency_ms, host_seconds * 1e3, 1e-12);
-  // Energy at the cpu target's figures (the host did the work).
+  // Energy at the cpu target's figures (the host did the work, though the simulator charges no
+  // energy for it).
   const compiler::EnergyModel& cpu = compiler::CpuTarget().energy;
   const double joules = 1152 * cpu.joules_per_flop + 960 * cpu.joules_per_dram_byte;
   ASSERT_TRUE(cell.energy_mj);
@@ -168,6 +171,59 @@ TEST(ReportCostTest, GemminiConfigByHand) {
   EXPECT_GT(on_array.owners.at("native"), 0);
   const double array_seconds = std::max(1152 / (2.0 * 16 * 16 * 500e6), 960 / 16e9) + 10e-6;
   EXPECT_NEAR(on_array.latency_ms, array_seconds * 1e3, 1e-12);
+}
+
+// An f32 dot on the bf16/int8-only MXU of tpu-v4-mxu is one host step of the lowering.
+constexpr char kHostOnlyDot[] = R"(HloModule host_dot
+ENTRY main {
+  x = f32[64,32] parameter(0)
+  y = f32[32,16] parameter(1)
+  ROOT d = f32[64,16] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
+// The estimate charges a host fallback what the simulation charges a host step
+// (docs/systolic-lowering.md, "Host fallback"): 8192 + 2048 operand bytes to the host and 4096
+// result bytes back over the 14 GB/s link, plus 10 us; nothing for the host's 65 536 FLOPs.
+TEST(ReportCostTest, HostFallbackTimeIsTheSimulatorsHostStepCharge) {
+  const compiler::TargetDescription v4 =
+      report::SystolicTargetFromConfig(systolic::Preset("tpu-v4-mxu"));
+  const report::ModelReport model = ReportOf(kHostOnlyDot, {&v4});
+  const report::TargetCell& cell = Cell(model, "systolic");
+  EXPECT_EQ(cell.owners.at("host_fallback"), 1);
+  const double host_seconds = (64 * 32 * 4 + 32 * 16 * 4 + 64 * 16 * 4) / 14e9 + 10e-6;
+  EXPECT_NEAR(cell.estimate_host_fallback_ms, host_seconds * 1e3, 1e-12);
+  EXPECT_NEAR(cell.estimate_ms, host_seconds * 1e3, 1e-12);
+  // The clock and the DRAM do not change host work; the host's energy is still charged.
+  systolic::ArchConfig fast = systolic::Preset("tpu-v4-mxu");
+  systolic::ApplyOverride(fast, "clock.mhz=2000");
+  systolic::ApplyOverride(fast, "dram.bandwidth_gbps=1000");
+  const compiler::TargetDescription fast_target = report::SystolicTargetFromConfig(fast);
+  const report::ModelReport fast_model = ReportOf(kHostOnlyDot, {&fast_target});
+  EXPECT_NEAR(Cell(fast_model, "systolic").estimate_host_fallback_ms, host_seconds * 1e3, 1e-12);
+  ASSERT_TRUE(cell.energy_mj);
+  EXPECT_GT(*cell.energy_mj, 0.0);
+}
+
+using ReportCostCliTest = testing_support::CliFixture;
+
+// The same module through the two commands: the estimate (`report --estimate-only`) and the
+// simulator's host_fallback_cycles (`run --stats-json`) agree to the cycle the latter rounds to.
+TEST_F(ReportCostCliTest, EstimatedHostTimeEqualsTheSimulatedHostCharge) {
+  Write("dot.hlo", kHostOnlyDot);
+  const auto report = Retarget(
+      "report dot.hlo --targets systolic --config tpu-v4-mxu --estimate-only --json r.json");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const auto run = Retarget("run dot.hlo --target systolic --config tpu-v4-mxu --stats-json s.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const report_test::JsonValue r =
+      report_test::ParseJson(testing_support::ReadFile(Path("r.json")));
+  const report_test::JsonValue s =
+      report_test::ParseJson(testing_support::ReadFile(Path("s.json")));
+  const double hz = s["clock_mhz"].number * 1e6;
+  const double simulated_host_ms = s["host_fallback_cycles"].number / hz * 1e3;
+  const double estimated_ms = r["models"].array.at(0)["targets"]["systolic"]["latency_ms"].number;
+  EXPECT_NEAR(estimated_ms, (14336 / 14e9 + 10e-6) * 1e3, 1e-12);
+  EXPECT_NEAR(simulated_host_ms, estimated_ms, 0.5 / hz * 1e3);
 }
 
 }  // namespace

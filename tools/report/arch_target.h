@@ -11,6 +11,9 @@
 //   * energy: the config's per-operation energies (a MAC is 2 FLOPs, at the preferred native
 //     type: bf16, else int8, else f32), its DRAM energy per byte; no idle power (a config gives
 //     dynamic energy only), so energy_mj is dynamic energy.
+// Host fallbacks keep the built-in host link (14 GB/s) and per-step issue cost (10 us): the
+// systolic simulator charges every config's host steps with those figures, and the report's
+// estimate charges host fallbacks the same way (report.cc, HostFallbackSeconds).
 // The name stays "systolic" (the same column, the same price); the description names the config.
 // This is for the cost model only: the simulator will replace the estimate with `simulated`.
 #pragma once

@@ -65,13 +65,46 @@ struct Estimate {
   double seconds = 0;
   double host_fallback_seconds = 0;  // part of `seconds`
   double matrix_flops = 0;           // FLOPs of device kernels built around a dot/convolution
-  double dynamic_joules = 0;
+  double dynamic_joules = 0;         // host fallbacks' share at the cpu target's energy model
 };
 
+// The systolic simulation charges a host step its operands crossing the host link to the host
+// and its result crossing back, each byte once, plus one host-issued batch
+// (targets/systolic/lowering/systolic_backend.cc, RunHost; docs/systolic-lowering.md "Host
+// fallback"); the host's own compute is free there. The estimate charges the same for the
+// systolic target, so an estimated and a simulated point of one config agree on host time.
+bool ChargesHostStepsAsTheSimulator(const TargetDescription& target) {
+  return target.name == compiler::SystolicTarget().name;
+}
+
+// Bytes a host step moves over the host link, as the simulation counts them: every operand in
+// full (once per operand position) and the result.
+double HostStepLinkBytes(const hlo::Instruction& inst) {
+  double bytes = compiler::ShapeBytes(inst.shape());
+  for (const hlo::Instruction* operand : inst.operands()) {
+    bytes += compiler::ShapeBytes(operand->shape());
+  }
+  return bytes;
+}
+
+// Time of one host fallback on `target`. The systolic target: the simulation's host-step charge
+// (above). Other targets (no simulator charges their host work): the cpu target's roofline plus
+// the instruction's bytes crossing the host link there and back.
+double HostFallbackSeconds(const hlo::Instruction& inst, const compiler::InstructionCost& cost,
+                           const TargetDescription& target) {
+  const double link = target.peak.host_link_bytes_per_second;
+  if (ChargesHostStepsAsTheSimulator(target)) {
+    return (link > 0 ? HostStepLinkBytes(inst) / link : 0) + target.peak.kernel_launch_seconds;
+  }
+  const double bytes = cost.bytes_read + cost.bytes_written;
+  return compiler::RooflineSeconds(inst, cost, compiler::CpuTarget()) +
+         (link > 0 ? 2 * bytes / link : 0);
+}
+
 // The cost model's estimate over the compiled module: device kernels at the target's roofline;
-// host fallbacks on the cpu target's roofline plus their operands and result crossing the host
-// link twice (there and back); unsupported custom-calls and collectives are not included (their
-// time is unknown to the compiler).
+// host fallbacks as HostFallbackSeconds says, their energy the host's (the cpu target's energy
+// model: the host does the work, whatever the time model charges); unsupported custom-calls and
+// collectives are not included (their time is unknown to the compiler).
 Estimate EstimateModule(const compiler::ModuleStats& stats, const TargetDescription& target) {
   const TargetDescription& host = compiler::CpuTarget();
   Estimate estimate;
@@ -87,10 +120,7 @@ Estimate EstimateModule(const compiler::ModuleStats& stats, const TargetDescript
         if (IsContractionKernel(inst)) estimate.matrix_flops += entry.cost.flops;
         break;
       case Owner::kHostFallback: {
-        const double bytes = entry.cost.bytes_read + entry.cost.bytes_written;
-        const double link = target.peak.host_link_bytes_per_second;
-        const double seconds =
-            compiler::RooflineSeconds(inst, entry.cost, host) + (link > 0 ? 2 * bytes / link : 0);
+        const double seconds = HostFallbackSeconds(inst, entry.cost, target);
         estimate.seconds += seconds;
         estimate.host_fallback_seconds += seconds;
         estimate.dynamic_joules += DynamicJoules(inst, entry.cost, host.energy);
