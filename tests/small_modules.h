@@ -2,6 +2,9 @@
 // report and fusion tests (one definition, so the expected figures stay consistent).
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 namespace small_modules {
 
 // x[4,8] . w[8,16] + b, relu: dot (2*4*16*8 = 1024 FLOPs), 2 broadcasts (0), add (64),
@@ -46,5 +49,29 @@ ENTRY main {
   ROOT d = f32[2,8] divide(e, sb)
 }
 )";
+
+// The same row softmax (max, subtract, exp, sum, divide) as kSoftmax, over f32[rows, columns]:
+// for tests that need other shapes (long rows, odd sizes).
+inline std::string SoftmaxRows(int64_t rows, int64_t columns) {
+  const std::string r = std::to_string(rows);
+  const std::string m = "f32[" + r + "," + std::to_string(columns) + "]";
+  return "HloModule softmax_rows\n"
+         "max_c {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+         "  ROOT m = f32[] maximum(a, b)\n}\n"
+         "add_c {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+         "  ROOT s = f32[] add(a, b)\n}\n"
+         "ENTRY main {\n"
+         "  p = " + m + " parameter(0)\n"
+         "  ninf = f32[] constant(-inf)\n"
+         "  m = f32[" + r + "] reduce(p, ninf), dimensions={1}, to_apply=max_c\n"
+         "  mb = " + m + " broadcast(m), dimensions={0}\n"
+         "  s = " + m + " subtract(p, mb)\n"
+         "  e = " + m + " exponential(s)\n"
+         "  z = f32[] constant(0)\n"
+         "  sum = f32[" + r + "] reduce(e, z), dimensions={1}, to_apply=add_c\n"
+         "  sb = " + m + " broadcast(sum), dimensions={0}\n"
+         "  ROOT d = " + m + " divide(e, sb)\n"
+         "}\n";
+}
 
 }  // namespace small_modules

@@ -10,6 +10,7 @@
 #include "targets/gpu/codegen/nvptx_target.h"
 #include "targets/gpu/codegen/row_kernel.h"
 #include "tests/gpu/codegen_expect.h"
+#include "tests/small_modules.h"
 
 namespace {
 
@@ -32,30 +33,7 @@ ENTRY main {
   ROOT r = f32[4] reduce(a, zero), dimensions={1}, to_apply=add
 })";
 
-const char* kLongRowSoftmax = R"(
-HloModule long_row_softmax
-max {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT m = f32[] maximum(x, y)
-}
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
-  a = f32[4,50000] parameter(0)
-  ninf = f32[] constant(-inf)
-  mx = f32[4] reduce(a, ninf), dimensions={1}, to_apply=max
-  mxb = f32[4,50000] broadcast(mx), dimensions={0}
-  d = f32[4,50000] subtract(a, mxb)
-  e = f32[4,50000] exponential(d)
-  zero = f32[] constant(0)
-  s = f32[4] reduce(e, zero), dimensions={1}, to_apply=add
-  sb = f32[4,50000] broadcast(s), dimensions={0}
-  ROOT r = f32[4,50000] divide(e, sb)
-})";
+const std::string kLongRowSoftmax = small_modules::SoftmaxRows(4, 50000);
 
 RowKernelPlan Plan(int64_t rows, int64_t row_length) {
   RowKernelPlan plan;

@@ -8,6 +8,7 @@
 
 #include "targets/gpu/codegen/gpu_compiler.h"
 #include "tests/gpu/codegen_expect.h"
+#include "tests/small_modules.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -84,30 +85,7 @@ ENTRY main {
 }
 
 TEST(GpuCodegenValues, SoftmaxRowsInOneKernel) {
-  GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
-HloModule softmax
-max {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT m = f32[] maximum(x, y)
-}
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
-  a = f32[5,37] parameter(0)
-  ninf = f32[] constant(-inf)
-  mx = f32[5] reduce(a, ninf), dimensions={1}, to_apply=max
-  mxb = f32[5,37] broadcast(mx), dimensions={0}
-  d = f32[5,37] subtract(a, mxb)
-  e = f32[5,37] exponential(d)
-  zero = f32[] constant(0)
-  s = f32[5] reduce(e, zero), dimensions={1}, to_apply=add
-  sb = f32[5,37] broadcast(s), dimensions={0}
-  ROOT r = f32[5,37] divide(e, sb)
-})");
+  GpuCompileResult compiled = ExpectMatchesInterpreter(small_modules::SoftmaxRows(5, 37));
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_EQ(compiled.kernels[0].kind, "row-reduction");
 }
