@@ -112,10 +112,6 @@ TEST(CpuScatter, DyingOperandIsUpdatedInPlace) {
   EXPECT_EQ(Counter(run, "scatter.in-place"), 1);
 }
 
-}  // namespace
-
-namespace {
-
 const char kSelectAndScatterBodies[] = R"(
 ge_f32 { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = pred[] compare(a, b), direction=GE }
 add_f32 { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }

@@ -306,12 +306,6 @@ TEST(Lowering, TooSmallDramIsAnErrorNotACrash) {
   EXPECT_THROW(Lower(*module, config), hlo::Error);
 }
 
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
-
 // The last two dimensions swapped: one planar DMA per batch gathers element columns.
 TEST(Lowering, TransposeIsAPlanarDmaGather) {
   auto module = testing_support::ParseAndVerify(R"(HloModule m
@@ -340,12 +334,6 @@ ENTRY main {
   EXPECT_EQ(CountMnemonic(text, "dma.store"), 2);
 }
 
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
-
 // Unfused ops lower one by one (constant operands of reduces included), one segment in all.
 TEST(Lowering, UnfusedSoftmaxIsAllNative) {
   auto module = testing_support::ParseAndVerify(small_modules::kSoftmax);
@@ -358,12 +346,6 @@ TEST(Lowering, UnfusedSoftmaxIsAllNative) {
   EXPECT_EQ(CountMnemonic(text, "vredsum"), 1);
   EXPECT_EQ(CountMnemonic(text, "sem.signal"), CountMnemonic(text, "sem.wait"));
 }
-
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
 
 // The requantization idiom only matches when clamping to integral bounds inside the target
 // type makes vcvt's round-and-saturate equal HLO's truncating convert.
@@ -390,12 +372,6 @@ ENTRY main {
   EXPECT_FALSE(MatchRequantize(*make("5", "3")->entry()->root()));
 }
 
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
-
 // A 1x1 convolution is the matmul [B*H*W, cin] x [cin, cout]: one mxu.matmul per k block and
 // column tile, streaming every pixel, instead of one per output row.
 TEST(Lowering, PointwiseConvolutionIsOneLongMatmulPerTile) {
@@ -411,12 +387,6 @@ ENTRY main {
   EXPECT_EQ(CountMnemonic(text, "mxu.matmul"), 2);  // k blocks of 8 + 4 channels, 1 column tile
   EXPECT_NE(text.find("m=60,"), std::string::npos) << text;  // 2 x 6 x 5 pixels at once
 }
-
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
 
 TEST(RowProgram, BroadcastRolesFollowTheDimensionMapping) {
   auto module = testing_support::ParseAndVerify(R"(HloModule m
@@ -441,12 +411,6 @@ ENTRY main {
   EXPECT_EQ(why, "transposing broadcast b");
 }
 
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
-
 // The .sasm artifact is valid assembler input (what `retarget sim` reads), instruction for
 // instruction: a corpus model's segments reassemble to the same programs.
 TEST(Lowering, EmittedAssemblyReassembles) {
@@ -460,12 +424,6 @@ TEST(Lowering, EmittedAssemblyReassembles) {
   ASSERT_EQ(again.instructions.size(), program.instructions.size());
   EXPECT_TRUE(again.instructions == program.instructions);
 }
-
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
 
 // A dot whose only user is the requantize idiom becomes one op: the requantize runs on the
 // accumulator tile and only s8 rows are stored (nothing leaves from the accumulators).
@@ -563,12 +521,6 @@ ENTRY main {
   EXPECT_EQ(CountMnemonic(text, "sem.wait"), CountMnemonic(text, "sem.signal"));
 }
 
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
-
 // Three k blocks on a 4x4 array: the weight loads run one step ahead of the matmuls
 // (docs/isa.md, "Back to back (ws)"): ldw 0, ldw 1, mm 0, mm 1, ldw 2, mm 2, with the
 // weight buffers alternating 0, 1, 0 and each matmul on its own step's buffer.
@@ -596,12 +548,6 @@ ENTRY main {
                                        "mxu.matmul buf=1", "mxu.ldw buf=0", "mxu.matmul buf=0"};
   EXPECT_EQ(mxu, expected) << text;
 }
-
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
 
 // HoistLoads moves load-unit work up to where the front end can dispatch it early: a load
 // without a wait goes to the top, a load-unit wait only after the signal it consumes (store ->
@@ -631,12 +577,6 @@ halt
   EXPECT_EQ(order, expected);
 }
 
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
-
 // An int8 3x3 convolution with 4 input channels on a 16x16 array: a kernel row's three taps
 // are one 12-deep weight tile (its rows (j, c) are contiguous in HWIO, and the three input
 // pixels of an output pixel are contiguous in the tile), so the band takes 3 weight tiles,
@@ -656,12 +596,6 @@ TEST(Lowering, Int8ConvolutionTakesAKernelRowPerWeightTile) {
   std::string f32 = lower("f32", "f32");
   EXPECT_EQ(CountMnemonic(f32, "mxu.ldw"), 9) << f32;
 }
-
-}  // namespace
-}  // namespace systolic::lowering
-
-namespace systolic::lowering {
-namespace {
 
 // The consumer is fused into the dot only when its other operands exist at the dot's position:
 // here `e` is computed after `d`, so d, e and a stay three ops.

@@ -107,10 +107,6 @@ ENTRY main {
   EXPECT_NEAR(outcome.counters["host_fallback_cycles"], (92 / 14e9 + 10e-6) * 700e6, 1);
 }
 
-}  // namespace
-
-namespace {
-
 // The matrix unit sums each k block in f32 and adds it to the accumulator: a different order
 // than the interpreter's. With K = 64 products of N(0,1) inputs (|x*w| rarely above 16) the
 // difference stays below K * 16 * 2^-24 ~ 6e-5.
@@ -149,10 +145,6 @@ ENTRY main {
   EXPECT_NEAR(outcome.counters["mac_utilization"], 1024.0 * 64 * 32 / (estimate * 64), 0.05);
 }
 
-}  // namespace
-
-namespace {
-
 // Real models from the corpus on two configurations each (small arrays keep the test fast).
 class CorpusOnSystolic : public ::testing::TestWithParam<std::string> {};
 
@@ -176,10 +168,6 @@ TEST_P(CorpusOnSystolic, MatchesOnTwoConfigurations) {
 INSTANTIATE_TEST_SUITE_P(Models, CorpusOnSystolic,
                          ::testing::Values("layer_norm_1x4096x768_bf16",
                                            "mha_block_1x12x128x64_bf16"));
-
-}  // namespace
-
-namespace {
 
 // Stride 2, padding 1, odd sizes, two images: bands of output rows, taps and channel blocks.
 constexpr char kConv[] = R"(HloModule c
@@ -233,10 +221,6 @@ ENTRY main {
   EXPECT_EQ(outcome.counters["host_instructions"], 1);
 }
 
-}  // namespace
-
-namespace {
-
 // Global average pooling (a column reduction over H and W in NHWC) and pred logic as 0/1 bytes.
 TEST(SystolicRun, ColumnReductionAndPredLogicMatch) {
   Outcome outcome = RunText(R"(HloModule p
@@ -283,10 +267,6 @@ ENTRY main {
   EXPECT_EQ(outcome.counters["macs"], 9 * 20 * 11);
 }
 
-}  // namespace
-
-namespace {
-
 // int8 in, int32 accumulators, bias, then the requantization idiom (scale, round, clamp,
 // convert to s8): all on the accelerator, exact. The scale makes some results saturate.
 TEST(SystolicRun, Int8DotWithRequantizationIsExact) {
@@ -316,10 +296,6 @@ ENTRY main {
   EXPECT_EQ(outcome.counters["macs"], 16 * 24 * 12);
 }
 
-}  // namespace
-
-namespace {
-
 TEST(SystolicRun, PointwiseConvolutionMatches) {
   Outcome outcome = RunText(R"(HloModule c
 ENTRY main {
@@ -331,10 +307,6 @@ ENTRY main {
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
   EXPECT_EQ(outcome.counters["macs"], 2 * 6 * 5 * 12 * 6);
 }
-
-}  // namespace
-
-namespace {
 
 // The small reference models of tests/data/models (while loops, sorts, gathers, integer
 // overflow, empty shapes...) on an 8x8 array: native where possible, host otherwise, always
@@ -361,10 +333,6 @@ INSTANTIATE_TEST_SUITE_P(Models, ReferenceModelsOnSystolic,
                                            "embedding_lookup", "empty_shapes",
                                            "integer_and_overflow", "layer_norm", "mlp",
                                            "sort_pairs", "while_loop"));
-
-}  // namespace
-
-namespace {
 
 // Stride 1: one "wide" matmul per tap over the whole band, garbage columns dropped by vmov.
 TEST(SystolicRun, StrideOneConvolutionsMatchInF32AndInt8) {
@@ -396,10 +364,6 @@ ENTRY main {
   EXPECT_EQ(int8.counters["host_instructions"], 0);
 }
 
-}  // namespace
-
-namespace {
-
 // A while loop under host control: condition and body lowered on their own, the host reading the
 // predicate each iteration. With K = 16 on a 16x16 array every sum is in the interpreter's order:
 // bit-exact.
@@ -415,10 +379,6 @@ TEST(SystolicRun, WhileLoopRunsItsBodyOnTheAcceleratorBitExactly) {
   EXPECT_EQ(outcome.counters["segments"], 2 * outcome.counters["loop_iterations"] + 1);
   EXPECT_GT(outcome.counters["macs"], 0);
 }
-
-}  // namespace
-
-namespace {
 
 // A conditional under host control: each branch lowered on its own; the host picks one from the
 // selector — a pred, or an s32 index whose out-of-range values pick the last branch.
@@ -454,10 +414,6 @@ ENTRY main {
     EXPECT_EQ(executable->profile().counters.at("host_instructions"), 0);
   }
 }
-
-}  // namespace
-
-namespace {
 
 // Two int8 layers, each a dot followed by the requantize idiom in a loop fusion: each pair is
 // lowered as one op (the requantize as the matmul's epilogue), and the second layer's weights
@@ -544,10 +500,6 @@ TEST(SystolicRun, Int8LayersWithFusedRequantizeMatchOn8x8) {
   EXPECT_LT(outcome.counters["dram_bytes_written"], 6 * 22 * 4);
 }
 
-}  // namespace
-
-namespace {
-
 // Three f32 layers whose activations stay on chip on a small square array: the first layer
 // has several row blocks (its 64 x 64 f32 A panel does not fit the UB at once) and two column
 // blocks, which the next layer reads as its two k blocks. On a non-square array the blocks
@@ -579,10 +531,6 @@ TEST(SystolicRun, OnChipActivationsAcrossRowAndColumnBlocksMatch) {
   EXPECT_TRUE(oblong.compare.matched) << oblong.compare.summary;
   EXPECT_EQ(oblong.counters["dram_bytes_written"], (64 * 8 * 2 + 64 * 4) * 4);
 }
-
-}  // namespace
-
-namespace {
 
 // int8 convolutions whose kernel-row weight tiles cross tap boundaries on an 8x8 array
 // (3 taps x 5 channels = 15 rows: tiles of 8 and 7), strided and padded, and stride 1 with
