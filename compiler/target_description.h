@@ -56,6 +56,11 @@ struct PeakRates {
   double memory_bytes_per_second = 0;  // device memory bandwidth
   double host_link_bytes_per_second = 0;  // host<->device (fallbacks pay it twice)
   double kernel_launch_seconds = 0;    // fixed cost per kernel / library call
+  // How a host fallback's time is estimated. false: the host's (cpu target's) roofline plus the
+  // instruction's bytes over the host link there and back. true: only its operands and result
+  // over the link once plus kernel_launch_seconds per step, the host's compute overlapping the
+  // device — how the systolic simulation charges a host step, so estimate and simulation agree.
+  bool host_fallback_link_only = false;
 };
 
 struct EnergyModel {

@@ -194,6 +194,7 @@ TargetDescription MakeSystolicTarget() {
   t.peak.memory_bytes_per_second = 34e9;
   t.peak.host_link_bytes_per_second = 14e9;
   t.peak.kernel_launch_seconds = 10e-6;
+  t.peak.host_fallback_link_only = true;  // lowering/systolic_backend.cc, RunHost
 
   t.energy.joules_per_flop = 40.0 / kInt8;  // ~0.44 pJ: the busy power over the MAC rate
   t.energy.joules_per_vector_op = 2e-12;

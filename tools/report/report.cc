@@ -68,15 +68,6 @@ struct Estimate {
   double dynamic_joules = 0;         // host fallbacks' share at the cpu target's energy model
 };
 
-// The systolic simulation charges a host step its operands crossing the host link to the host
-// and its result crossing back, each byte once, plus one host-issued batch
-// (targets/systolic/lowering/systolic_backend.cc, RunHost; docs/systolic-lowering.md "Host
-// fallback"); the host's own compute is free there. The estimate charges the same for the
-// systolic target, so an estimated and a simulated point of one config agree on host time.
-bool ChargesHostStepsAsTheSimulator(const TargetDescription& target) {
-  return target.name == compiler::SystolicTarget().name;
-}
-
 // Bytes a host step moves over the host link, as the simulation counts them: every operand in
 // full (once per operand position) and the result.
 double HostStepLinkBytes(const hlo::Instruction& inst) {
@@ -87,13 +78,15 @@ double HostStepLinkBytes(const hlo::Instruction& inst) {
   return bytes;
 }
 
-// Time of one host fallback on `target`. The systolic target: the simulation's host-step charge
-// (above). Other targets (no simulator charges their host work): the cpu target's roofline plus
-// the instruction's bytes crossing the host link there and back.
+// Time of one host fallback on `target`, as PeakRates::host_fallback_link_only says: the systolic
+// simulation charges a host step its operands crossing the host link and its result crossing
+// back, each byte once, plus one host-issued batch, the host's compute free
+// (targets/systolic/lowering/systolic_backend.cc, RunHost; docs/systolic-lowering.md "Host
+// fallback"); otherwise the cpu target's roofline plus the bytes there and back.
 double HostFallbackSeconds(const hlo::Instruction& inst, const compiler::InstructionCost& cost,
                            const TargetDescription& target) {
   const double link = target.peak.host_link_bytes_per_second;
-  if (ChargesHostStepsAsTheSimulator(target)) {
+  if (target.peak.host_fallback_link_only) {
     return (link > 0 ? HostStepLinkBytes(inst) / link : 0) + target.peak.kernel_launch_seconds;
   }
   const double bytes = cost.bytes_read + cost.bytes_written;
