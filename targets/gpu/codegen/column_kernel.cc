@@ -99,11 +99,7 @@ void EmitColumnKernel(llvm::Module& module, const std::string& entry, const hlo:
   llvm::IRBuilder<> b(context);
   std::vector<llvm::Value*> params;
   llvm::Function* function = BeginKernel(b, module, entry, operand_shapes.size() + 1, params);
-  std::vector<IrArray> operands;
-  for (size_t i = 0; i < operand_shapes.size(); ++i) {
-    operands.emplace_back(params[i], operand_shapes[i]);
-    operands.back().set_read_only(true);
-  }
+  std::vector<IrArray> operands = ReadOnlyOperandArrays(params, operand_shapes);
   IrArray output(params.back(), fused.root()->shape());
 
   GpuElementalEmitter emitter(b, module);

@@ -6,6 +6,11 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 
+#include <vector>
+
+#include "hlo/shape.h"
+#include "targets/llvm/elemental_emitter.h"
+
 namespace gpu_codegen {
 
 // Marks `function` as a kernel both ways LLVM's NVPTX backend recognizes (the ptx_kernel
@@ -19,5 +24,10 @@ llvm::Value* ReadSpecialRegister(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id);
 // returns it with each parameter cast to the global address space (addrspace 1).
 llvm::Function* BeginKernel(llvm::IRBuilder<>& b, llvm::Module& module, const std::string& entry,
                             size_t parameter_count, std::vector<llvm::Value*>& global_params);
+
+// The kernels that read a fusion's operands (row, column, transpose): one read-only array per
+// operand over the first operand_shapes.size() parameters of BeginKernel (the output is last).
+std::vector<llvm_codegen::IrArray> ReadOnlyOperandArrays(
+    const std::vector<llvm::Value*>& global_params, const std::vector<hlo::Shape>& operand_shapes);
 
 }  // namespace gpu_codegen

@@ -63,6 +63,16 @@ llvm::Function* BeginKernel(llvm::IRBuilder<>& b, llvm::Module& module, const st
   return function;
 }
 
+std::vector<IrArray> ReadOnlyOperandArrays(const std::vector<llvm::Value*>& global_params,
+                                           const std::vector<hlo::Shape>& operand_shapes) {
+  std::vector<IrArray> operands;
+  for (size_t i = 0; i < operand_shapes.size(); ++i) {
+    operands.emplace_back(global_params[i], operand_shapes[i]);
+    operands.back().set_read_only(true);
+  }
+  return operands;
+}
+
 LaunchDimensions ChooseLaunchDimensions(int64_t work_items, const DeviceLimits& device) {
   LaunchDimensions dims;
   dims.block = static_cast<uint32_t>(device.threads_per_block);

@@ -71,11 +71,7 @@ void EmitTransposeKernel(llvm::Module& module, const std::string& entry,
   llvm::IRBuilder<> b(context);
   std::vector<llvm::Value*> params;
   llvm::Function* function = BeginKernel(b, module, entry, operand_shapes.size() + 1, params);
-  std::vector<IrArray> operands;
-  for (size_t i = 0; i < operand_shapes.size(); ++i) {
-    operands.emplace_back(params[i], operand_shapes[i]);
-    operands.back().set_read_only(true);
-  }
+  std::vector<IrArray> operands = ReadOnlyOperandArrays(params, operand_shapes);
   const Instruction* root = &transpose;
   // A row-major reshape of the transpose (the fusion's root) has the same bytes: write the
   // output buffer in the transpose's shape.
