@@ -5,6 +5,7 @@
 //             integer -> integer: saturate; anything -> pred: != 0; pred -> x: 0 or 1.
 //   vrequant  dst = saturate(round_half_even(f32(src) * scale) + zero_point), the product in f32
 //             (TFLite-style requantization); a NaN product counts as 0; dst is s8, u8 or s32.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -55,6 +56,8 @@ void Requantize(const Instruction& inst, const RegisterFile& registers, Memories
       registers[static_cast<size_t>(systolic::ConfigRegister::kQuantScale)]);
   const int64_t zero_point = static_cast<int32_t>(
       registers[static_cast<size_t>(systolic::ConfigRegister::kQuantZeroPoint)]);
+  // A fused ReLU (TFLite's output_activation_min = zero point): the lower bound of the result.
+  const bool relu = registers[static_cast<size_t>(systolic::ConfigRegister::kQuantRelu)] != 0;
   const int64_t count = static_cast<int64_t>(inst.get(F::count));
   const std::vector<uint8_t> src = ReadOperand(memories, inst.get(F::src), count, from);
   std::span<uint8_t> out = WriteOperand(memories, inst.get(F::dst), count, to);
@@ -71,7 +74,9 @@ void Requantize(const Instruction& inst, const RegisterFile& registers, Memories
     const double clamped = std::isnan(product) ? 0.0
                                                : std::fmax(-kClamp, std::fmin(kClamp, product));
     const int64_t rounded = static_cast<int64_t>(std::nearbyint(clamped));
-    StoreIntSaturating(to, &out[i * to_bytes], rounded + zero_point);
+    const int64_t shifted = rounded + zero_point;
+    StoreIntSaturating(to, &out[i * to_bytes],
+                       relu ? std::max(shifted, zero_point) : shifted);
   }
 }
 

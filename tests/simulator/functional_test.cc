@@ -488,6 +488,26 @@ TEST_F(FunctionalTest, Requantize) {
               "dst_type f32 is not supported");
 }
 
+TEST_F(FunctionalTest, RequantizeWithFusedRelu) {
+  // quant.relu: results below the zero point become the zero point, before saturation.
+  // Zero point -3, scale 0.5: 5 -> -1; 7 -> 1; -5 -> -5 -> -3; 1000 -> 127; -1000 -> -3.
+  SetRegister(systolic::ConfigRegister::kQuantScale, std::bit_cast<uint32_t>(0.5f));
+  SetRegister(systolic::ConfigRegister::kQuantZeroPoint, static_cast<uint32_t>(-3));
+  SetRegister(systolic::ConfigRegister::kQuantRelu, 1);
+  Put<int32_t>(kAcc, {5, 7, -5, 1000, -1000});
+  Vec(Convert(Opcode::kVRequant, 0, kAcc, 5, Dtype::kS32, Dtype::kS8));
+  EXPECT_EQ(Get<int8_t>(0, 5), (std::vector<int8_t>{-1, 1, -3, 127, -3}));
+  // Zero point 0 is ReLU: -1000 -> 0, 3 -> 2 (1.5 rounds to even).
+  SetRegister(systolic::ConfigRegister::kQuantZeroPoint, 0);
+  Put<int32_t>(kAcc, {-1000, 3});
+  Vec(Convert(Opcode::kVRequant, 0, kAcc, 2, Dtype::kS32, Dtype::kS8));
+  EXPECT_EQ(Get<int8_t>(0, 2), (std::vector<int8_t>{0, 2}));
+  // Off again: the plain saturating result.
+  SetRegister(systolic::ConfigRegister::kQuantRelu, 0);
+  Vec(Convert(Opcode::kVRequant, 0, kAcc, 2, Dtype::kS32, Dtype::kS8));
+  EXPECT_EQ(Get<int8_t>(0, 2), (std::vector<int8_t>{-128, 2}));
+}
+
 Instruction RowInst(Opcode op, uint64_t dst, uint64_t src, int64_t rows, int64_t cols, Dtype dtype) {
   Instruction inst = systolic::MakeInstruction(op);
   inst.fields[0] = dst;  // vredsum, vredmax, vbcast share dst, src, rows, cols, dtype

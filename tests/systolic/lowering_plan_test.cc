@@ -457,10 +457,13 @@ ENTRY main {
   EXPECT_EQ(text.find("dma.store local=acc:"), std::string::npos) << text;
   EXPECT_NE(text.find("row_bytes=8, rows=6"), std::string::npos);  // s8: 8 columns = 8 bytes
   // The requantize is one vrequant per tile straight from the accumulators (scale 0.0625 =
-  // 0x3d800000), then vmax with the ReLU bound 0; 127 is s8's own limit, so no vmin.
+  // 0x3d800000) with the ReLU bound 0 fused (quant.relu = 1): no zero fill and no vmax; 127 is
+  // s8's own limit, so no vmin.
   EXPECT_EQ(CountMnemonic(text, "vrequant"), 2) << text;
   EXPECT_NE(text.find("cfg.set reg=quant.scale, value=1031798784"), std::string::npos) << text;
-  EXPECT_EQ(CountMnemonic(text, "vmax"), 2);
+  EXPECT_NE(text.find("cfg.set reg=quant.relu, value=1"), std::string::npos) << text;
+  EXPECT_EQ(CountMnemonic(text, "vmax"), 0);
+  EXPECT_EQ(CountMnemonic(text, "vfill"), 0);
   EXPECT_EQ(CountMnemonic(text, "vmin"), 0);
   EXPECT_EQ(CountMnemonic(text, "vmul"), 0);
 }

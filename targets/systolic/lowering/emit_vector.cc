@@ -92,11 +92,13 @@ class VectorEmitter {
       b_.Append(inst);
     }
   }
-  // One pass from the s32 accumulators to s8/u8 (quant.scale = `scale_bits`, zero point 0).
+  // One pass from the s32 accumulators to s8/u8 (quant.scale = `scale_bits`, zero point 0,
+  // quant.relu when the requantize clamps below at 0).
   void Requantize(uint64_t dst, uint64_t src, int64_t count, Dtype from, Dtype to,
-                  uint32_t scale_bits) {
+                  uint32_t scale_bits, bool relu) {
     b_.SetRegister(ConfigRegister::kQuantScale, scale_bits);
     b_.SetRegister(ConfigRegister::kQuantZeroPoint, 0);
+    b_.SetRegister(ConfigRegister::kQuantRelu, relu ? 1 : 0);
     for (int64_t i = 0; i < count; i += kMaxCount) {
       Instruction inst = MakeInstruction(Opcode::kVRequant);
       inst.set(VRequantField::dst, dst + static_cast<uint64_t>(i * Bytes(to)));
@@ -266,7 +268,7 @@ void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
         v.Convert(dst, src(0), count, src_dtype(0), out.dtype);
         break;
       case RowOpKind::kRequantize:
-        v.Requantize(dst, src(0), count, src_dtype(0), out.dtype, op.bits);
+        v.Requantize(dst, src(0), count, src_dtype(0), out.dtype, op.bits, op.relu);
         break;
       case RowOpKind::kCompare:
         v.Compare(dst, src(0), src(1), count, src_dtype(0), op.compare);

@@ -356,6 +356,8 @@ class Analyzer {
     requantize.kind = RowOpKind::kRequantize;
     requantize.srcs = {Get(scaled->first, cls)};
     requantize.bits = scaled->second;
+    // A lower bound of 0 is the activation unit's fused ReLU: no fill and vmax pass.
+    requantize.relu = pattern.lo == 0 && type_lo < 0;
     requantize.dst = NewValue(cls, to);
     int value = Emit(requantize);
     auto bound = [&](double b, systolic::Opcode opcode) {
@@ -370,7 +372,7 @@ class Analyzer {
       op.dst = NewValue(cls, to);
       value = Emit(op);
     };
-    if (pattern.lo > type_lo) bound(pattern.lo, systolic::Opcode::kVMax);
+    if (pattern.lo > type_lo && !requantize.relu) bound(pattern.lo, systolic::Opcode::kVMax);
     if (pattern.hi < type_hi) bound(pattern.hi, systolic::Opcode::kVMin);
     return value;
   }

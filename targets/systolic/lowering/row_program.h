@@ -55,7 +55,7 @@ enum class RowOpKind : uint8_t {
   kPredicate,  // pred logic on 0/1 bytes as u8: and = vmin, or = vmax, xor = vcmp ne
   kNot,        // dst = 1 - src (pred as u8)
   kMatmul,     // dst = the contraction's accumulators (emitted by emit_matmul / emit_conv)
-  kRequantize,  // dst (s8/u8) = vrequant(src s32, scale = bits as f32, zero point 0)
+  kRequantize,  // dst (s8/u8) = vrequant(src s32, scale = bits as f32, zero point 0[, relu])
 };
 
 struct RowValue {
@@ -71,7 +71,8 @@ struct RowOp {
   Opcode opcode = Opcode::kNop;
   CompareDirection compare = CompareDirection::kEq;
   int64_t param = -1;  // kLoad: external operand index
-  uint32_t bits = 0;   // kFill
+  uint32_t bits = 0;   // kFill; kRequantize: the f32 scale
+  bool relu = false;   // kRequantize: clamps below at 0 (vrequant with quant.relu)
 };
 
 struct RowProgram {
