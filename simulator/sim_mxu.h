@@ -31,6 +31,7 @@ class MxuUnit final : public UnitProcess {
  protected:
   void Execute(size_t index, const systolic::Instruction& inst) override;
   void WaitUntilDrained() override;
+  std::optional<int64_t> KnownDrainCycle() const override { return schedule_.Drained(); }
 
  private:
   void LoadWeights(size_t index, const systolic::Instruction& inst);

@@ -18,6 +18,30 @@ UnitProcess::UnitProcess(sc_core::sc_module_name name, Shared& shared, Unit unit
   SC_HAS_PROCESS(UnitProcess);
   SC_THREAD(Thread);
   set_stack_size(kThreadStackBytes);
+  SC_THREAD(PostDeferredSignals);
+  shared_.MakeAbortable(deferred_pushed_, deferred_pushed_or_abort_);
+}
+
+void UnitProcess::PostDeferredSignals() {
+  for (;;) {
+    try {
+      for (;;) {
+        while (deferred_.empty()) shared_.WaitFor(deferred_pushed_or_abort_);
+        const DeferredSignal signal = deferred_.front();
+        shared_.WaitUntil(signal.cycle);
+        deferred_.pop_front();
+        AddToSemaphore(signal.sem, signal.count);
+      }
+    } catch (const AbortRun&) {
+      deferred_.clear();
+      sc_core::wait(shared_.run_started());
+    }
+  }
+}
+
+void UnitProcess::AddToSemaphore(size_t sem, int64_t count) {
+  shared_.run().semaphores[sem] += count;
+  shared_.semaphore_event(sem).notify();
 }
 
 void UnitProcess::Thread() {
@@ -78,16 +102,26 @@ void UnitProcess::ExecuteCfgSet(size_t index, const systolic::Instruction& inst)
   shared_.WaitUntil(start + 1);
 }
 
-// Waits for the unit's earlier work (not a stall: the unit is busy), then 1 cycle; the count
+// 1 cycle. A unit whose earlier work completes at a known cycle goes on issuing, and the count
+// becomes visible 1 cycle after that work completes (as if the signal had waited for it);
+// otherwise the unit waits for its earlier work (not a stall: the unit is busy) and the count
 // becomes visible when the signal completes.
 void UnitProcess::ExecuteSemSignal(size_t index, const systolic::Instruction& inst) {
-  WaitUntilDrained();
+  const std::optional<int64_t> drain = KnownDrainCycle();
+  if (!drain) WaitUntilDrained();
   const int64_t start = shared_.Now();
   shared_.Busy(unit_, start, start + 1, index);
   shared_.WaitUntil(start + 1);
   const size_t sem = inst.get(systolic::SemSignalField::sem);
-  shared_.run().semaphores[sem] += static_cast<int64_t>(inst.get(systolic::SemSignalField::count));
-  shared_.semaphore_event(sem).notify();
+  const auto count = static_cast<int64_t>(inst.get(systolic::SemSignalField::count));
+  const int64_t visible = std::max(start, drain.value_or(start)) + 1;
+  if (visible <= shared_.Now() && deferred_.empty()) {
+    AddToSemaphore(sem, count);
+    return;
+  }
+  shared_.CheckCycleLimit(visible);
+  deferred_.push_back({visible, sem, count});
+  deferred_pushed_.notify();
 }
 
 // Blocks until the semaphore holds `count` (a "semaphore" stall), takes it, then 1 cycle.

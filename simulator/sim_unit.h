@@ -7,13 +7,19 @@
 //     target queue is full; nop and halt execute here.
 //
 // Guarantees: instructions of one unit start in program order, each after its dispatch;
-// sem.signal adds to its semaphore only once every earlier instruction of its unit completed
-// (WaitUntilDrained()); a process never waits without also waking on the abort event; any
+// sem.signal adds to its semaphore only once every earlier instruction of its unit completed:
+// a unit that knows when its issued work completes (KnownDrainCycle(): the matrix unit) goes
+// on issuing and the count is added one cycle after that completion by a second thread
+// (retirement tokens, in signal order); the others wait (WaitUntilDrained()) and add it when
+// the signal's cycle ends; a process never waits without also waking on the abort event; any
 // hlo::Error or std::exception raised while executing becomes the run's error, prefixed with the
 // instruction index.
 #pragma once
 
 #include <systemc>
+
+#include <deque>
+#include <optional>
 
 #include "simulator/sim_shared.h"
 
@@ -36,6 +42,9 @@ class UnitProcess : public sc_core::sc_module {
   // Waits until every instruction issued so far has completed. Units that finish work in the
   // background (the matrix unit, the DMA engines) override it.
   virtual void WaitUntilDrained() {}
+  // The cycle by which every instruction issued so far will have completed, when the unit
+  // knows it without waiting (its timing is fixed at issue); nullopt: sem.signal waits.
+  virtual std::optional<int64_t> KnownDrainCycle() const { return std::nullopt; }
 
   // Requests the UB and/or accumulator ports for `ub_bytes` / `acc_bytes` at the current cycle;
   // waits while another unit holds them (a ub_port / acc_port stall) and returns the granted
@@ -55,6 +64,17 @@ class UnitProcess : public sc_core::sc_module {
   void ExecuteCfgSet(size_t index, const systolic::Instruction& inst);
   void ExecuteSemSignal(size_t index, const systolic::Instruction& inst);
   void ExecuteSemWait(size_t index, const systolic::Instruction& inst);
+  void PostDeferredSignals();  // the second thread: adds deferred counts at their cycles
+  void AddToSemaphore(size_t sem, int64_t count);
+
+  struct DeferredSignal {
+    int64_t cycle;
+    size_t sem;
+    int64_t count;
+  };
+  std::deque<DeferredSignal> deferred_;  // in signal order; cycles never decrease
+  sc_core::sc_event deferred_pushed_;
+  sc_core::sc_event_or_list deferred_pushed_or_abort_;
 };
 
 class FrontEnd : public sc_core::sc_module {

@@ -256,6 +256,35 @@ TEST(SimulatorTest, SmallInt8MatmulProgramIsBitExact) {
   EXPECT_GT(stats.units[1].stall_cycles.at("semaphore"), 0);
 }
 
+// A matrix-unit sem.signal is a retirement token: the array keeps streaming, and the count
+// becomes visible one cycle after every earlier matrix-unit instruction completed.
+TEST(SimulatorTest, MatrixUnitSignalDoesNotStallTheArray) {
+  const systolic::ArchConfig config = TestConfig();  // 16 x 16 array, 16 vector lanes
+  const std::string ldw = "mxu.ldw src=ub:0x0, k=2, n=2, dtype=s8, buf=0\n";
+  const std::string mm1 =
+      "mxu.matmul src=ub:0x40, dst=acc:0x0, m=64, dtype=s8, buf=0, acc=0, dataflow=ws\n";
+  const std::string mm2 =
+      "mxu.matmul src=ub:0x40, dst=acc:0x400, m=64, dtype=s8, buf=0, acc=0, dataflow=ws\n";
+  const std::string signal = "sem.signal unit=mxu, sem=2, count=1\n";
+  // 16 s32 values of the first matmul's result (its rows 0-7, columns 0-1) to the UB.
+  const std::string consume = "sem.wait unit=vector, sem=2, count=1\n"
+                              "vmov dst=ub:0x800, src=acc:0x0, count=16, dtype=s32\n";
+  auto cycles = [&](const std::string& text) {
+    Memories memories(config);
+    WriteS8(memories, 0x0, std::vector<int8_t>(4, 1));
+    WriteS8(memories, 0x40, std::vector<int8_t>(128, 2));
+    return RunSasm(text + "halt\n", config, memories).cycles;
+  };
+  const int64_t one = cycles(ldw + mm1);
+  const int64_t two = cycles(ldw + mm1 + mm2);
+  // The second matmul follows the first after its issue interval (m = 64 rows).
+  EXPECT_EQ(two - one, 64);
+  // A signal between them changes nothing for the array, and a consumer of the first result
+  // starts 1 cycle after the first matmul completes: wait 1 cycle, vmov ceil(16 / 16) + 4.
+  EXPECT_EQ(cycles(ldw + mm1 + signal + mm2 + consume), two);
+  EXPECT_EQ(cycles(ldw + mm1 + signal + consume), one + 1 + 1 + 5);
+}
+
 TEST(SimulatorTest, ConvolutionTileThroughTheModel) {
   const systolic::ArchConfig config = TestConfig();
   Memories memories(config);
