@@ -83,9 +83,109 @@ Outcome RunOn8x8(const std::string& text) {
       executable->profile().counters, artifacts["program.sasm"]};
 }
 
+std::string SmallImageChain(int batch);
+
+// Signed inputs (io::MakeRandomInputs draws non-negative s8 values, which would never exercise
+// a ReLU): every byte of every parameter from a fixed linear congruential sequence.
+std::vector<hlo::Literal> SignedInputs(const hlo::Module& module) {
+  std::vector<hlo::Literal> inputs;
+  uint32_t state = 12345;
+  for (const hlo::Instruction* param : module.entry()->parameters()) {
+    hlo::Literal literal(param->shape());
+    for (uint8_t& byte : literal.mutable_bytes()) {
+      state = state * 1103515245u + 12345u;
+      byte = static_cast<uint8_t>(state >> 16);
+    }
+    inputs.push_back(std::move(literal));
+  }
+  return inputs;
+}
+
+Outcome RunChain(const std::string& text, const std::vector<std::string>& settings) {
+  auto module = testing_support::ParseAndVerify(text);
+  systolic::ArchConfig config = systolic::LoadArchConfig("tpu-v1", settings);
+  std::vector<hlo::Literal> inputs = SignedInputs(*module);
+  auto backend =
+      targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
+  auto executable = backend->Compile(*module);
+  hlo::Literal result = executable->Run(inputs);
+  hlo::Literal expected = hlo::Evaluate(*module, inputs);
+  std::map<std::string, std::string> artifacts = executable->artifacts();
+  return Outcome{
+      io::CompareArrays(io::FlattenOutputs(expected), io::FlattenOutputs(result), nullptr),
+      executable->profile().counters, artifacts["program.sasm"]};
+}
+
+// The requantize idiom clamping at 0 (a ReLU) or at -128 (none), scale 1/64.
+std::string Requant8(const std::string& name, const std::string& dims, bool relu) {
+  return name + " {\n  p = s32[" + dims + "] parameter(0)\n  f = f32[" + dims +
+         "] convert(p)\n  s = f32[] constant(0.015625)\n  b = f32[" + dims +
+         "] broadcast(s), dimensions={}\n  m = f32[" + dims + "] multiply(f, b)\n  r = f32[" +
+         dims + "] round-nearest-even(m)\n  lo = f32[] constant(" + (relu ? "0" : "-128") +
+         ")\n  hi = f32[] constant(127)\n  c = f32[" + dims +
+         "] clamp(lo, r, hi)\n  ROOT q = s8[" + dims + "] convert(c)\n}\n";
+}
+
+// Four layers on 3 images of 6 x 6: 3x3 SAME 8 -> 8 (ReLU), 3x3 SAME 8 -> 4 (no ReLU), 5x5
+// SAME (pad 2) 4 -> 8 (ReLU), 3x3 VALID 8 -> 8. Layer 2's input layout (pad 2, 4 channels)
+// differs from layer 0's, which held the same region, so its halo is zeroed again on chip.
+std::string FourLayerChain() {
+  return "HloModule four\n" + Requant8("r1", "3,6,6,8", true) + Requant8("r2", "3,6,6,4", false) +
+         Requant8("r3", "3,6,6,8", true) + Requant8("r4", "3,4,4,8", false) +
+         "ENTRY main {\n  x = s8[3,6,6,8] parameter(0)\n  k1 = s8[3,3,8,8] parameter(1)\n"
+         "  k2 = s8[3,3,8,4] parameter(2)\n  k3 = s8[5,5,4,8] parameter(3)\n"
+         "  k4 = s8[3,3,8,8] parameter(4)\n"
+         "  c1 = s32[3,6,6,8] convolution(x, k1), window={size=3x3 pad=1_1x1_1}, "
+         "dim_labels=b01f_01io->b01f\n  q1 = s8[3,6,6,8] fusion(c1), kind=kLoop, calls=r1\n"
+         "  c2 = s32[3,6,6,4] convolution(q1, k2), window={size=3x3 pad=1_1x1_1}, "
+         "dim_labels=b01f_01io->b01f\n  q2 = s8[3,6,6,4] fusion(c2), kind=kLoop, calls=r2\n"
+         "  c3 = s32[3,6,6,8] convolution(q2, k3), window={size=5x5 pad=2_2x2_2}, "
+         "dim_labels=b01f_01io->b01f\n  q3 = s8[3,6,6,8] fusion(c3), kind=kLoop, calls=r3\n"
+         "  c4 = s32[3,4,4,8] convolution(q3, k4), window={size=3x3}, "
+         "dim_labels=b01f_01io->b01f\n"
+         "  ROOT q4 = s8[3,4,4,8] fusion(c4), kind=kLoop, calls=r4\n}\n";
+}
+
+TEST(SystolicConvChain, LayersOfDifferentShapesWithReluMatchOnSignedInputs) {
+  Outcome outcome = RunChain(FourLayerChain(), {"array.rows=8", "array.cols=8"});
+  ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.sasm.rfind("# segment 0: c1+q1,c2+q2,c3+q3,c4+q4\n", 0), 0u)
+      << outcome.sasm;
+  // ReLU is vrequant's quant.relu, never a vmax; the only vfill zeroes layer 2's input
+  // images (3 images of 10 x 10 pixels x 4 channels, one vfill each).
+  EXPECT_EQ(Count(outcome.sasm, "vmax "), 0u);
+  EXPECT_NE(outcome.sasm.find("cfg.set reg=quant.relu, value=1"), std::string::npos);
+  EXPECT_EQ(Count(outcome.sasm, "vfill "), 3u);
+  EXPECT_EQ(Count(outcome.sasm, "count=400, dtype=s8, value=0"), 3u);
+  // Only q4 reaches DRAM; x and the kernels are read once, plus zeros for layer 0's padding
+  // and layer 1's halo (per image 2 rows of 8 pixels + 2 columns of 8 rows, 8 channels each).
+  EXPECT_EQ(outcome.counters["dram_bytes_written"], 3 * 4 * 4 * 8);
+  EXPECT_EQ(outcome.counters["dram_bytes_read"],
+            3 * 6 * 6 * 8 + (9 * 8 * 8 + 9 * 8 * 4 + 25 * 4 * 8 + 9 * 8 * 8) +
+                2 * 3 * (2 * 8 + 2 * 8) * 8);
+  // Each weight tile serves all 3 images: per layer kh x ceil(kw x cin / 8) tiles.
+  EXPECT_EQ(Count(outcome.sasm, "mxu.ldw "), 3u * 3 + 3u * 3 + 5u * 3 + 3u * 3);
+}
+
+TEST(SystolicConvChain, BatchBeyondTheAccumulatorsIsLoweredLayerByLayer) {
+  // A slot per image: 6 wide rows x 8 columns x 4 bytes = 192 bytes, 3 KiB for 16 images.
+  // With 2 KiB of accumulators the chain does not fit, and the layers run one by one (still
+  // on chip between them).
+  const std::string text = SmallImageChain(16);
+  Outcome fits = RunChain(text, {"array.rows=8", "array.cols=8"});
+  ASSERT_TRUE(fits.compare.matched) << fits.compare.summary;
+  EXPECT_EQ(fits.sasm.rfind("# segment 0: c1+q1,c2+q2\n", 0), 0u) << fits.sasm;
+  Outcome apart = RunChain(text, {"array.rows=8", "array.cols=8", "acc.bytes=2048"});
+  ASSERT_TRUE(apart.compare.matched) << apart.compare.summary;
+  EXPECT_EQ(apart.sasm.rfind("# segment 0: c1+q1 c2+q2\n", 0), 0u) << apart.sasm;
+  EXPECT_EQ(apart.counters["dram_bytes_written"], 16 * 2 * 2 * 8);
+}
+
 TEST(SystolicConvChain, ActivationsStayOnChipInPaddedLayouts) {
   Outcome outcome = RunOn8x8(ThreeConvs(8));
   ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  // One op: the third layer's input layout (VALID: no halo) differs from the first's.
+  EXPECT_EQ(outcome.sasm.rfind("# segment 0: c1+q1,c2+q2,c3+q3\n", 0), 0u) << outcome.sasm;
   EXPECT_EQ(outcome.counters["host_instructions"], 0);
   EXPECT_EQ(outcome.counters["native_instructions"], 6);  // 3 x (convolution + requantize)
   // Only q3 reaches DRAM: 2 x 4 x 4 x 8 s8. q1 and q2 (2 x 6 x 6 x 8 bytes each) do not.
@@ -141,14 +241,17 @@ TEST(SystolicConvChain, SmallImagesShareEachWeightTileAndMatch) {
   Outcome outcome = RunOn8x8(SmallImageChain(7));
   ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
   EXPECT_EQ(outcome.counters["host_instructions"], 0);
-  // q1 stays on chip (written image by image into c2's padded layout); only q2 is stored.
+  // The two layers are one op (emit_conv_chain.h): q1 stays on chip, written image by image
+  // into c2's padded layout; only q2 is stored.
+  EXPECT_EQ(outcome.sasm.rfind("# segment 0: c1+q1,c2+q2\n", 0), 0u) << outcome.sasm;
   EXPECT_EQ(outcome.counters["dram_bytes_written"], 7 * 2 * 2 * 8);
   // Per convolution: 3 kernel rows (3 taps x 8 channels = 24 deep: 3 weight tiles of 8) = 9
-  // weight tiles per group of images; groups of 3, 3 and 1 images, one 6-row matmul each.
+  // weight tiles, each loaded once and serving all 7 images (7 x 6 = 42 rows per weight load,
+  // each image in its own accumulator slot): one 6-row matmul per image and tile.
   std::vector<int> rows = MatmulRows(outcome.sasm);
-  EXPECT_EQ(rows.size(), 2u * 9 * (3 + 3 + 1));
+  EXPECT_EQ(rows.size(), 2u * 9 * 7);
   for (int m : rows) EXPECT_EQ(m, 6);
-  EXPECT_EQ(Count(outcome.sasm, "mxu.ldw "), 2u * 9 * 3);
+  EXPECT_EQ(Count(outcome.sasm, "mxu.ldw "), 2u * 9);
 }
 
 TEST(SystolicConvChain, SmallImagesFromDramWithoutEpilogueMatch) {

@@ -6,14 +6,26 @@
 #include <vector>
 
 namespace systolic::lowering {
+namespace {
+
+// One less than the 16-deep unit queue: a load may wait in it without stopping the front end.
+constexpr size_t kHoistAhead = 15;
+
+}  // namespace
 
 void HoistLoads(Program& program) {
   std::vector<Instruction>& list = program.instructions;
   const bool halts = !list.empty() && list.back().opcode == Opcode::kHalt;
   const size_t body = list.size() - (halts ? 1 : 0);
   std::vector<Instruction> loads, others;
+  std::vector<size_t> others_before;  // per load: how many other instructions preceded it
   for (size_t i = 0; i < body; ++i) {
-    (ExecutingUnit(list[i]) == Unit::kLoad ? loads : others).push_back(list[i]);
+    if (ExecutingUnit(list[i]) == Unit::kLoad) {
+      loads.push_back(list[i]);
+      others_before.push_back(others.size());
+    } else {
+      others.push_back(list[i]);
+    }
   }
   std::vector<Instruction> out;
   out.reserve(list.size());
@@ -29,8 +41,14 @@ void HoistLoads(Program& program) {
     out.push_back(inst);
   };
   size_t next_load = 0;
+  size_t others_placed = 0;
   auto place_loads = [&] {
     for (; next_load < loads.size(); ++next_load) {
+      // At most kHoistAhead loads from behind the next other instruction: more would fill the
+      // load queue, and the front end would wait there, DRAM-paced, instead of dispatching it.
+      size_t ahead = 0;
+      for (size_t l = next_load; l-- > 0 && others_before[l] > others_placed;) ++ahead;
+      if (others_before[next_load] > others_placed && ahead >= kHoistAhead) return;
       const Instruction& inst = loads[next_load];
       if (inst.opcode == Opcode::kSemWait &&
           available[inst.get(SemWaitField::sem) % 32] <
@@ -43,6 +61,7 @@ void HoistLoads(Program& program) {
   place_loads();
   for (const Instruction& inst : others) {
     place(inst);
+    ++others_placed;
     place_loads();
   }
   for (; next_load < loads.size(); ++next_load) out.push_back(loads[next_load]);  // unpaired

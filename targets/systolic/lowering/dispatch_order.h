@@ -11,7 +11,10 @@
 //     and so are the other units' sequences): the program computes the same thing;
 //   - a load-unit sem.wait is placed after enough signals of its semaphore precede it (the
 //     k-th wait after the k-th signal), which keeps the property every emitter guarantees: each
-//     wait's signal comes before it in program order, so no unit waits on an undispatched signal.
+//     wait's signal comes before it in program order, so no unit waits on an undispatched signal;
+//   - at most 15 load-unit instructions move ahead of any other instruction: one more would
+//     fill the load queue, and the front end would stop there (DRAM-paced) instead of
+//     dispatching that instruction.
 //
 // Guarantees: the result is a permutation of `program` with the same per-unit order; a halt
 // stays last.

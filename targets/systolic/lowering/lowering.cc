@@ -9,6 +9,7 @@
 #include "targets/systolic/disassembler.h"
 #include "targets/systolic/lowering/consumer_fusion.h"
 #include "targets/systolic/lowering/emit_conv.h"
+#include "targets/systolic/lowering/emit_conv_chain.h"
 #include "targets/systolic/lowering/emit_data_movement.h"
 #include "targets/systolic/lowering/emit_matmul.h"
 #include "targets/systolic/lowering/emit_vector.h"
@@ -117,6 +118,7 @@ class Lowerer {
       default:
         break;
     }
+    if (TryConvChain(inst)) return;
     if (TryFuseWithConsumer(inst)) return;
     std::string why;
     if (TryNative(inst, &why)) return;
@@ -160,10 +162,86 @@ class Lowerer {
                        " fitted its dry run only: " + why);
     }
     segment_.AppendOp(op_builder, producer.name() + "+" + consumer.name(), half, result,
-                      program->contraction, local, consumer);
+                      {program->contraction}, local, consumer);
     values_[&consumer] = result;
     fused_consumers_.insert(&consumer);
     out_.native_instructions += 2;
+    return true;
+  }
+
+  // Consecutive convolution layers, each (with its requantize consumer) feeding only the next
+  // layer's input, as one op that keeps the activations on chip (emit_conv_chain.h), emitted at
+  // the first layer's position. False (nothing emitted) when `first` does not start a chain of
+  // two or more such layers or the chain does not fit; the layers are then lowered one by one.
+  bool TryConvChain(const Instruction& first) {
+    std::vector<ContractionWithConsumer> pairs;
+    std::set<const Instruction*> inside;  // results of the chain's layers so far
+    auto computed = [&](const Instruction* value) {
+      return values_.count(value) > 0 || inside.count(value) > 0;
+    };
+    const Instruction* producer = &first;
+    while (producer) {
+      std::optional<ContractionWithConsumer> pair =
+          AnalyzeWithConsumer(*producer, *module_.entry()->root(), computed);
+      if (!pair || pair->program.contraction->opcode() != Opcode::kConvolution) break;
+      const Instruction& conv = *pair->program.contraction;
+      std::optional<int64_t> input = pair->External(conv.operand(0));
+      std::optional<int64_t> kernel = pair->External(conv.operand(1));
+      if (!input || !kernel) break;
+      const Instruction* input_value = pair->operands[static_cast<size_t>(*input)];
+      if (pairs.empty() ? inside.count(input_value) > 0 : input_value != pairs.back().consumer) {
+        break;
+      }
+      // Only the input comes from the chain; the kernel and anything else from outside it.
+      bool outside = true;
+      for (const Instruction* operand : pair->operands) {
+        if (operand != input_value && inside.count(operand)) outside = false;
+      }
+      if (!outside) break;
+      pairs.push_back(std::move(*pair));
+      const Instruction* consumer = pairs.back().consumer;
+      inside.insert(consumer);
+      producer = consumer->users().size() == 1 ? consumer->users()[0] : nullptr;
+    }
+    if (pairs.size() < 2) return false;
+
+    std::vector<ConvChainLayer> layers;
+    for (const ContractionWithConsumer& pair : pairs) {
+      ConvChainLayer layer;
+      layer.program = &pair.program;
+      for (const Instruction* operand : pair.operands) {
+        layer.params.push_back(values_.count(operand) ? values_.at(operand).at(0).address : 0);
+      }
+      layer.input = *pair.External(pair.program.contraction->operand(0));
+      layer.kernel = *pair.External(pair.program.contraction->operand(1));
+      layers.push_back(std::move(layer));
+    }
+    const ArchConfig config = segment_.FullConfig();
+    std::string why;
+    {
+      ProgramBuilder probe;  // a dry run: the result's DRAM is taken only when the chain fits
+      if (!EmitConvChain(probe, layers, config, 0, dram_.zeros(), &why)) return false;
+    }
+    const Instruction& last = *pairs.back().consumer;
+    std::vector<DramBuffer> result = dram_.Allocate(last);
+    ProgramBuilder op_builder;
+    if (!EmitConvChain(op_builder, layers, config, result[0].address, dram_.zeros(), &why)) {
+      throw hlo::Error("internal: convolution chain from " + first.name() +
+                       " fitted its dry run only: " + why);
+    }
+    std::string name;
+    std::vector<const Instruction*> contractions;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const Instruction* layer_producer = i == 0 ? &first : pairs[i - 1].consumer->users()[0];
+      name += (i ? "," : "") + layer_producer->name() + "+" + pairs[i].consumer->name();
+      contractions.push_back(pairs[i].program.contraction);
+      if (i > 0) fused_consumers_.insert(layer_producer);
+      fused_consumers_.insert(pairs[i].consumer);
+    }
+    segment_.AppendOp(op_builder, name, /*half=*/false, result, contractions, LocalOperands{},
+                      last);
+    values_[&last] = result;
+    out_.native_instructions += 2 * static_cast<int64_t>(pairs.size());
     return true;
   }
 
@@ -260,8 +338,9 @@ class Lowerer {
       values_[&inst] = result;  // the host step below writes the same buffer
       return false;
     }
-    segment_.AppendOp(op_builder, inst.name(), half, result,
-                      program ? program->contraction : nullptr, local, inst);
+    std::vector<const Instruction*> contractions;
+    if (program && program->contraction) contractions.push_back(program->contraction);
+    segment_.AppendOp(op_builder, inst.name(), half, result, contractions, local, inst);
     values_[&inst] = result;
     ++out_.native_instructions;
     return true;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "targets/systolic/lowering/conv_shape.h"
 #include "targets/systolic/lowering/dispatch_order.h"
 #include "targets/systolic/lowering/emit_conv.h"
 #include "targets/systolic/lowering/emit_vector.h"
@@ -125,9 +126,9 @@ LocalOperands SegmentBuilder::PlanLocal(const RowProgram& program, const Externa
 
 void SegmentBuilder::AppendOp(const ProgramBuilder& op, const std::string& name, bool half,
                               const std::vector<DramBuffer>& writes,
-                              const Instruction* contraction, const LocalOperands& local,
-                              const Instruction& value) {
-  if (contraction) useful_macs_ += UsefulMacs(*contraction);
+                              const std::vector<const Instruction*>& contractions,
+                              const LocalOperands& local, const Instruction& value) {
+  for (const Instruction* contraction : contractions) useful_macs_ += UsefulMacs(*contraction);
   const int64_t index = static_cast<int64_t>(ops_.size());
   if (resident_) {
     if (local.lhs) {  // this op read the copy: nobody reads the value from DRAM
@@ -173,31 +174,9 @@ void SegmentBuilder::AppendOp(const ProgramBuilder& op, const std::string& name,
   previous_writes_ = writes;
 }
 
-// Per image: the top and bottom padding rows, then the left and right padding columns of
-// every padded row, each one strided load from the zero region (ConvZeroBytes covers one
-// image's pad rows or pad columns of the consuming convolution).
+// ConvZeroBytes of the consuming convolution covers one image's pad rows or pad columns.
 void SegmentBuilder::ZeroHalo(const PaddedActivation& layout, uint64_t region) {
-  const int64_t pixel = layout.pixel_bytes();
-  const int64_t row = layout.padded_w() * pixel;
-  const int64_t image = layout.padded_h() * row;
-  for (int64_t b = 0; b < layout.batch; ++b) {
-    const uint64_t base = region + static_cast<uint64_t>(b * image);
-    if (layout.top > 0) builder_.Load(zeros_, layout.top * row, base, row, layout.top * row, 1);
-    if (layout.bottom > 0) {
-      builder_.Load(zeros_, layout.bottom * row,
-                    base + static_cast<uint64_t>((layout.top + layout.h) * row), row,
-                    layout.bottom * row, 1);
-    }
-    if (layout.left > 0) {
-      builder_.Load(zeros_, layout.left * pixel, base, row, layout.left * pixel,
-                    layout.padded_h());
-    }
-    if (layout.right > 0) {
-      builder_.Load(zeros_, layout.right * pixel,
-                    base + static_cast<uint64_t>((layout.left + layout.w) * pixel), row,
-                    layout.right * pixel, layout.padded_h());
-    }
-  }
+  ZeroPaddedHalo(builder_, layout, region, zeros_);
 }
 
 void SegmentBuilder::WaitOpsUpTo(int64_t op) {

@@ -66,9 +66,10 @@ class SegmentBuilder {
                           const hlo::Instruction& value, bool is_root) const;
 
   // Appends an emitted op (`half`: planned on HalfConfig). `writes` are its DRAM results;
-  // `contraction` its dot or convolution, if any (its useful MACs are counted).
+  // `contractions` its dots or convolutions, if any (their useful MACs are counted).
   void AppendOp(const ProgramBuilder& op, const std::string& name, bool half,
-                const std::vector<DramBuffer>& writes, const hlo::Instruction* contraction,
+                const std::vector<DramBuffer>& writes,
+                const std::vector<const hlo::Instruction*>& contractions,
                 const LocalOperands& local, const hlo::Instruction& value);
 
   // The DRAM region that reads as zeros (dram_plan.h), for the halos of padded layouts.
