@@ -158,18 +158,18 @@ void DmaUnit::CompleteLoad(const InFlightLoad& load) {
   Run& run = shared_.run();
   const Transfer& transfer = load.transfer;
   const bool to_acc = (transfer.local & systolic::kAccumulatorBit) != 0;
-  // The local port takes the data as it arrives: request it when the last port-width is due.
-  const int64_t port_bytes_per_cycle = to_acc ? run.acc_bytes_per_cycle : run.ub_bytes_per_cycle;
-  const int64_t port_cycles = CeilDiv(transfer.bytes, port_bytes_per_cycle);
-  shared_.WaitUntil(std::max(shared_.Now(), load.data_end - port_cycles));
-  const int64_t port_requested = shared_.Now();
-  const PortGrant grant = AcquirePorts(to_acc ? 0 : transfer.bytes, to_acc ? transfer.bytes : 0);
+  // The local port takes the data as it arrives, at the channel's pace: from the first byte's
+  // arrival (the channel slot's start plus the latency) to data_end.
+  const int64_t arriving = load.data_end - run.dram_latency_cycles - load.channel_start;
+  shared_.WaitUntil(std::max(shared_.Now(), load.data_end - arriving));
+  const PortGrant grant =
+      AcquirePorts(to_acc ? 0 : transfer.bytes, to_acc ? transfer.bytes : 0, arriving);
   Copy(transfer, /*dram_to_local=*/true);
 
   const int64_t end = std::max(load.data_end, grant.start + grant.cycles);
   run.stats.dram_bytes_read += transfer.bytes;
   (to_acc ? run.stats.acc_bytes_written : run.stats.ub_bytes_written) += transfer.bytes;
-  shared_.Busy(unit_, load.channel_start, end, load.index, grant.start - port_requested);
+  shared_.Busy(unit_, load.channel_start, end, load.index, grant.stall);
   shared_.WaitUntil(end);
 }
 
@@ -179,19 +179,24 @@ void DmaUnit::IssueStore(size_t index, const Transfer& transfer) {
   const int64_t channel_cycles = ChannelCycles(run, transfer.bus_bytes);
   // The store cannot end before this: refuse a run past the limit before copying anything.
   shared_.CheckCycleLimit(shared_.Now() + channel_cycles + run.dram_latency_cycles);
-  // Read the local data first (through the port), then send it over the channel.
+  // Read the local data through the port at the channel's pace; the channel carries it as it
+  // is read, so its slot ends no earlier than the last byte read.
   const PortGrant grant =
-      AcquirePorts(from_acc ? 0 : transfer.bytes, from_acc ? transfer.bytes : 0);
+      AcquirePorts(from_acc ? 0 : transfer.bytes, from_acc ? transfer.bytes : 0, channel_cycles);
   Copy(transfer, /*dram_to_local=*/false);
+  const int64_t port_end = grant.start + grant.cycles;
+  shared_.WaitUntil(std::max(shared_.Now(), port_end - channel_cycles));
+  const int64_t channel_earliest = shared_.Now();
   const int64_t channel_start = AcquireChannel(transfer, channel_cycles);
-  const int64_t end = std::max(channel_start + channel_cycles + run.dram_latency_cycles,
-                               grant.start + grant.cycles);
+  const int64_t end =
+      std::max(channel_start + channel_cycles, port_end) + run.dram_latency_cycles;
   run.stats.dram_bytes_written += transfer.bytes;
   (from_acc ? run.stats.acc_bytes_read : run.stats.ub_bytes_read) += transfer.bytes;
-  shared_.Busy(unit_, grant.start, end, index, channel_start - grant.start);
+  shared_.Busy(unit_, grant.start, end, index,
+               grant.stall + (channel_start - channel_earliest));
   stores_complete_at_ = std::max(stores_complete_at_, end);
   // Free for the next store once its slot ends; the latency overlaps what follows.
-  shared_.WaitUntil(std::max(channel_start + channel_cycles, grant.start + grant.cycles));
+  shared_.WaitUntil(std::max(channel_start + channel_cycles, port_end));
 }
 
 void DmaUnit::Copy(const Transfer& t, bool dram_to_local) {

@@ -70,13 +70,13 @@ void MxuUnit::LoadWeights(size_t index, const systolic::Instruction& inst) {
 
   const UnitCost cost = ComputeCost(inst, run.config, run.registers, run.weights);
   const PortGrant grant = AcquirePorts(cost.ub_bytes_read + cost.ub_bytes_written,
-                                       cost.acc_bytes_read + cost.acc_bytes_written);
+                                       cost.acc_bytes_read + cost.acc_bytes_written, cost.cycles);
   const int64_t end = schedule_.Load(buffer, grant.start, std::max(cost.cycles, grant.cycles)).end;
   shared_.CheckCycleLimit(end);  // before the host work, which may be large
   ExecuteMxu(inst, run.config, run.registers, run.weights, run.memories);
   run.stats.ub_bytes_read += cost.ub_bytes_read;
   run.stats.ub_bytes_written += cost.ub_bytes_written;
-  shared_.Busy(unit_, grant.start, end, index);
+  shared_.Busy(unit_, grant.start, end, index, grant.stall);
   // No wait: the loader works in the background while the next instruction issues.
 }
 
@@ -99,8 +99,10 @@ void MxuUnit::Compute(size_t index, const systolic::Instruction& inst, size_t bu
     throw hlo::Error(std::to_string(cost.macs) + " multiply-accumulates exceed the limit of " +
                      std::to_string(max_macs) + " per instruction");
   }
+  // Operands stream in one row per cycle over the issue interval.
   const PortGrant grant = AcquirePorts(cost.ub_bytes_read + cost.ub_bytes_written,
-                                       cost.acc_bytes_read + cost.acc_bytes_written);
+                                       cost.acc_bytes_read + cost.acc_bytes_written,
+                                       cost.issue_interval);
   shared_.CheckCycleLimit(grant.start + cost.cycles + grant.cycles);  // before the host work
   const int64_t end = schedule_.Compute(buffer, grant.start, cost, grant.cycles).end;
   ExecuteMxu(inst, run.config, run.registers, run.weights, run.memories);
@@ -113,7 +115,7 @@ void MxuUnit::Compute(size_t index, const systolic::Instruction& inst, size_t bu
   run.stats.ub_bytes_written += cost.ub_bytes_written;
   run.stats.acc_bytes_read += cost.acc_bytes_read;
   run.stats.acc_bytes_written += cost.acc_bytes_written;
-  shared_.Busy(unit_, grant.start, end, index);
+  shared_.Busy(unit_, grant.start, end, index, grant.stall);
   // No wait: the array computes in the background; the next instruction waits only if it needs
   // the array or this buffer.
 }

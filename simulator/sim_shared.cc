@@ -31,6 +31,8 @@ Run::Run(const systolic::Program& program_in, const systolic::ArchConfig& config
   dram_bytes_per_cycle = config.dram_bandwidth_gbps * 1000 / config.clock_mhz;
   ub_bytes_per_cycle = UbBytesPerCycle(config);
   acc_bytes_per_cycle = AccBytesPerCycle(config);
+  ub_port = PortLedger(ub_bytes_per_cycle);
+  acc_port = PortLedger(acc_bytes_per_cycle);
   liveness = PlanLiveness(program, config);
   current.fill(-1);
   stats.clock_mhz = config.clock_mhz;

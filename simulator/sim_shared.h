@@ -12,8 +12,10 @@
 //     an error in one unit never leaves another one hanging.
 //   - The first error of a run wins; it is reported with the instruction index and .sasm
 //     location ("instruction #N (mnemonic): ...").
-//   - Resource timelines are "busy until" values: a request is granted at max(now, busy until)
-//     and moves the value on, so contention is first-come first-served and deterministic.
+//   - The DRAM channel is a "busy until" value: a request is granted at max(now, busy until)
+//     and moves the value on, so contention is first-come first-served and deterministic. The
+//     UB and accumulator ports are bandwidth ledgers (port_ledger.h): requests share them cycle
+//     by cycle up to their capacity, also first-come first-served.
 #pragma once
 
 #include <systemc>
@@ -28,6 +30,7 @@
 #include "hlo/diagnostic.h"
 #include "simulator/functional.h"
 #include "simulator/memory.h"
+#include "simulator/port_ledger.h"
 #include "simulator/sim_liveness.h"
 #include "simulator/simulator.h"
 #include "targets/systolic/arch_config.h"
@@ -101,7 +104,8 @@ struct Run {
   int64_t acc_bytes_per_cycle = 0;
 
   // Shared resource timelines ("busy until", in cycles).
-  int64_t dram_free = 0, ub_free = 0, acc_free = 0;
+  int64_t dram_free = 0;
+  PortLedger ub_port, acc_port;  // the local memories' bandwidth over time (port_ledger.h)
   std::array<int64_t, kSemaphoreCount> semaphores{};
 
   // Progress, for completion checks and error messages.

@@ -141,23 +141,24 @@ void UnitProcess::ExecuteSemWait(size_t index, const systolic::Instruction& inst
   shared_.WaitUntil(start + 1);
 }
 
-UnitProcess::PortGrant UnitProcess::AcquirePorts(int64_t ub_bytes, int64_t acc_bytes) {
+UnitProcess::PortGrant UnitProcess::AcquirePorts(int64_t ub_bytes, int64_t acc_bytes,
+                                                 int64_t cycles) {
   Run& run = shared_.run();
   const int64_t now = shared_.Now();
-  const int64_t ub_cycles = ub_bytes > 0 ? CeilDiv(ub_bytes, run.ub_bytes_per_cycle) : 0;
-  const int64_t acc_cycles = acc_bytes > 0 ? CeilDiv(acc_bytes, run.acc_bytes_per_cycle) : 0;
-  int64_t start = now;
-  if (ub_cycles > 0) start = std::max(start, run.ub_free);
-  if (acc_cycles > 0) start = std::max(start, run.acc_free);
-  if (start > now) {
-    // The port that became free last is the one the unit waited for.
-    const bool waited_for_ub = ub_cycles > 0 && run.ub_free == start;
-    shared_.Stall(unit_, now, start, waited_for_ub ? StallCause::kUbPort : StallCause::kAccPort);
-  }
-  if (ub_cycles > 0) run.ub_free = start + ub_cycles;
-  if (acc_cycles > 0) run.acc_free = start + acc_cycles;
-  shared_.WaitUntil(start);
-  return {start, std::max(ub_cycles, acc_cycles)};
+  cycles = std::max<int64_t>(cycles, 1);
+  run.ub_port.Forget(now);
+  run.acc_port.Forget(now);
+  const int64_t ub_end = run.ub_port.Reserve(now, ub_bytes, CeilDiv(ub_bytes, cycles));
+  const int64_t acc_end = run.acc_port.Reserve(now, acc_bytes, CeilDiv(acc_bytes, cycles));
+  const int64_t end = std::max(ub_end, acc_end);
+  // Beyond what the transfer takes alone (its own pace, or the port's width when that is
+  // slower) the other units' streams held it up: the port that finished last.
+  const int64_t alone = std::max({cycles, CeilDiv(ub_bytes, run.ub_bytes_per_cycle),
+                                  CeilDiv(acc_bytes, run.acc_bytes_per_cycle)});
+  const int64_t stall = std::max<int64_t>(0, end - now - alone);
+  shared_.Stall(unit_, end - stall, end, ub_end >= acc_end ? StallCause::kUbPort
+                                                          : StallCause::kAccPort);
+  return {now, end - now, stall};
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -46,14 +46,17 @@ class UnitProcess : public sc_core::sc_module {
   // knows it without waiting (its timing is fixed at issue); nullopt: sem.signal waits.
   virtual std::optional<int64_t> KnownDrainCycle() const { return std::nullopt; }
 
-  // Requests the UB and/or accumulator ports for `ub_bytes` / `acc_bytes` at the current cycle;
-  // waits while another unit holds them (a ub_port / acc_port stall) and returns the granted
-  // start cycle and how many cycles the transfer occupies the ports.
+  // Streams `ub_bytes` / `acc_bytes` through the UB and/or accumulator ports from the current
+  // cycle at the instruction's own pace (all of them in `cycles` cycles), taking what the
+  // other units' earlier streams leave (port_ledger.h). Returns the start (now), how many
+  // cycles the transfer takes (more than `cycles` when the ports are busy or slower than the
+  // instruction) and the excess, which is reported as a ub_port / acc_port stall.
   struct PortGrant {
     int64_t start = 0;
     int64_t cycles = 0;
+    int64_t stall = 0;
   };
-  PortGrant AcquirePorts(int64_t ub_bytes, int64_t acc_bytes);
+  PortGrant AcquirePorts(int64_t ub_bytes, int64_t acc_bytes, int64_t cycles);
 
   Shared& shared_;
   const systolic::Unit unit_;
