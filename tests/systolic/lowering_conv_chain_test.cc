@@ -168,14 +168,14 @@ TEST(SystolicConvChain, LayersOfDifferentShapesWithReluMatchOnSignedInputs) {
 }
 
 TEST(SystolicConvChain, BatchBeyondTheAccumulatorsIsLoweredLayerByLayer) {
-  // A slot per image: 6 wide rows x 8 columns x 4 bytes = 192 bytes, 3 KiB for 16 images.
-  // With 2 KiB of accumulators the chain does not fit, and the layers run one by one (still
-  // on chip between them).
+  // A slot per image: 2 x 2 output rows x 8 columns x 4 bytes = 128 bytes, 2 KiB for 16
+  // images. With 1 KiB of accumulators the chain does not fit, and the layers run one by one
+  // (still on chip between them).
   const std::string text = SmallImageChain(16);
   Outcome fits = RunChain(text, {"array.rows=8", "array.cols=8"});
   ASSERT_TRUE(fits.compare.matched) << fits.compare.summary;
   EXPECT_EQ(fits.sasm.rfind("# segment 0: c1+q1,c2+q2\n", 0), 0u) << fits.sasm;
-  Outcome apart = RunChain(text, {"array.rows=8", "array.cols=8", "acc.bytes=2048"});
+  Outcome apart = RunChain(text, {"array.rows=8", "array.cols=8", "acc.bytes=1024"});
   ASSERT_TRUE(apart.compare.matched) << apart.compare.summary;
   EXPECT_EQ(apart.sasm.rfind("# segment 0: c1+q1 c2+q2\n", 0), 0u) << apart.sasm;
   EXPECT_EQ(apart.counters["dram_bytes_written"], 16 * 2 * 2 * 8);
@@ -246,11 +246,12 @@ TEST(SystolicConvChain, SmallImagesShareEachWeightTileAndMatch) {
   EXPECT_EQ(outcome.sasm.rfind("# segment 0: c1+q1,c2+q2\n", 0), 0u) << outcome.sasm;
   EXPECT_EQ(outcome.counters["dram_bytes_written"], 7 * 2 * 2 * 8);
   // Per convolution: 3 kernel rows (3 taps x 8 channels = 24 deep: 3 weight tiles of 8) = 9
-  // weight tiles, each loaded once and serving all 7 images (7 x 6 = 42 rows per weight load,
-  // each image in its own accumulator slot): one 6-row matmul per image and tile.
-  std::vector<int> rows = MatmulRows(outcome.sasm);
-  EXPECT_EQ(rows.size(), 2u * 9 * 7);
-  for (int m : rows) EXPECT_EQ(m, 6);
+  // weight tiles, each loaded once and serving all 7 images (each image in its own
+  // accumulator slot). A tile is one whole tap, so each image is one mxu.conv over its 2 x 2
+  // interior window: 4 rows, none of a wide row's 2 padding columns.
+  EXPECT_EQ(MatmulRows(outcome.sasm).size(), 0u);
+  EXPECT_EQ(Count(outcome.sasm, "mxu.conv "), 2u * 9 * 7);
+  EXPECT_EQ(Count(outcome.sasm, "in_h=2, in_w=2, kh=1, kw=1, stride=1"), 2u * 9 * 7);
   EXPECT_EQ(Count(outcome.sasm, "mxu.ldw "), 2u * 9);
 }
 

@@ -36,6 +36,10 @@ std::optional<RequantEpilogue> MatchRequantEpilogue(const RowProgram& program) {
   return RequantEpilogue{requantize->bits, requantize->relu, root.dtype};
 }
 
+// mxu.conv's in_h / in_w fields (10 bits) and kh / kw fields (4 bits).
+constexpr int64_t kMaxConvWidth = 1023;
+constexpr int64_t kMaxConvKernel = 15;
+
 struct Layer {
   ConvShape shape;
   RequantEpilogue epilogue;
@@ -80,27 +84,38 @@ bool EmitConvChain(ProgramBuilder& builder, const std::vector<ConvChainLayer>& c
   const ConvShape& last = layers.back().shape;
   layout.push_back(PaddedActivation{batch, last.oh, last.ow, last.cout, 1, 0, 0, 0, 0});
 
-  // Per layer: one image's wide rows (a matmul's m), its accumulator slot, its weight tiles.
-  // A weight tile takes a whole kernel row's taps where they fit the array's rows (kw adjacent
-  // pixels are contiguous in the padded row, their weights contiguous in HWIO); s8 sums are
-  // exact in any grouping.
-  std::vector<int64_t> stream(layers.size());
+  // Per layer: its weight tiles, how it streams an image through a weight tile, and the
+  // accumulator slot an image needs. A weight tile takes a whole kernel row's taps where they
+  // fit the array's rows (kw adjacent pixels are contiguous in the padded row, their weights
+  // contiguous in HWIO); s8 sums are exact in any grouping. When every tile is whole taps of
+  // all input channels, each is one mxu.conv (a 1 x taps window over the image's interior
+  // rows, src_row_stride = the padded row): exactly oh x ow rows, packed. Otherwise a wide-row
+  // mxu.matmul streams (oh - 1) x wp + ow rows and the wp - ow past each row are never read.
+  std::vector<int64_t> stream(layers.size()), acc_row_pixels(layers.size());
+  std::vector<bool> conv_form(layers.size());
   std::vector<std::vector<WeightTile>> tiles(layers.size());
   int64_t slot = 0, region = 0, kernel_bytes = 0;
   for (size_t k = 0; k < layers.size(); ++k) {
     const ConvShape& s = layers[k].shape;
-    stream[k] = (s.oh - 1) * layout[k].padded_w() + s.ow;
+    const int64_t group_k = s.kw * s.cin;
+    const int64_t tk = std::min(group_k, config.array_rows);
+    bool whole_taps = true;
+    for (int64_t i = 0; i < s.kh; ++i) {
+      for (int64_t k0 = 0; k0 < group_k; k0 += tk) {
+        const int64_t depth = std::min(tk, group_k - k0);
+        tiles[k].push_back({i, k0, depth});
+        const int64_t taps = depth / s.cin;
+        whole_taps = whole_taps && k0 % s.cin == 0 && depth % s.cin == 0 &&
+                     s.ow + taps - 1 <= kMaxConvWidth && taps <= kMaxConvKernel;
+      }
+    }
+    conv_form[k] = whole_taps && s.oh <= kMaxConvWidth;
+    acc_row_pixels[k] = conv_form[k] ? s.ow : layout[k].padded_w();
+    stream[k] = (s.oh - 1) * acc_row_pixels[k] + s.ow;
     if (stream[k] >= (int64_t{1} << 19)) return fail("images too large for one matmul");
     slot = std::max(slot, AlignUp(stream[k] * s.cout * 4, kLocalAlignment));
     region = std::max(region, AlignUp(layout[k].bytes(), kLocalAlignment));
     kernel_bytes = std::max(kernel_bytes, AlignUp(s.kh * s.kw * s.cin * s.cout, kLocalAlignment));
-    const int64_t group_k = s.kw * s.cin;
-    const int64_t tk = std::min(group_k, config.array_rows);
-    for (int64_t i = 0; i < s.kh; ++i) {
-      for (int64_t k0 = 0; k0 < group_k; k0 += tk) {
-        tiles[k].push_back({i, k0, std::min(tk, group_k - k0)});
-      }
-    }
   }
   region = std::max(region, AlignUp(layout.back().bytes(), kLocalAlignment));
   if (batch * slot > config.acc_bytes) {
@@ -174,6 +189,29 @@ bool EmitConvChain(ProgramBuilder& builder, const std::vector<ConvChainLayer>& c
       builder.Wait(k == 0 ? Unit::kLoad : Unit::kVector, Unit::kMxu);
     }
     const PaddedActivation& in = layout[static_cast<size_t>(k)];
+    if (conv_form[static_cast<size_t>(k)]) {
+      // Taps t.k0 / cin .. of kernel row t.row over the interior: output pixel (r, c) reads
+      // padded pixels (r + t.row, c + tap).
+      const ConvShape& s = layers[static_cast<size_t>(k)].shape;
+      const int64_t taps = t.depth / s.cin;
+      Instruction inst = MakeInstruction(Opcode::kMxuConv);
+      inst.set(MxuConvField::src,
+               image_at(k, g) + static_cast<uint64_t>((t.row * in.padded_w() + t.k0 / s.cin) *
+                                                      in.pixel_bytes()));
+      inst.set(MxuConvField::dst, slot_at(g));
+      inst.set(MxuConvField::in_h, static_cast<uint64_t>(s.oh));
+      inst.set(MxuConvField::in_w, static_cast<uint64_t>(s.ow + taps - 1));
+      inst.set(MxuConvField::kh, 1);
+      inst.set(MxuConvField::kw, static_cast<uint64_t>(taps));
+      inst.set(MxuConvField::stride, 1);
+      inst.set(MxuConvField::dtype, static_cast<uint64_t>(Dtype::kS8));
+      inst.set(MxuConvField::buf, static_cast<uint64_t>(j % 2));
+      inst.set(MxuConvField::acc, tile > 0 ? 1 : 0);
+      inst.set(MxuConvField::dataflow, static_cast<uint64_t>(config.dataflow));
+      builder.SetRegister(ConfigRegister::kMxuSrcRowStride, in.padded_w() * in.pixel_bytes());
+      builder.Append(inst);
+      return;
+    }
     Instruction inst = MakeInstruction(Opcode::kMxuMatmul);
     // Tap row t.row, entries from t.k0 on: pixel (t.row, t.k0 / cin) of the image's window.
     inst.set(MxuMatmulField::src,
@@ -196,7 +234,7 @@ bool EmitConvChain(ProgramBuilder& builder, const std::vector<ConvChainLayer>& c
     const ConvShape& s = layers[static_cast<size_t>(k)].shape;
     const RequantEpilogue& e = layers[static_cast<size_t>(k)].epilogue;
     const PaddedActivation& out = layout[static_cast<size_t>(k + 1)];
-    const int64_t wp = layout[static_cast<size_t>(k)].padded_w();  // of the wide rows
+    const int64_t wp = acc_row_pixels[static_cast<size_t>(k)];  // between the slot's rows
     const bool halo = out.top + out.bottom + out.left + out.right > 0;
     if (k >= 1 && k + 1 < layer_count && halo && out != layout[static_cast<size_t>(k - 1)]) {
       const int64_t bytes = out.padded_h() * out.padded_w() * out.pixel_bytes();
