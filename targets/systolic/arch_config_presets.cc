@@ -34,8 +34,10 @@ ArchConfig TpuV1() {
   c.acc_bytes = int64_t{4} << 20;  // 4096 x 256 x 32-bit
   // "The 4 MiB represents 4096, 256-element, 32-bit accumulators. The matrix unit produces
   // one 256-element partial sum per clock cycle" (Sec. 2): accumulating a partial sum reads
-  // and writes one row per cycle, which the simulator models as 2 banks of one row each.
-  c.acc_banks = 2;
+  // and writes one row per cycle. The 4096 are 2048 "duplicated ... so that the compiler could
+  // use double buffering while running at peak performance": the activation pipeline reads one
+  // row per cycle of the other half meanwhile. 3 rows per cycle in all: 3 banks of one row.
+  c.acc_banks = 3;
   c.dram_bytes = int64_t{8} << 30;  // 8 GiB DDR3
   c.dram_bandwidth_gbps = 34;       // two DDR3-2133 channels
   c.dram_latency_ns = 100;          // assumed
