@@ -4,6 +4,7 @@
 // (exact: int8 sums in s32) and by the DRAM bytes written, computed by hand from the shapes.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -67,11 +68,13 @@ size_t Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-Outcome RunOn8x8(const std::string& text) {
+// Compiles `text` for tpu-v1 with `settings`, runs it on `inputs` and compares with the
+// reference interpreter.
+Outcome RunWith(const std::string& text, const std::vector<std::string>& settings,
+                const std::function<std::vector<hlo::Literal>(const hlo::Module&)>& inputs_for) {
   auto module = testing_support::ParseAndVerify(text);
-  systolic::ArchConfig config =
-      systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"});
-  std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*module, 11);
+  systolic::ArchConfig config = systolic::LoadArchConfig("tpu-v1", settings);
+  std::vector<hlo::Literal> inputs = inputs_for(*module);
   auto backend =
       targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
   auto executable = backend->Compile(*module);
@@ -81,6 +84,11 @@ Outcome RunOn8x8(const std::string& text) {
   return Outcome{
       io::CompareArrays(io::FlattenOutputs(expected), io::FlattenOutputs(result), nullptr),
       executable->profile().counters, artifacts["program.sasm"]};
+}
+
+Outcome RunOn8x8(const std::string& text) {
+  return RunWith(text, {"array.rows=8", "array.cols=8"},
+                 [](const hlo::Module& module) { return io::MakeRandomInputs(module, 11); });
 }
 
 std::string SmallImageChain(int batch);
@@ -102,18 +110,7 @@ std::vector<hlo::Literal> SignedInputs(const hlo::Module& module) {
 }
 
 Outcome RunChain(const std::string& text, const std::vector<std::string>& settings) {
-  auto module = testing_support::ParseAndVerify(text);
-  systolic::ArchConfig config = systolic::LoadArchConfig("tpu-v1", settings);
-  std::vector<hlo::Literal> inputs = SignedInputs(*module);
-  auto backend =
-      targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
-  auto executable = backend->Compile(*module);
-  hlo::Literal result = executable->Run(inputs);
-  hlo::Literal expected = hlo::Evaluate(*module, inputs);
-  std::map<std::string, std::string> artifacts = executable->artifacts();
-  return Outcome{
-      io::CompareArrays(io::FlattenOutputs(expected), io::FlattenOutputs(result), nullptr),
-      executable->profile().counters, artifacts["program.sasm"]};
+  return RunWith(text, settings, SignedInputs);
 }
 
 // The requantize idiom clamping at 0 (a ReLU) or at -128 (none), scale 1/64.
