@@ -3,24 +3,26 @@
 //
 // A chain is L >= 2 layers, each a stride-1 convolution whose epilogue is the requantize idiom
 // (one vrequant, with the fused ReLU when it clamps at 0), whose result's only user is the next
-// layer's input, all with the same padded input layout and one column tile (cout <= array.cols),
-// and whose whole batch of wide rows fits the accumulators at once. Per layer k:
+// layer's input, each with one column tile (cout <= array.cols), and whose whole batch fits
+// the accumulators at once (one slot per image). Layers may differ in shape and padding.
+// Per layer k:
 //
 //   load:   kernel k into kernel buffer k % 2 once layer k - 2's weight loads are done (a
-//           vector -> load token from layer k - 2's epilogue); layer 0's images (with their
-//           zero padding) and the other region's zero halo once, at the start
-//   mxu:    per weight tile (kernel row taps x channel block): one mxu.ldw, one step ahead as in
-//           mxu_steps.h, then one wide-row mxu.matmul per image into its own accumulator slot,
-//           so each weight tile streams batch x (oh - 1) x wp + ow rows (CNN0: 8 x 397); the
-//           first tile's matmul of image g waits for image g of the input (load or epilogue)
-//   vector: after the layer's last matmul, per image: one vrequant per output row from the
-//           image's accumulator slot straight into the interior of the next region's padded
-//           layout; a token per image lets the next layer's first matmul of that image start
-//           while the other images drain
-//   store:  the last layer's images from their region to DRAM, image by image.
-// Activations alternate between two padded regions; the halos are zeroed once and never
-// written. Image g's accumulator slot is reused by the next layer only after image g's
-// epilogue read it (the same token that hands over its input).
+//           vector -> load token), in at most 12 chunks; layer 0's images (with their zero
+//           padding) between its first tile's matmuls; layer 1's halo once
+//   mxu:    per weight tile (a kernel row's taps, or one tap's channel block): one mxu.ldw
+//           issued under the previous tile's matmuls, then one instruction per image into its
+//           accumulator slot — an mxu.conv over the image's interior window when every tile
+//           is whole taps (oh x ow rows, packed), else a wide-row mxu.matmul ((oh - 1) x wp +
+//           ow rows); the first tile's instruction for image g waits for image g of the input;
+//           the last tile signals each image (a retirement token: the array keeps streaming)
+//   vector: per image, one vrequant per output row from its slot into the interior of the next
+//           region's padded layout (re-zeroing the image first when the region held another
+//           layout), then a token that lets the next layer's first tile take that image
+//   store:  the last layer's images, unpadded, to DRAM image by image.
+// Activations alternate between two UB regions; the halos are zeroed once and never written.
+// Image g's accumulator slot is reused by the next layer only after image g's epilogue read it
+// (the same token that hands over its input).
 //
 // Guarantees: every output equals the layers' convolutions (s32 sums in any order are exact)
 // followed by their requantize epilogues; the program's tokens are balanced and every wait
