@@ -1,11 +1,14 @@
 // The matrix unit's data effects (functional.h): mxu.ldw, mxu.matmul, mxu.conv. The arithmetic
 // is numeric_mxu.h's (shared with the processing-element reference model); this file gathers
-// the operands from the unified buffer, applies the stride registers and the implicit im2col, and
-// writes the accumulators. Rows are multiplied in blocks of 64 and land in increasing order, so
-// host memory stays O(64 k + k n) whatever m is, and overlapping destination rows resolve in row
-// order.
+// the operands' bytes from the unified buffer, applies the stride registers and the implicit
+// im2col, and writes the accumulators. Rows are multiplied in blocks of 64 and land in
+// increasing order, so host memory stays O(64 k + k n) whatever m is, and overlapping
+// destination rows resolve in row order.
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -55,12 +58,12 @@ void RequireMemory(const Instruction& inst, const char* field, uint64_t address,
                    " address, got " + Hex(address));
 }
 
-// Reads `count` elements at a UB offset as bit patterns.
+// Reads `count` elements at an offset of `memory` as bit patterns.
 void ReadElements(const LocalMemory& memory, uint64_t offset, int64_t count, Dtype dtype,
                   uint32_t* out) {
   const int bytes = systolic::DtypeBytes(dtype);
   std::span<const uint8_t> data = memory.Read(offset, static_cast<uint64_t>(count * bytes));
-  for (int64_t i = 0; i < count; ++i) out[i] = LoadBits(dtype, data.data() + i * bytes);
+  LoadBitsArray(dtype, data.data(), count, out);
 }
 
 uint64_t StrideOr(uint32_t reg, uint64_t packed) { return reg != 0 ? reg : packed; }
@@ -82,10 +85,11 @@ void LoadWeights(const Instruction& inst, const systolic::ArchConfig& config,
   const uint64_t row_bytes = static_cast<uint64_t>(n * bytes);
   const uint64_t stride = StrideOr(registers[static_cast<int>(systolic::ConfigRegister::kMxuSrcRowStride)], row_bytes);
   WeightBuffers::Buffer& buffer = weights.buffers[inst.get(F::buf) & 1];
-  std::vector<uint8_t> bytes_read(static_cast<size_t>(k) * row_bytes);
+  std::vector<uint8_t> bytes_read;
+  bytes_read.reserve(static_cast<size_t>(k) * row_bytes);  // appended, never zeroed first
   for (int64_t r = 0; r < k; ++r) {
     std::span<const uint8_t> row = memories.ub.Read(Memories::LocalOffset(src) + r * stride, row_bytes);
-    std::copy(row.begin(), row.end(), bytes_read.begin() + r * row_bytes);
+    bytes_read.insert(bytes_read.end(), row.begin(), row.end());
   }
   buffer = WeightBuffers::Buffer{true, k, n, dtype, std::move(bytes_read)};
 }
@@ -108,58 +112,73 @@ const WeightBuffers::Buffer& LoadedBuffer(const Instruction& inst, uint64_t buf,
   return buffer;
 }
 
-std::vector<uint32_t> WeightBits(const WeightBuffers::Buffer& buffer) {
-  std::vector<uint32_t> bits(static_cast<size_t>(buffer.k * buffer.n));
-  const int bytes = systolic::DtypeBytes(buffer.dtype);
-  for (size_t i = 0; i < bits.size(); ++i) bits[i] = LoadBits(buffer.dtype, &buffer.bytes[i * bytes]);
-  return bits;
-}
-
-// Collects activation rows (k elements each) with their accumulator offsets and multiplies
-// kBlockRows of them per MxuGemm call, so the weights are decoded once per block rather than
-// once per row, while host memory stays bounded whatever m is. Rows land in the order they were
-// added.
+// Collects activation rows (k elements each, as raw UB bytes) with their accumulator offsets
+// and multiplies kBlockRows of them per MxuGemmElements call, so host memory stays bounded
+// whatever m is and the buffers are allocated once per instruction. Rows land in the order they
+// were added.
 class RowBatcher {
  public:
   static constexpr int64_t kBlockRows = 64;
   RowBatcher(const WeightBuffers::Buffer& buffer, bool accumulate, Memories& memories)
       : buffer_(buffer), accumulate_(accumulate), memories_(memories),
-        weight_bits_(WeightBits(buffer)) {}
-
-  // Where to put the next row's k elements; its result goes to accumulator offset `dst`.
-  uint32_t* NextRow(uint64_t dst) {
-    if (static_cast<int64_t>(destinations_.size()) == kBlockRows) Flush();
-    destinations_.push_back(dst);
-    rows_.resize(destinations_.size() * static_cast<size_t>(buffer_.k));
-    return &rows_[(destinations_.size() - 1) * static_cast<size_t>(buffer_.k)];
+        row_bytes_(static_cast<size_t>(buffer.k * systolic::DtypeBytes(buffer.dtype))),
+        n_(static_cast<size_t>(buffer.n)),
+        rows_(std::make_unique_for_overwrite<uint8_t[]>(kBlockRows * row_bytes_)),
+        sums_(std::make_unique_for_overwrite<uint32_t[]>(kBlockRows * n_)),
+        merged_(std::make_unique_for_overwrite<uint32_t[]>(n_)) {
+    if (buffer.bytes.size() < row_bytes_ * n_) {  // k x n elements, as mxu.ldw stores them
+      throw hlo::Error("weight buffer holds " + std::to_string(buffer.bytes.size()) +
+                       " bytes, fewer than its " + std::to_string(buffer.k) + " x " +
+                       std::to_string(buffer.n) + " tile");
+    }
   }
 
+  // Where to put the next row's k elements (row_bytes() bytes); its result goes to accumulator
+  // offset `dst`.
+  uint8_t* NextRow(uint64_t dst) {
+    if (count_ == kBlockRows) Flush();
+    destinations_[count_] = dst;
+    return &rows_[static_cast<size_t>(count_++) * row_bytes_];
+  }
+  size_t row_bytes() const { return row_bytes_; }
+
   void Flush() {
-    const int64_t count = static_cast<int64_t>(destinations_.size());
-    const std::vector<uint32_t> sums =
-        MxuGemm(buffer_.dtype, count, buffer_.k, buffer_.n, rows_, weight_bits_);
-    const uint64_t out_bytes = static_cast<uint64_t>(buffer_.n) * 4;
-    std::vector<uint32_t> old(static_cast<size_t>(buffer_.n), 0);
-    for (int64_t r = 0; r < count; ++r) {
-      if (accumulate_) ReadElements(memories_.acc, destinations_[r], buffer_.n, Dtype::kS32, old.data());
-      std::span<uint8_t> out = memories_.acc.Write(destinations_[r], out_bytes);
-      for (int64_t j = 0; j < buffer_.n; ++j) {
-        StoreBits(Dtype::kS32, out.data() + 4 * j,
-                  MxuAccumulate(buffer_.dtype, accumulate_, old[j], sums[r * buffer_.n + j]));
+    MxuGemmElements(buffer_.dtype, count_, buffer_.k, buffer_.n, rows_.get(), buffer_.bytes.data(),
+                    sums_.get());
+    const uint64_t out_bytes = n_ * 4;
+    // Read, then write, row by row: overlapping destination rows resolve in row order.
+    for (int64_t r = 0; r < count_; ++r) {
+      std::span<const uint32_t> row_sums(&sums_[static_cast<size_t>(r) * n_], n_);
+      if (accumulate_) {
+        ReadElements(memories_.acc, destinations_[r], buffer_.n, Dtype::kS32, merged_.get());
+        std::span<uint32_t> merged(merged_.get(), n_);
+        MxuAccumulateRow(buffer_.dtype, merged, row_sums);
+        row_sums = merged;
       }
+      std::span<uint8_t> out = memories_.acc.Write(destinations_[r], out_bytes);
+      StoreBitsArray(Dtype::kS32, out.data(), buffer_.n, row_sums.data());
     }
-    destinations_.clear();
-    rows_.clear();
+    count_ = 0;
   }
 
  private:
   const WeightBuffers::Buffer& buffer_;
   bool accumulate_;
   Memories& memories_;
-  std::vector<uint32_t> weight_bits_;
-  std::vector<uint64_t> destinations_;
-  std::vector<uint32_t> rows_;
+  size_t row_bytes_, n_;
+  int64_t count_ = 0;  // rows collected
+  std::array<uint64_t, kBlockRows> destinations_{};
+  // Scratch, fully written before it is read: no need to zero it.
+  std::unique_ptr<uint8_t[]> rows_;     // kBlockRows x row_bytes_
+  std::unique_ptr<uint32_t[]> sums_;    // kBlockRows x n_ column sums
+  std::unique_ptr<uint32_t[]> merged_;  // one accumulator row, for acc=1
 };
+
+// Copies `length` UB bytes at `offset` into `out`.
+void CopyUb(const Memories& memories, uint64_t offset, size_t length, uint8_t* out) {
+  std::span<const uint8_t> data = memories.ub.Read(offset, length);
+  std::memcpy(out, data.data(), length);
+}
 
 void Matmul(const Instruction& inst, const systolic::ArchConfig& config,
             const RegisterFile& registers, const WeightBuffers& weights, Memories& memories) {
@@ -179,9 +198,8 @@ void Matmul(const Instruction& inst, const systolic::ArchConfig& config,
       static_cast<uint64_t>(buffer.n * 4));
   RowBatcher batcher(buffer, inst.get(F::acc) != 0, memories);
   for (int64_t i = 0; i < m; ++i) {
-    uint32_t* row = batcher.NextRow(Memories::LocalOffset(dst) + i * dst_stride);
-    ReadElements(memories.ub, Memories::LocalOffset(src) + i * src_stride, buffer.k, buffer.dtype,
-                 row);
+    uint8_t* row = batcher.NextRow(Memories::LocalOffset(dst) + i * dst_stride);
+    CopyUb(memories, Memories::LocalOffset(src) + i * src_stride, batcher.row_bytes(), row);
   }
   batcher.Flush();
 }
@@ -226,11 +244,12 @@ void Conv(const Instruction& inst, const systolic::ArchConfig& config,
   RowBatcher batcher(buffer, inst.get(F::acc) != 0, memories);
   for (int64_t oh = 0; oh < out_h; ++oh) {
     for (int64_t ow = 0; ow < out_w; ++ow) {
-      uint32_t* row = batcher.NextRow(Memories::LocalOffset(dst) + (oh * out_w + ow) * dst_stride);
+      uint8_t* row = batcher.NextRow(Memories::LocalOffset(dst) + (oh * out_w + ow) * dst_stride);
+      const auto run_bytes = static_cast<size_t>(kw * cin * bytes);
       for (int64_t dh = 0; dh < kh; ++dh) {  // one contiguous kw*cin run per kernel row
         const uint64_t offset = Memories::LocalOffset(src) + (oh * stride + dh) * image_row +
                                 static_cast<uint64_t>(ow * stride * cin * bytes);
-        ReadElements(memories.ub, offset, kw * cin, buffer.dtype, row + dh * kw * cin);
+        CopyUb(memories, offset, run_bytes, row + dh * run_bytes);
       }
     }
   }

@@ -5,6 +5,7 @@
 // Arithmetic: integers in int64 and wrapped to the dtype when stored; bf16/f16/f32 in f32 and
 // rounded to nearest even when stored (hlo/ir.h's rule); vmax/vmin propagate NaN and order
 // -0 < +0; vcmp follows IEEE (NaN compares false except ne).
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -53,6 +54,22 @@ std::vector<uint8_t> ReadOperand(Memories& memories, uint64_t address, int64_t c
   std::span<const uint8_t> data =
       memories.Local(address).Read(Memories::LocalOffset(address), length);
   return std::vector<uint8_t>(data.begin(), data.end());
+}
+
+OperandBytes::OperandBytes(Memories& memories, uint64_t address, int64_t count, Dtype dtype,
+                           uint64_t dst_address, uint64_t dst_bytes, bool same_start_ok) {
+  const uint64_t length = static_cast<uint64_t>(count) * systolic::DtypeBytes(dtype);
+  std::span<const uint8_t> data =
+      memories.Local(address).Read(Memories::LocalOffset(address), length);
+  const bool same_memory = ((address ^ dst_address) & systolic::kAccumulatorBit) == 0;
+  const uint64_t begin = Memories::LocalOffset(address), dst = Memories::LocalOffset(dst_address);
+  const bool overlap = same_memory && begin < dst + dst_bytes && dst < begin + length;
+  if (overlap && !(same_start_ok && begin == dst)) {
+    copy_.assign(data.begin(), data.end());
+    data_ = copy_.data();
+  } else {
+    data_ = data.data();
+  }
 }
 
 std::span<uint8_t> WriteOperand(Memories& memories, uint64_t address, int64_t count,
@@ -123,11 +140,12 @@ bool Compare(systolic::CompareDirection direction, T a, T b) {
   return false;
 }
 
-// f32 vadd / vsub / vmul without the per-element dtype dispatch of the general loop in Binary:
-// the same one f32 operation per element, so the results are identical (the vector unit's
-// hottest case: docs/perf.md "Accelerator simulator speed"). False when it does not apply.
-bool BinaryF32(Opcode op, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
-               std::span<uint8_t> out, int64_t count) {
+// f32 vadd / vsub / vmul / vmax / vmin without the per-element dtype dispatch of the general
+// loop in Binary: the same one f32 operation (or the same FloatMax / FloatMin) per element, so
+// the results are identical (the vector unit's hottest case: docs/perf.md "Accelerator simulator
+// speed"). False when it does not apply.
+bool BinaryF32(Opcode op, const uint8_t* a, const uint8_t* b, std::span<uint8_t> out,
+               int64_t count) {
   if constexpr (std::endian::native != std::endian::little) return false;  // memory is LE
   auto run = [&](auto operation) {
     for (int64_t i = 0; i < count; ++i) {
@@ -143,6 +161,8 @@ bool BinaryF32(Opcode op, const std::vector<uint8_t>& a, const std::vector<uint8
     case Opcode::kVAdd: return run([](float x, float y) { return x + y; });
     case Opcode::kVSub: return run([](float x, float y) { return x - y; });
     case Opcode::kVMul: return run([](float x, float y) { return x * y; });
+    case Opcode::kVMax: return run([](float x, float y) { return FloatMax(x, y); });
+    case Opcode::kVMin: return run([](float x, float y) { return FloatMin(x, y); });
     default: return false;
   }
 }
@@ -154,10 +174,16 @@ void Binary(const Instruction& inst, Memories& memories) {
   const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
   const Dtype dtype = CheckedDtype(inst, field(F::dtype), DtypeClass::kNumeric);
   const int64_t count = static_cast<int64_t>(field(F::count));
-  const std::vector<uint8_t> a = ReadOperand(memories, field(F::a), count, dtype);
-  const std::vector<uint8_t> b = ReadOperand(memories, field(F::b), count, dtype);
   const int bytes = systolic::DtypeBytes(dtype);
-  if (inst.opcode == Opcode::kVCmp) {
+  // vcmp writes 1-byte results from wider operands: read in place only when disjoint.
+  const bool compare = inst.opcode == Opcode::kVCmp;
+  const uint64_t dst_bytes = static_cast<uint64_t>(count) * (compare ? 1 : bytes);
+  const uint64_t dst = field(F::dst);
+  const OperandBytes a_bytes(memories, field(F::a), count, dtype, dst, dst_bytes, !compare);
+  const OperandBytes b_bytes(memories, field(F::b), count, dtype, dst, dst_bytes, !compare);
+  const uint8_t* a = a_bytes.data();
+  const uint8_t* b = b_bytes.data();
+  if (compare) {
     const uint64_t raw = inst.get(systolic::VCmpField::cmp);
     if (raw >= systolic::CompareSymbols().size()) {
       throw hlo::Error("vcmp: cmp " + std::to_string(raw) + " is not a comparison direction");
@@ -223,13 +249,17 @@ void Unary(const Instruction& inst, Memories& memories) {
   const Dtype dtype =
       CheckedDtype(inst, field(F::dtype), copy ? DtypeClass::kAny : DtypeClass::kFloat);
   const int64_t count = static_cast<int64_t>(field(F::count));
-  const std::vector<uint8_t> src = ReadOperand(memories, field(F::src), count, dtype);
+  const int bytes = systolic::DtypeBytes(dtype);
+  const uint64_t length = static_cast<uint64_t>(count) * bytes;
+  const OperandBytes src_bytes(memories, field(F::src), count, dtype, field(F::dst), length,
+                               /*same_start_ok=*/true);
+  const uint8_t* src = src_bytes.data();
   std::span<uint8_t> out = WriteOperand(memories, field(F::dst), count, dtype);
   if (copy) {
-    std::copy(src.begin(), src.end(), out.begin());
+    // In place at the same start there is nothing to move; otherwise src is disjoint or a copy.
+    if (length > 0 && out.data() != src) std::memcpy(out.data(), src, length);
     return;
   }
-  const int bytes = systolic::DtypeBytes(dtype);
   for (int64_t i = 0; i < count; ++i) {
     StoreFloat(dtype, &out[i * bytes],
                Transcendental(inst.opcode, LoadFloat(dtype, &src[i * bytes])));
@@ -247,7 +277,13 @@ void Fill(const Instruction& inst, Memories& memories) {
   const int64_t count = static_cast<int64_t>(inst.get(F::count));
   std::span<uint8_t> out = WriteOperand(memories, inst.get(F::dst), count, dtype);
   const int bytes = systolic::DtypeBytes(dtype);
-  for (int64_t i = 0; i < count; ++i) StoreBits(dtype, &out[i * bytes], static_cast<uint32_t>(value));
+  if (count == 0) return;
+  // The first element, then doubling copies of what is already filled (the same bytes as a
+  // StoreBits per element, without the per-element call).
+  StoreBits(dtype, out.data(), static_cast<uint32_t>(value));
+  for (size_t filled = static_cast<size_t>(bytes); filled < out.size(); filled *= 2) {
+    std::memcpy(out.data() + filled, out.data(), std::min(filled, out.size() - filled));
+  }
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // Shared plumbing of the vector unit's functional model (functional_vector*.cc): reading and
 // writing operand ranges of local memory and checking dtype fields. Internal to simulator/.
 //
-// Every operand range is read in full (copied) before the destination is written, so operands
-// may overlap the destination: the result is as if all reads happened first.
+// Every operand range is read in full (copied, or read in place where the destination cannot
+// clobber it first: OperandBytes) before the destination is written, so operands may overlap the
+// destination: the result is as if all reads happened first.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,21 @@ systolic::Dtype CheckedDtype(const systolic::Instruction& inst, uint64_t raw, Dt
 // `count` elements of `dtype` at a local address (UB or accumulators), copied out.
 std::vector<uint8_t> ReadOperand(Memories& memories, uint64_t address, int64_t count,
                                  systolic::Dtype dtype);
+// An operand read in place when the destination cannot change it before it is read -- the
+// ranges are disjoint, or (`same_start_ok`, for elementwise ops whose element i is read before
+// element i is written, at the same width) they start at the same byte -- and copied out first
+// otherwise. Either way the result is as if every read happened before the first write.
+// Range-checked like ReadOperand, when constructed.
+class OperandBytes {
+ public:
+  OperandBytes(Memories& memories, uint64_t address, int64_t count, systolic::Dtype dtype,
+               uint64_t dst_address, uint64_t dst_bytes, bool same_start_ok);
+  const uint8_t* data() const { return data_; }
+
+ private:
+  std::vector<uint8_t> copy_;  // empty when read in place
+  const uint8_t* data_ = nullptr;
+};
 // The destination range, marked written.
 std::span<uint8_t> WriteOperand(Memories& memories, uint64_t address, int64_t count,
                                 systolic::Dtype dtype);

@@ -6,6 +6,7 @@
 //   vbcast   dst[r][c] = per_row ? src[r] : src[c].
 // cols must be at least 1 for the reductions (an empty max has no value).
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "hlo/diagnostic.h"
@@ -61,9 +62,15 @@ void Broadcast(const Instruction& inst, Memories& memories) {
   for (int64_t r = 0; r < rows; ++r) {  // row by row: the destination may be large
     std::span<uint8_t> out = WriteOperand(
         memories, AdvanceAddress(inst.get(F::dst), r * cols * bytes), cols, dtype);
-    for (int64_t c = 0; c < cols; ++c) {
-      const uint8_t* element = &src[(per_row ? r : c) * bytes];
-      std::copy(element, element + bytes, &out[c * bytes]);
+    if (!per_row) {  // every row is the whole source vector
+      std::copy(src.begin(), src.end(), out.begin());
+      continue;
+    }
+    if (cols == 0) continue;
+    // cols copies of element r: the first, then doubling copies of what is already filled.
+    std::copy(&src[r * bytes], &src[r * bytes] + bytes, out.begin());
+    for (size_t filled = static_cast<size_t>(bytes); filled < out.size(); filled *= 2) {
+      std::memcpy(out.data() + filled, out.data(), std::min(filled, out.size() - filled));
     }
   }
 }

@@ -14,14 +14,21 @@
 namespace simulator {
 namespace {
 
+[[noreturn, gnu::noinline]] void ThrowOutOfRange(std::string_view memory, uint64_t address,
+                                                  uint64_t length, int64_t capacity) {
+  throw hlo::Error(std::string(memory) + " access of " + std::to_string(length) +
+                   " bytes at offset " + std::to_string(address) + " is outside its " +
+                   std::to_string(capacity) + " bytes");
+}
+
 // [address, address + length) must lie inside [0, capacity). Written so that a huge `length`
-// or `address` cannot wrap around.
-void CheckRange(std::string_view memory, uint64_t address, uint64_t length, int64_t capacity) {
+// or `address` cannot wrap around. Inline, with the message built out of line: DMA transfers
+// check every row, and rows can be a few bytes.
+inline void CheckRange(std::string_view memory, uint64_t address, uint64_t length,
+                       int64_t capacity) {
   const uint64_t cap = static_cast<uint64_t>(capacity);
-  if (address > cap || length > cap - address) {
-    throw hlo::Error(std::string(memory) + " access of " + std::to_string(length) +
-                     " bytes at offset " + std::to_string(address) + " is outside its " +
-                     std::to_string(capacity) + " bytes");
+  if (address > cap || length > cap - address) [[unlikely]] {
+    ThrowOutOfRange(memory, address, length, capacity);
   }
 }
 
@@ -39,11 +46,11 @@ void Dram::Read(uint64_t address, std::span<uint8_t> out) const {
     const uint64_t in_page = at % kPageBytes;
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kPageBytes - in_page,
                                                                 out.size() - done));
-    auto it = pages_.find(page);
-    if (it == pages_.end()) {
+    const uint8_t* bytes = Page(page);
+    if (bytes == nullptr) {
       std::memset(out.data() + done, 0, chunk);  // never written: reads as zero
     } else {
-      std::memcpy(out.data() + done, it->second.get() + in_page, chunk);
+      std::memcpy(out.data() + done, bytes + in_page, chunk);
     }
     done += chunk;
   }
@@ -59,12 +66,17 @@ void Dram::Write(uint64_t address, std::span<const uint8_t> data) {
     const uint64_t in_page = at % kPageBytes;
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kPageBytes - in_page,
                                                                 data.size() - done));
-    auto& bytes = pages_[page];
-    if (!bytes) {
-      bytes = std::make_unique<uint8_t[]>(kPageBytes);
-      std::memset(bytes.get(), 0, kPageBytes);
+    uint8_t* bytes = Page(page);
+    if (bytes == nullptr) {  // a new page reads as zero except where this write lands
+      auto& created = pages_[page];
+      created = std::make_unique_for_overwrite<uint8_t[]>(kPageBytes);
+      bytes = created.get();
+      std::memset(bytes, 0, in_page);
+      std::memset(bytes + in_page + chunk, 0, kPageBytes - in_page - chunk);
+      cache_.page = page;
+      cache_.bytes = bytes;
     }
-    std::memcpy(bytes.get() + in_page, data.data() + done, chunk);
+    std::memcpy(bytes + in_page, data.data() + done, chunk);
     done += chunk;
   }
   // Extend the last range when writes are sequential (the common case: one DMA row after the
@@ -82,6 +94,15 @@ void Dram::Write(uint64_t address, std::span<const uint8_t> data) {
     }
     written_.emplace_back(address, end);
   }
+}
+
+uint8_t* Dram::Page(uint64_t page) const {
+  if (page != cache_.page) {
+    auto it = pages_.find(page);
+    cache_.page = page;
+    cache_.bytes = it == pages_.end() ? nullptr : it->second.get();
+  }
+  return cache_.bytes;
 }
 
 std::vector<std::pair<uint64_t, uint64_t>> Dram::WrittenRanges() const {
@@ -108,18 +129,16 @@ LocalMemory::LocalMemory(std::string name, int64_t capacity_bytes, bool track_wr
                      " bytes is outside [0, " + std::to_string(systolic::kAccumulatorBit) + "]");
   }
   bytes_.assign(static_cast<size_t>(capacity_bytes), 0);
-  if (track_writes) written_.assign(static_cast<size_t>(capacity_bytes), false);
+  if (track_writes) written_.assign(static_cast<size_t>(capacity_bytes), 0);
 }
 
 std::span<const uint8_t> LocalMemory::Read(uint64_t offset, uint64_t length) const {
   CheckRange(name_, offset, length, capacity());
-  if (!written_.empty()) {
-    const auto begin = written_.begin() + static_cast<std::ptrdiff_t>(offset);
-    const auto first_unwritten =
-        std::find(begin, begin + static_cast<std::ptrdiff_t>(length), false);
-    if (first_unwritten != begin + static_cast<std::ptrdiff_t>(length)) {
-      throw hlo::Error(name_ + " byte " + std::to_string(first_unwritten - written_.begin()) +
-                       " is read before it was written");
+  if (!written_.empty() && length > 0) {
+    const void* first_unwritten = std::memchr(written_.data() + offset, 0, length);
+    if (first_unwritten != nullptr) {
+      const auto byte = static_cast<const uint8_t*>(first_unwritten) - written_.data();
+      throw hlo::Error(name_ + " byte " + std::to_string(byte) + " is read before it was written");
     }
   }
   return {bytes_.data() + offset, static_cast<size_t>(length)};
@@ -127,10 +146,7 @@ std::span<const uint8_t> LocalMemory::Read(uint64_t offset, uint64_t length) con
 
 std::span<uint8_t> LocalMemory::Write(uint64_t offset, uint64_t length) {
   CheckRange(name_, offset, length, capacity());
-  if (!written_.empty()) {
-    std::fill(written_.begin() + static_cast<std::ptrdiff_t>(offset),
-              written_.begin() + static_cast<std::ptrdiff_t>(offset + length), true);
-  }
+  if (!written_.empty() && length > 0) std::memset(written_.data() + offset, 1, length);
   return {bytes_.data() + offset, static_cast<size_t>(length)};
 }
 

@@ -6,7 +6,8 @@
 // Guarantees: every access is bounds-checked against the configured capacity and throws
 // hlo::Error (the caller adds the instruction index) instead of touching memory out of range;
 // unwritten DRAM reads as zero; allocation is bounded by the configured sizes and, for DRAM, by
-// the bytes actually written (64 KiB pages).
+// the bytes actually written (64 KiB pages). Not thread-safe, not even two Dram::Reads at once
+// (they share a one-page lookup cache), as the simulator runs one program at a time.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,32 @@ class Dram {
 
  private:
   static constexpr uint64_t kPageBytes = 64 * 1024;
+  // The bytes of page `page`, or null if it was never written. Remembers the last page asked
+  // for: DMA rows (a few bytes each, at worst) mostly fall in the page of the previous row.
+  uint8_t* Page(uint64_t page) const;
   int64_t capacity_;
   std::map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;  // page index -> kPageBytes bytes
+  // The cache of Page(): pages are never freed, so the pointer stays valid while this Dram owns
+  // them; a page created by Write replaces a cached "never written". Copies and moves (the
+  // moved-from side too) start empty, so no Dram ever reads through another one's page.
+  struct PageCache {
+    uint64_t page = UINT64_MAX;
+    uint8_t* bytes = nullptr;
+    PageCache() = default;
+    PageCache(const PageCache&) {}
+    PageCache(PageCache&& other) noexcept { other = PageCache(); }
+    PageCache& operator=(const PageCache&) {
+      page = UINT64_MAX;
+      bytes = nullptr;
+      return *this;
+    }
+    PageCache& operator=(PageCache&& other) noexcept {
+      page = other.page = UINT64_MAX;
+      bytes = other.bytes = nullptr;
+      return *this;
+    }
+  };
+  mutable PageCache cache_;
   std::vector<std::pair<uint64_t, uint64_t>> written_;    // appended, merged lazily
 };
 
@@ -50,7 +75,9 @@ class LocalMemory {
  private:
   std::string name_;
   std::vector<uint8_t> bytes_;
-  std::vector<bool> written_;  // empty unless track_writes
+  // One byte per byte of memory, 1 once written; empty unless track_writes. Bytes rather than
+  // std::vector<bool> so the check of a whole range is a memchr and the marking a memset.
+  std::vector<uint8_t> written_;
 };
 
 struct Memories {

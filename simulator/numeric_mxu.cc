@@ -1,4 +1,5 @@
-// The matrix unit's arithmetic (numeric_mxu.h).
+// The matrix unit's arithmetic (numeric_mxu.h), one element at a time; the GEMM kernel is in
+// numeric_mxu_gemm.cc.
 #include "simulator/numeric_mxu.h"
 
 #include <algorithm>
@@ -56,57 +57,16 @@ uint32_t MxuAccumulate(Dtype dtype, bool accumulate, uint32_t old_value, uint32_
                                  std::bit_cast<float>(column_sum));
 }
 
-namespace {
-
-// Decodes operands once, then runs the k loop outermost and the n loop innermost: every output
-// element still sees its products in increasing k, exactly as MxuMac chains them, and the inner
-// loop is a plain elementwise multiply-add the compiler vectorizes (no reassociation needed).
-// This file is compiled with -ffp-contract=off so no multiply-add here or in MxuMac is fused.
-template <class Acc, class Decode>
-std::vector<uint32_t> GemmTyped(int64_t m, int64_t k, int64_t n, std::span<const uint32_t> a,
-                                std::span<const uint32_t> w, Decode decode) {
-  std::vector<Acc> weights(w.size());
-  for (size_t i = 0; i < w.size(); ++i) weights[i] = decode(w[i]);
-  std::vector<uint32_t> out(static_cast<size_t>(m * n));
-  std::vector<Acc> row(static_cast<size_t>(n));
-  for (int64_t i = 0; i < m; ++i) {
-    std::fill(row.begin(), row.end(), Acc{0});  // the +0 start of every column sum
-    for (int64_t kk = 0; kk < k; ++kk) {
-      const Acc x = decode(a[i * k + kk]);
-      const Acc* wrow = &weights[kk * n];
-      for (int64_t j = 0; j < n; ++j) {
-        const Acc product = x * wrow[j];
-        row[j] = row[j] + product;
-      }
-    }
-    for (int64_t j = 0; j < n; ++j) out[i * n + j] = std::bit_cast<uint32_t>(row[j]);
+void MxuAccumulateRow(Dtype dtype, std::span<uint32_t> acc, std::span<const uint32_t> column_sums) {
+  const size_t n = std::min(acc.size(), column_sums.size());
+  if (MxuAccumulatorDtype(dtype) == Dtype::kS32) {
+    for (size_t j = 0; j < n; ++j) acc[j] += column_sums[j];  // uint32: the s32 wrap
+    return;
   }
-  return out;
-}
-
-}  // namespace
-
-std::vector<uint32_t> MxuGemm(Dtype dtype, int64_t m, int64_t k, int64_t n,
-                              std::span<const uint32_t> a, std::span<const uint32_t> w) {
-  switch (dtype) {
-    case Dtype::kS8:  // uint32 arithmetic: the s32 wrap without signed-overflow UB
-      return GemmTyped<uint32_t>(m, k, n, a, w, [](uint32_t bits) {
-        return static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(bits)));
-      });
-    case Dtype::kBf16:
-      return GemmTyped<float>(m, k, n, a, w, [](uint32_t bits) {
-        return std::bit_cast<float>((bits & 0xffffu) << 16);  // bf16: the top half of an f32
-      });
-    case Dtype::kF32:
-      return GemmTyped<float>(m, k, n, a, w, [](uint32_t bits) { return std::bit_cast<float>(bits); });
-    case Dtype::kU8:
-    case Dtype::kS32:
-    case Dtype::kF16:
-    case Dtype::kPred:
-      break;
+  for (size_t j = 0; j < n; ++j) {
+    acc[j] = std::bit_cast<uint32_t>(std::bit_cast<float>(acc[j]) +
+                                     std::bit_cast<float>(column_sums[j]));
   }
-  MxuAccumulatorDtype(dtype);  // throws the error naming the dtype
-  return {};
 }
 
 }  // namespace simulator

@@ -35,13 +35,23 @@ uint32_t MxuMac(systolic::Dtype dtype, uint32_t sum, uint32_t a, uint32_t w);
 // The accumulator update after a column sum leaves the array.
 uint32_t MxuAccumulate(systolic::Dtype dtype, bool accumulate, uint32_t old_value,
                        uint32_t column_sum);
+// acc[j] = MxuAccumulate(dtype, true, acc[j], column_sums[j]) for every j (a whole accumulator
+// row at once). acc and column_sums have the same length.
+void MxuAccumulateRow(systolic::Dtype dtype, std::span<uint32_t> acc,
+                      std::span<const uint32_t> column_sums);
 // The column sum's start value: +0 (s32 0 and f32 +0.0 are both all-zero bits).
 inline constexpr uint32_t kMxuZeroSum = 0;
 
 // out[i][j] = the column sum over k of a[i][kk] * w[kk][j] (row-major m x k and k x n),
 // accumulated as above -- bit-identical to chaining MxuMac, but decoded once and vectorizable.
-// Returns m x n accumulator words.
+// Returns m x n accumulator words. (numeric_mxu_gemm.cc)
 std::vector<uint32_t> MxuGemm(systolic::Dtype dtype, int64_t m, int64_t k, int64_t n,
                               std::span<const uint32_t> a, std::span<const uint32_t> w);
+// The same GEMM on operands as they lie in memory: a holds m x k and w k x n little-endian
+// elements of `dtype` (DtypeBytes each, no padding); writes the m x n accumulator words to out.
+// Bit-identical to MxuGemm on the elements' LoadBits patterns; the functional model's path, which
+// gathers UB bytes and never decodes them one element at a time.
+void MxuGemmElements(systolic::Dtype dtype, int64_t m, int64_t k, int64_t n, const uint8_t* a,
+                     const uint8_t* w, uint32_t* out);
 
 }  // namespace simulator

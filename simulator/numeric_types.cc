@@ -14,6 +14,43 @@ namespace {
 
 using systolic::Dtype;
 
+// Bytes per element: isa.def's ISA_DTYPE column again, here as a constant the element loops below
+// can inline (systolic::DtypeBytes is an out-of-line call, once per element on the hot paths).
+constexpr int kElementBytes[] = {
+#define ISA_DTYPE(id, name, bytes, doc) bytes,
+#include "targets/systolic/isa.def"
+};
+int ElementBytes(Dtype dtype) { return kElementBytes[static_cast<size_t>(dtype)]; }
+
+// Little-endian loads and stores of a `Bytes`-wide element, written byte by byte so they are
+// right on any host; compilers merge them into one load or store on a little-endian one.
+template <int Bytes>
+uint32_t LoadLittleEndian(const uint8_t* element) {
+  uint32_t bits = 0;
+  for (int i = Bytes - 1; i >= 0; --i) bits = (bits << 8) | element[i];
+  return bits;
+}
+template <int Bytes>
+void StoreLittleEndian(uint8_t* element, uint32_t bits) {
+  for (int i = 0; i < Bytes; ++i) element[i] = static_cast<uint8_t>(bits >> (8 * i));
+}
+template <int Bytes>
+void LoadArray(const uint8_t* elements, int64_t count, uint32_t* out) {
+  if constexpr (Bytes == 4 && std::endian::native == std::endian::little) {
+    if (count > 0) std::memcpy(out, elements, static_cast<size_t>(count) * 4);  // same bytes
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) out[i] = LoadLittleEndian<Bytes>(elements + i * Bytes);
+}
+template <int Bytes>
+void StoreArray(uint8_t* elements, int64_t count, const uint32_t* bits) {
+  if constexpr (Bytes == 4 && std::endian::native == std::endian::little) {
+    if (count > 0) std::memcpy(elements, bits, static_cast<size_t>(count) * 4);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) StoreLittleEndian<Bytes>(elements + i * Bytes, bits[i]);
+}
+
 // f32 nearest to `value` with round-to-odd: truncate toward zero, and set the last mantissa bit
 // when the truncation was inexact. A later round-to-nearest-even to a format with at least two
 // fewer mantissa bits (bf16: 8, f16: 11 of f32's 24) then equals one direct rounding of `value`.
@@ -81,13 +118,35 @@ int64_t IntMax(Dtype dtype) {
 }
 
 uint32_t LoadBits(Dtype dtype, const uint8_t* element) {
-  uint32_t bits = 0;
-  for (int i = systolic::DtypeBytes(dtype) - 1; i >= 0; --i) bits = (bits << 8) | element[i];
-  return bits;
+  switch (ElementBytes(dtype)) {
+    case 1: return LoadLittleEndian<1>(element);
+    case 2: return LoadLittleEndian<2>(element);
+    default: return LoadLittleEndian<4>(element);
+  }
 }
 
 void StoreBits(Dtype dtype, uint8_t* element, uint32_t bits) {
-  for (int i = 0; i < systolic::DtypeBytes(dtype); ++i) element[i] = (bits >> (8 * i)) & 0xff;
+  switch (ElementBytes(dtype)) {
+    case 1: return StoreLittleEndian<1>(element, bits);
+    case 2: return StoreLittleEndian<2>(element, bits);
+    default: return StoreLittleEndian<4>(element, bits);
+  }
+}
+
+void LoadBitsArray(Dtype dtype, const uint8_t* elements, int64_t count, uint32_t* out) {
+  switch (ElementBytes(dtype)) {
+    case 1: return LoadArray<1>(elements, count, out);
+    case 2: return LoadArray<2>(elements, count, out);
+    default: return LoadArray<4>(elements, count, out);
+  }
+}
+
+void StoreBitsArray(Dtype dtype, uint8_t* elements, int64_t count, const uint32_t* bits) {
+  switch (ElementBytes(dtype)) {
+    case 1: return StoreArray<1>(elements, count, bits);
+    case 2: return StoreArray<2>(elements, count, bits);
+    default: return StoreArray<4>(elements, count, bits);
+  }
 }
 
 int64_t LoadInt(Dtype dtype, const uint8_t* element) {

@@ -27,6 +27,11 @@ int64_t IntMax(systolic::Dtype dtype);       // integer dtypes (and pred: 1)
 // Raw little-endian bit pattern of one element (zero-extended).
 uint32_t LoadBits(systolic::Dtype dtype, const uint8_t* element);
 void StoreBits(systolic::Dtype dtype, uint8_t* element, uint32_t bits);
+// The same for `count` consecutive elements: out[i] = LoadBits(dtype, elements + i * bytes), and
+// StoreBits of bits[i] likewise -- one dtype dispatch per call instead of per element (the
+// functional model's hot loops).
+void LoadBitsArray(systolic::Dtype dtype, const uint8_t* elements, int64_t count, uint32_t* out);
+void StoreBitsArray(systolic::Dtype dtype, uint8_t* elements, int64_t count, const uint32_t* bits);
 
 // Integer (and pred) elements as int64: sign- or zero-extended.
 int64_t LoadInt(systolic::Dtype dtype, const uint8_t* element);

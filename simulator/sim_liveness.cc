@@ -29,16 +29,30 @@ class LiveRanges {
              int64_t OccupancyDelta::*field)
       : deltas_(deltas), last_reader_(last_reader), field_(field) {}
 
+  LiveRanges(const LiveRanges&) = delete;  // hint_ points into ranges_
+  LiveRanges& operator=(const LiveRanges&) = delete;
+
   void Read(uint64_t begin, uint64_t end, size_t reader) {
-    auto it = ranges_.upper_bound(begin);
-    if (it != ranges_.begin() && std::prev(it)->second.end > begin) --it;
+    auto it = FirstEndingAfter(begin);
     for (; it != ranges_.end() && it->first < end; ++it) {
       last_reader_[it->second.writer] = static_cast<int64_t>(reader);
     }
+    hint_ = it;
   }
 
   // Returns false when the memory holds more than kMaxLiveRanges ranges (analysis abandoned).
   bool Write(uint64_t begin, uint64_t end, size_t writer) {
+    // The common case -- a result overwriting exactly one earlier definition (the same
+    // accumulator rows, tile after tile) -- in one lookup. The general path below would split
+    // nothing, release that one range, and put the same range back with the new writer.
+    if (auto same = FirstEndingAfter(begin);
+        same != ranges_.end() && same->first == begin && same->second.end == end) {
+      Release(same->second.writer, static_cast<int64_t>(end - begin), writer);
+      same->second.writer = writer;
+      deltas_[writer].*field_ += static_cast<int64_t>(end - begin);
+      hint_ = std::next(same);
+      return ranges_.size() <= kMaxLiveRanges;
+    }
     Split(begin);
     Split(end);
     auto it = ranges_.lower_bound(begin);
@@ -46,7 +60,7 @@ class LiveRanges {
       Release(it->second.writer, static_cast<int64_t>(it->second.end - it->first), writer);
       it = ranges_.erase(it);
     }
-    ranges_.emplace(begin, Range{end, writer});
+    hint_ = std::next(ranges_.emplace(begin, Range{end, writer}).first);  // the erased are gone
     deltas_[writer].*field_ += static_cast<int64_t>(end - begin);
     return ranges_.size() <= kMaxLiveRanges;
   }
@@ -70,6 +84,22 @@ class LiveRanges {
     const int64_t reader = last_reader_[writer];
     deltas_[reader >= 0 ? static_cast<size_t>(reader) : overwriter].*field_ -= bytes;
   }
+  // The first range that ends after `at`: the one holding byte `at`, or else the next one. The
+  // runs of an access, and successive accesses, mostly move forward through memory, so the search
+  // starts where the previous one stopped (hint_) when every range before the hint ends at or
+  // before `at` -- which makes walking forward from it exact -- and a few steps find the answer.
+  std::map<uint64_t, Range>::iterator FirstEndingAfter(uint64_t at) {
+    auto it = hint_;
+    if (it == ranges_.begin() || std::prev(it)->second.end <= at) {
+      for (int steps = 0; steps < 4; ++steps, ++it) {
+        if (it == ranges_.end() || it->second.end > at) return it;
+      }
+    }
+    it = ranges_.upper_bound(at);
+    if (it != ranges_.begin() && std::prev(it)->second.end > at) --it;
+    return it;
+  }
+
   // Makes `at` a range boundary.
   void Split(uint64_t at) {
     auto it = ranges_.upper_bound(at);
@@ -82,6 +112,8 @@ class LiveRanges {
   }
 
   std::map<uint64_t, Range> ranges_;  // begin -> range
+  // Where the last Read or Write stopped: any valid iterator of ranges_ (never an erased one).
+  std::map<uint64_t, Range>::iterator hint_ = ranges_.end();
   std::vector<OccupancyDelta>& deltas_;
   std::vector<int64_t>& last_reader_;
   int64_t OccupancyDelta::*field_;

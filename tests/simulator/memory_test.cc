@@ -25,6 +25,29 @@ TEST(DramTest, UnwrittenBytesReadAsZero) {
   EXPECT_TRUE(dram.WrittenRanges().empty());
 }
 
+TEST(DramTest, PageLookupCacheSeesPagesCreatedLater) {
+  // Read a page before it exists (cached as never written), then write into it and into the
+  // middle of a fresh page: reads see the new bytes, and the rest of each page stays zero.
+  Dram dram(1 << 20);
+  std::vector<uint8_t> out(4, 0xAB);
+  dram.Read(70000, out);
+  EXPECT_EQ(out, std::vector<uint8_t>(4, 0));
+  const std::vector<uint8_t> data = {1, 2, 3, 4};
+  dram.Write(70001, data);
+  dram.Read(70000, out);
+  EXPECT_EQ(out, (std::vector<uint8_t>{0, 1, 2, 3}));
+  dram.Write(200000, data);  // another page; then back to the first one
+  std::vector<uint8_t> around(8, 0xAB);
+  dram.Read(199998, around);
+  EXPECT_EQ(around, (std::vector<uint8_t>{0, 0, 1, 2, 3, 4, 0, 0}));
+  dram.Read(70004, out);
+  EXPECT_EQ(out, (std::vector<uint8_t>{4, 0, 0, 0}));
+  // The pages move with the DRAM; the lookup cache starts over.
+  Dram moved = std::move(dram);
+  moved.Read(70000, out);
+  EXPECT_EQ(out, (std::vector<uint8_t>{0, 1, 2, 3}));
+}
+
 TEST(DramTest, WriteCrossingAPageBoundaryReadsBack) {
   Dram dram(1 << 20);
   std::vector<uint8_t> data(100);
