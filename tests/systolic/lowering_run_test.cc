@@ -563,3 +563,44 @@ ENTRY main {
 
 }  // namespace
 
+
+// An LSTM gate's shape: two dots whose only users are elementwise computations. Their results
+// are stashed row-major in the UB (segment_builder.h) and read there; once every user has read
+// them their DRAM stores are erased, so DRAM sees the inputs, the weights and the outputs only.
+constexpr char kGateOfTwoDots[] = R"(HloModule gate
+gate {
+  a = s32[8,32] parameter(0)
+  b = s32[8,32] parameter(1)
+  s = s32[8,32] add(a, b)
+  f = f32[8,32] convert(s)
+  k = f32[] constant(0.001)
+  kb = f32[8,32] broadcast(k), dimensions={}
+  m = f32[8,32] multiply(f, kb)
+  ROOT t = f32[8,32] tanh(m)
+}
+other {
+  a = s32[8,32] parameter(0)
+  ROOT n = s32[8,32] negate(a)
+}
+ENTRY main {
+  x = s8[8,16] parameter(0)
+  h = s8[8,16] parameter(1)
+  w = s8[16,32] parameter(2)
+  u = s8[16,32] parameter(3)
+  d1 = s32[8,32] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = s32[8,32] dot(h, u), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  g = f32[8,32] fusion(d1, d2), kind=kLoop, calls=gate
+  n = s32[8,32] fusion(d1), kind=kLoop, calls=other
+  ROOT out = (f32[8,32], s32[8,32]) tuple(g, n)
+})";
+
+TEST(SystolicRun, DotResultsForElementwiseUsersStayOnChip) {
+  // On 8 x 8: each dot is 4 column tiles, copied row by row into the row-major stash.
+  Outcome outcome = RunText(kGateOfTwoDots, ArrayConfig(8, 8));
+  ASSERT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  // d1 has two users (g and n), d2 one: all read the stash, so neither is stored. Written:
+  // g (f32) and n (s32), 8 x 32 x 4 bytes each. Read: x, h (8 x 16) and w, u (16 x 32), s8.
+  EXPECT_EQ(outcome.counters["dram_bytes_written"], 2 * 8 * 32 * 4);
+  EXPECT_EQ(outcome.counters["dram_bytes_read"], 2 * 8 * 16 + 2 * 16 * 32);
+}

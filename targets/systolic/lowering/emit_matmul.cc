@@ -69,7 +69,8 @@ bool EmitMatmulTiles(ProgramBuilder& builder, const RowProgram& program,
   epilogue(plan->tm, plan->tn);  // the buffers of the chosen tile size
 
   // The copy of the result into the UB runs on the vector unit.
-  const bool vector_stage = program.has_vector_work() || local.result.has_value();
+  const bool vector_stage =
+      program.has_vector_work() || local.result.has_value() || local.result_rows.has_value();
   const int64_t b = DtypeBytes(shape->input);
   const int64_t m_tiles = (shape->m + plan->tm - 1) / plan->tm;
   const int64_t n_tiles = (shape->n + plan->tn - 1) / plan->tn;
@@ -164,6 +165,13 @@ bool EmitMatmulTiles(ProgramBuilder& builder, const RowProgram& program,
         EmitTileCopyToLocal(builder, program, *epilogue_buffers, p.epilogue_local, p.tile, p.acc,
                             *local.result + static_cast<uint64_t>(
                                 (p.n0 * shape->batch * shape->m + p.tile.row0 * p.cols) * bytes));
+      }
+      if (local.result_rows) {  // row r of the tile at (row0 + r, n0) of the row-major copy
+        const int64_t bytes = DtypeBytes(program.values[static_cast<size_t>(program.root)].dtype);
+        EmitTileCopyPiecesToLocal(
+            builder, program, *epilogue_buffers, p.epilogue_local, p.tile, p.acc, p.cols,
+            *local.result_rows + static_cast<uint64_t>((p.tile.row0 * shape->n + p.n0) * bytes),
+            shape->n * bytes);
       }
       pipeline.EndVector(t);
     }

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,10 @@ struct LocalOperands {
   std::optional<uint64_t> result;  // also copy the result here, blocks of tn
   // Set for convolutions: lhs / result are in this padded layout instead of column blocks.
   std::optional<PaddedActivation> lhs_padded, result_padded;
+  // A dot's result also copied here row-major (its DRAM layout), for elementwise consumers.
+  std::optional<uint64_t> result_rows;
+  // An elementwise op's operands already on chip row-major: operand index -> UB address.
+  std::map<int64_t, uint64_t> operand_rows;
 };
 
 // `program`'s contraction is a dot; `params` are the DRAM addresses of its external

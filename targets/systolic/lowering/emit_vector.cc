@@ -198,9 +198,10 @@ std::optional<TileBuffers> PlanTileBuffers(const RowProgram& program, int64_t ro
 }
 
 void EmitTileLoads(ProgramBuilder& builder, const RowProgram& program, const TileBuffers& buffers,
-                   uint64_t set_base, const Tile& tile, const std::vector<uint64_t>& params) {
+                   uint64_t set_base, const Tile& tile, const std::vector<uint64_t>& params,
+                   const std::map<int64_t, uint64_t>& on_chip) {
   for (const RowOp& op : program.ops) {
-    if (op.kind != RowOpKind::kLoad) continue;
+    if (op.kind != RowOpKind::kLoad || on_chip.count(op.param)) continue;
     const RowValue& value = program.values[static_cast<size_t>(op.dst)];
     int64_t bytes = DtypeBytes(value.dtype);
     DramBlock block = BlockOf(value.cls, program.inner, tile, bytes);
@@ -212,9 +213,23 @@ void EmitTileLoads(ProgramBuilder& builder, const RowProgram& program, const Til
 
 void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
                      const TileBuffers& buffers, uint64_t set_base, const Tile& tile,
-                     uint64_t dot_acc) {
+                     uint64_t dot_acc, const std::map<int64_t, uint64_t>& on_chip) {
   VectorEmitter v(builder);
-  auto addr = [&](int value) { return Address(buffers, set_base, value, dot_acc); };
+  // A loaded value whose operand is on chip is read in place: its tile lies where it would in
+  // DRAM, relative to the copy's start.
+  std::map<int, uint64_t> in_place;
+  for (const RowOp& op : program.ops) {
+    if (op.kind != RowOpKind::kLoad) continue;
+    auto copy = on_chip.find(op.param);
+    if (copy == on_chip.end()) continue;
+    const RowValue& value = program.values[static_cast<size_t>(op.dst)];
+    in_place[op.dst] = copy->second + static_cast<uint64_t>(
+        BlockOf(value.cls, program.inner, tile, DtypeBytes(value.dtype)).offset);
+  }
+  auto addr = [&](int value) {
+    auto found = in_place.find(value);
+    return found != in_place.end() ? found->second : Address(buffers, set_base, value, dot_acc);
+  };
   for (const RowOp& op : program.ops) {
     const RowValue& out = program.values[static_cast<size_t>(op.dst)];
     int64_t count = ClassElements(out.cls, tile.rows, tile.cols);
@@ -339,7 +354,8 @@ void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& progra
 }
 
 bool EmitRowFusion(ProgramBuilder& builder, const RowProgram& program, const ArchConfig& config,
-                   const std::vector<uint64_t>& params, uint64_t result, std::string* why) {
+                   const std::vector<uint64_t>& params, uint64_t result, std::string* why,
+                   const std::map<int64_t, uint64_t>& on_chip) {
   const int64_t half = config.ub_bytes / 2;  // two buffer sets
   int64_t rows = std::min<int64_t>(program.outer, kMaxRowsCols);
   std::optional<TileBuffers> buffers;
@@ -360,10 +376,10 @@ bool EmitRowFusion(ProgramBuilder& builder, const RowProgram& program, const Arc
     Tile tile{t * rows, std::min(rows, program.outer - t * rows), 0, program.inner};
     uint64_t base = static_cast<uint64_t>((t % 2) * buffers->footprint);
     if (t >= 2) builder.Wait(Unit::kStore, Unit::kLoad);  // set t%2 was stored
-    EmitTileLoads(builder, program, *buffers, base, tile, params);
+    EmitTileLoads(builder, program, *buffers, base, tile, params, on_chip);
     builder.Signal(Unit::kLoad, Unit::kVector);
     builder.Wait(Unit::kLoad, Unit::kVector);
-    EmitTileCompute(builder, program, *buffers, base, tile, 0);
+    EmitTileCompute(builder, program, *buffers, base, tile, 0, on_chip);
     builder.Signal(Unit::kVector, Unit::kStore);
     builder.Wait(Unit::kVector, Unit::kStore);
     EmitTileStore(builder, program, *buffers, base, tile, result, 0);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,11 +42,14 @@ std::optional<TileBuffers> PlanTileBuffers(const RowProgram& program, int64_t ro
 
 // `params` are the DRAM addresses of the external operands; `set_base` the UB address of the
 // buffer set; `dot_acc` the accumulator address of the dot's tile (output fusions).
+// `on_chip`: operands already in the UB (operand index -> address of a copy in their DRAM
+// layout), which are read there instead of loaded.
 void EmitTileLoads(ProgramBuilder& builder, const RowProgram& program, const TileBuffers& buffers,
-                   uint64_t set_base, const Tile& tile, const std::vector<uint64_t>& params);
+                   uint64_t set_base, const Tile& tile, const std::vector<uint64_t>& params,
+                   const std::map<int64_t, uint64_t>& on_chip = {});
 void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
                      const TileBuffers& buffers, uint64_t set_base, const Tile& tile,
-                     uint64_t dot_acc);
+                     uint64_t dot_acc, const std::map<int64_t, uint64_t>& on_chip = {});
 void EmitTileStore(ProgramBuilder& builder, const RowProgram& program, const TileBuffers& buffers,
                    uint64_t set_base, const Tile& tile, uint64_t result, uint64_t dot_acc);
 
@@ -62,6 +66,7 @@ void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& progra
 
 // A whole fusion without a dot. Returns false (with the reason) when no row tile fits the UB.
 bool EmitRowFusion(ProgramBuilder& builder, const RowProgram& program, const ArchConfig& config,
-                   const std::vector<uint64_t>& params, uint64_t result, std::string* why);
+                   const std::vector<uint64_t>& params, uint64_t result, std::string* why,
+                   const std::map<int64_t, uint64_t>& on_chip = {});
 
 }  // namespace systolic::lowering

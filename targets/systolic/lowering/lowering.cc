@@ -133,6 +133,11 @@ class Lowerer {
         producer, *module_.entry()->root(),
         [this](const Instruction* value) { return values_.count(value) > 0; });
     if (!pair) return false;
+    // A consumer that reads stashed dot results runs as a row computation, which reads them
+    // in place; as a dot's epilogue it would load them from DRAM tile by tile.
+    for (const Instruction* operand : pair->operands) {
+      if (segment_.IsStashed(operand)) return false;
+    }
     const Instruction& consumer = *pair->consumer;
     const ContractionWithConsumer& view = *pair;
     ExternalIndex external = [&view](const Instruction* x) { return view.External(x); };
@@ -359,6 +364,8 @@ class Lowerer {
       LocalOperands shifted = local;
       if (shifted.lhs) *shifted.lhs -= shift;
       if (shifted.result) *shifted.result -= shift;
+      if (shifted.result_rows) *shifted.result_rows -= shift;
+      for (auto& [index, address] : shifted.operand_rows) address -= shift;
       ProgramBuilder attempt;
       std::string ignored;
       if (Emit(attempt, external, transpose, program, params, result, &ignored,
@@ -393,7 +400,7 @@ class Lowerer {
       std::optional<int64_t> rhs = external(program->contraction->operand(1));
       ok = EmitMatmulFusion(op_builder, *program, config, params, *lhs, *rhs, result, why, local);
     } else {
-      ok = EmitRowFusion(op_builder, *program, config, params, result, why);
+      ok = EmitRowFusion(op_builder, *program, config, params, result, why, local.operand_rows);
     }
     return ok;
   }

@@ -2,6 +2,7 @@
 #include "targets/systolic/lowering/segment_builder.h"
 
 #include <algorithm>
+#include <set>
 
 #include "targets/systolic/lowering/conv_shape.h"
 #include "targets/systolic/lowering/dispatch_order.h"
@@ -77,7 +78,15 @@ LocalOperands SegmentBuilder::PlanLocal(const RowProgram& program, const Externa
                                         const std::vector<const Instruction*>& operands,
                                         const Instruction& value, bool is_root) const {
   LocalOperands local;
-  if (!program.contraction) return local;
+  if (!program.contraction) {
+    // An elementwise computation reads stashed operands in place (its tiles are whole rows).
+    for (size_t i = 0; i < operands.size(); ++i) {
+      for (const auto& [address, stashed] : stash_) {
+        if (stashed.value == operands[i]) local.operand_rows[static_cast<int64_t>(i)] = address;
+      }
+    }
+    return local;
+  }
   const Instruction& contraction = *program.contraction;
   const bool is_conv = contraction.opcode() == Opcode::kConvolution;
   std::optional<int64_t> lhs = external(contraction.operand(0));
@@ -93,6 +102,8 @@ LocalOperands SegmentBuilder::PlanLocal(const RowProgram& program, const Externa
     }
   }
   if (is_root || !value.shape().IsArray() || value.shape().rank() == 0) return local;
+  if (!is_conv) local.result_rows = StashSlot(value);
+  if (local.result_rows || !stash_.empty()) return local;  // the resident area is the stash's
   const auto& users = value.users();
   const uint64_t region =
       static_cast<uint64_t>(UsableUb() + static_cast<int64_t>(ops_.size()) % 2 * ResidentBytes());
@@ -122,6 +133,30 @@ LocalOperands SegmentBuilder::PlanLocal(const RowProgram& program, const Externa
     local.result = region;
   }
   return local;
+}
+
+// A dot's result is stashed when every user is elementwise (row_program.h: a loop fusion or
+// an elementwise op, no contraction), no resident copy lives, and it fits what is left.
+std::optional<uint64_t> SegmentBuilder::StashSlot(const Instruction& value) const {
+  if (resident_ || value.users().empty()) return std::nullopt;
+  for (const Instruction* user : value.users()) {
+    const bool elementwise = hlo::OpcodeClass(user->opcode()) == hlo::OpClass::kElementwiseUnary ||
+                             hlo::OpcodeClass(user->opcode()) == hlo::OpClass::kElementwiseBinary ||
+                             hlo::OpcodeClass(user->opcode()) == hlo::OpClass::kElementwiseTernary;
+    bool row_fusion = user->opcode() == Opcode::kFusion;
+    for (const hlo::Computation* called : user->called_computations()) {
+      for (const auto& inst : called->instructions()) {
+        if (inst->opcode() == Opcode::kDot || inst->opcode() == Opcode::kConvolution) {
+          row_fusion = false;
+        }
+      }
+    }
+    if (!elementwise && !row_fusion) return std::nullopt;
+  }
+  const int64_t bytes =
+      AlignUp(value.shape().ElementCount() * hlo::ByteSize(value.shape().type), kLocalAlignment);
+  if (stash_used_ + bytes > 2 * ResidentBytes()) return std::nullopt;
+  return static_cast<uint64_t>(UsableUb() + stash_used_);
 }
 
 void SegmentBuilder::AppendOp(const ProgramBuilder& op, const std::string& name, bool half,
@@ -163,6 +198,29 @@ void SegmentBuilder::AppendOp(const ProgramBuilder& op, const std::string& name,
                }
              });
   builder_.SignalOpDone();
+  // Stashed operands this op read in place: once every user has, nobody reads the DRAM copy.
+  std::set<uint64_t> read;
+  for (const auto& [index, address] : local.operand_rows) read.insert(address);
+  for (uint64_t address : read) {
+    auto it = stash_.find(address);
+    if (it == stash_.end() || --it->second.users_left > 0) continue;
+    const uint64_t dram = it->second.dram.address;
+    builder_.EraseStores(it->second.begin, it->second.end, dram,
+                         dram + static_cast<uint64_t>(it->second.dram.bytes()));
+    stash_.erase(it);
+  }
+  if (stash_.empty()) stash_used_ = 0;
+  if (local.result_rows) {
+    const int64_t bytes = AlignUp(value.shape().ElementCount() * hlo::ByteSize(value.shape().type),
+                                  kLocalAlignment);
+    stash_[*local.result_rows] =
+        Stashed{&value, static_cast<int64_t>(value.users().size()), begin,
+                builder_.program().instructions.size(), writes.at(0)};
+    stash_used_ += bytes;
+    zero_halo_[0].reset();  // the stash overwrites whatever halos the resident area held
+    zero_halo_[1].reset();
+    region_written_[0] = region_written_[1] = true;
+  }
   resident_.reset();
   if (local.result) {
     builder_.Signal(Unit::kVector, Unit::kMxu, 1);
@@ -240,6 +298,8 @@ AcceleratorStep SegmentBuilder::Finish() {
   zero_halo_[0].reset();
   zero_halo_[1].reset();
   region_written_[0] = region_written_[1] = false;
+  stash_.clear();
+  stash_used_ = 0;
   return step;
 }
 

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,7 +61,11 @@ class SegmentBuilder {
   // previous op left it in a resident region, and a copy of the result when `value` (the op's
   // result, not the module's root) has exactly one user, a dot taking it as lhs (a dot's
   // result), or a convolution taking it as input that ResidentConvInput accepts (a
-  // convolution's result with cout <= array.cols).
+  // convolution's result with cout <= array.cols). Stash: a dot's result whose users are all
+  // elementwise (row) computations is also copied row-major into the resident area
+  // (result_rows), and a row computation reads such operands there (operand_rows); their
+  // DRAM stores are erased once every user read the copy. While stashed values live, no
+  // resident copy is planned, and none is stashed while a resident value lives.
   LocalOperands PlanLocal(const RowProgram& program, const ExternalIndex& external,
                           const std::vector<const hlo::Instruction*>& operands,
                           const hlo::Instruction& value, bool is_root) const;
@@ -76,6 +81,12 @@ class SegmentBuilder {
   void set_zero_region(uint64_t zeros) { zeros_ = zeros; }
 
   bool empty() const { return ops_.empty(); }
+  bool IsStashed(const hlo::Instruction* value) const {
+    for (const auto& [address, stashed] : stash_) {
+      if (stashed.value == value) return true;
+    }
+    return false;
+  }
   // The segment as a step; the builder is left empty for the next segment.
   AcceleratorStep Finish();
 
@@ -111,6 +122,17 @@ class SegmentBuilder {
   // Per resident region, whether an op of this segment has written it (so a later op may
   // still be reading it).
   bool region_written_[2] = {false, false};
+  // Stashed dot results, by UB address: bump-allocated in the resident area, all freed when
+  // the last one's users have all read it.
+  struct Stashed {
+    const hlo::Instruction* value;
+    int64_t users_left;
+    size_t begin, end;  // the producer's instructions in the segment
+    DramBuffer dram;
+  };
+  std::map<uint64_t, Stashed> stash_;
+  int64_t stash_used_ = 0;
+  std::optional<uint64_t> StashSlot(const hlo::Instruction& value) const;
 };
 
 }  // namespace systolic::lowering
