@@ -135,6 +135,9 @@ LocalOperands SegmentBuilder::PlanLocal(const RowProgram& program, const Externa
   return local;
 }
 
+// docs/isa.md "Vector-unit timing": every vector instruction adds its pipeline depth, D = 4.
+constexpr int64_t kVectorInstructionDepth = 4;
+
 // A dot's result is stashed when every user is elementwise (row_program.h: a loop fusion or
 // an elementwise op, no contraction), no resident copy lives, and it fits what is left.
 std::optional<uint64_t> SegmentBuilder::StashSlot(const Instruction& value) const {
@@ -156,6 +159,20 @@ std::optional<uint64_t> SegmentBuilder::StashSlot(const Instruction& value) cons
   const int64_t bytes =
       AlignUp(value.shape().ElementCount() * hlo::ByteSize(value.shape().type), kLocalAlignment);
   if (stash_used_ + bytes > 2 * ResidentBytes()) return std::nullopt;
+  // Worth it only where DRAM is the bottleneck: the copy is a vmov per row of each column tile
+  // (array.cols wide) on the vector unit; it saves the store and every user's load.
+  const hlo::Shape& shape = value.shape();
+  const int64_t columns = shape.rank() > 0 ? shape.dims.back() : 1;
+  const int64_t rows = columns > 0 ? shape.ElementCount() / columns : 0;
+  const int64_t tile = std::max<int64_t>(1, std::min(columns, config_.array_cols));
+  const double copy_cycles =
+      static_cast<double>(rows * ((columns + tile - 1) / tile)) *
+      static_cast<double>((tile + config_.vector_lanes - 1) / config_.vector_lanes +
+                          kVectorInstructionDepth);
+  const double dram_cycles = static_cast<double>(bytes) *
+                             static_cast<double>(1 + value.users().size()) /
+                             (config_.dram_bandwidth_gbps * 1000 / config_.clock_mhz);
+  if (copy_cycles >= dram_cycles) return std::nullopt;
   return static_cast<uint64_t>(UsableUb() + stash_used_);
 }
 
