@@ -62,16 +62,19 @@ void AppendLe(std::string& out, uint64_t value, size_t size) {
 
 std::optional<std::string> FieldValueError(const InstrInfo& info, size_t field, uint64_t value) {
   const FieldInfo& f = info.fields[field];
-  std::string where = "field '" + std::string(f.name) + "' of '" + std::string(info.mnemonic) + "'";
+  // Built only for an error: this runs for every field of every instruction encoded.
+  auto where = [&] {
+    return "field '" + std::string(f.name) + "' of '" + std::string(info.mnemonic) + "'";
+  };
   if (value > f.max_value())
-    return where + " is " + std::to_string(value) + ", which does not fit in " +
+    return where() + " is " + std::to_string(value) + ", which does not fit in " +
            std::to_string(f.bits) + " bits (max " + std::to_string(f.max_value()) + ")";
   std::span<const SymbolInfo> symbols = SymbolsOf(f.kind);
   if (!symbols.empty() && value >= symbols.size())
-    return where + " is " + std::to_string(value) + ", which is not a " +
+    return where() + " is " + std::to_string(value) + ", which is not a " +
            std::string(FieldKindName(f.kind)) + " (valid: " + JoinSymbols(symbols) + ")";
   if (f.kind == FieldKind::kRegister && FindConfigRegister(value) == nullptr)
-    return where + " is " + std::to_string(value) + ", which is not a configuration register";
+    return where() + " is " + std::to_string(value) + ", which is not a configuration register";
   return std::nullopt;
 }
 
