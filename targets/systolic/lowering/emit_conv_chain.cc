@@ -36,9 +36,10 @@ std::optional<RequantEpilogue> MatchRequantEpilogue(const RowProgram& program) {
   return RequantEpilogue{requantize->bits, requantize->relu, root.dtype};
 }
 
-// mxu.conv's in_h / in_w fields (10 bits) and kh / kw fields (4 bits).
-constexpr int64_t kMaxConvWidth = 1023;
-constexpr int64_t kMaxConvKernel = 15;
+// The largest value `field` of `opcode` holds (isa.def).
+int64_t FieldMax(Opcode opcode, size_t field) {
+  return static_cast<int64_t>(GetInstrInfo(opcode).fields[field].max_value());
+}
 
 struct Layer {
   ConvShape shape;
@@ -91,6 +92,10 @@ bool EmitConvChain(ProgramBuilder& builder, const std::vector<ConvChainLayer>& c
   // all input channels, each is one mxu.conv (a 1 x taps window over the image's interior
   // rows, src_row_stride = the padded row): exactly oh x ow rows, packed. Otherwise a wide-row
   // mxu.matmul streams (oh - 1) x wp + ow rows and the wp - ow past each row are never read.
+  const int64_t max_conv_width =
+      std::min(FieldMax(Opcode::kMxuConv, static_cast<size_t>(MxuConvField::in_w)),
+               FieldMax(Opcode::kMxuConv, static_cast<size_t>(MxuConvField::in_h)));
+  const int64_t max_conv_taps = FieldMax(Opcode::kMxuConv, static_cast<size_t>(MxuConvField::kw));
   std::vector<int64_t> stream(layers.size()), acc_row_pixels(layers.size());
   std::vector<bool> conv_form(layers.size());
   std::vector<std::vector<WeightTile>> tiles(layers.size());
@@ -106,10 +111,10 @@ bool EmitConvChain(ProgramBuilder& builder, const std::vector<ConvChainLayer>& c
         tiles[k].push_back({i, k0, depth});
         const int64_t taps = depth / s.cin;
         whole_taps = whole_taps && k0 % s.cin == 0 && depth % s.cin == 0 &&
-                     s.ow + taps - 1 <= kMaxConvWidth && taps <= kMaxConvKernel;
+                     s.ow + taps - 1 <= max_conv_width && taps <= max_conv_taps;
       }
     }
-    conv_form[k] = whole_taps && s.oh <= kMaxConvWidth;
+    conv_form[k] = whole_taps && s.oh <= max_conv_width;
     acc_row_pixels[k] = conv_form[k] ? s.ow : layout[k].padded_w();
     stream[k] = (s.oh - 1) * acc_row_pixels[k] + s.ow;
     if (stream[k] >= (int64_t{1} << 19)) return fail("images too large for one matmul");
@@ -228,8 +233,7 @@ bool EmitConvChain(ProgramBuilder& builder, const std::vector<ConvChainLayer>& c
   // Image g of layer k out of its accumulator slot into the interior of layout[k + 1]. When the
   // region last held another layout (layer k - 1's input), the image's old bytes are zeroed
   // first so the new halo reads as zero.
-  const int64_t max_count = static_cast<int64_t>(
-      GetInstrInfo(Opcode::kVRequant).fields[static_cast<size_t>(VRequantField::count)].max_value());
+  const int64_t max_count = FieldMax(Opcode::kVRequant, static_cast<size_t>(VRequantField::count));
   auto epilogue = [&](int64_t k, int64_t g) {
     const ConvShape& s = layers[static_cast<size_t>(k)].shape;
     const RequantEpilogue& e = layers[static_cast<size_t>(k)].epilogue;
@@ -238,10 +242,11 @@ bool EmitConvChain(ProgramBuilder& builder, const std::vector<ConvChainLayer>& c
     const bool halo = out.top + out.bottom + out.left + out.right > 0;
     if (k >= 1 && k + 1 < layer_count && halo && out != layout[static_cast<size_t>(k - 1)]) {
       const int64_t bytes = out.padded_h() * out.padded_w() * out.pixel_bytes();
-      for (int64_t c = 0; c < bytes; c += max_count) {
+      const int64_t max_fill = FieldMax(Opcode::kVFill, static_cast<size_t>(VFillField::count));
+      for (int64_t c = 0; c < bytes; c += max_fill) {
         Instruction fill = MakeInstruction(Opcode::kVFill);
         fill.set(VFillField::dst, image_at(k + 1, g) + static_cast<uint64_t>(c));
-        fill.set(VFillField::count, static_cast<uint64_t>(std::min(max_count, bytes - c)));
+        fill.set(VFillField::count, static_cast<uint64_t>(std::min(max_fill, bytes - c)));
         fill.set(VFillField::dtype, static_cast<uint64_t>(Dtype::kS8));
         fill.set(VFillField::value, 0);
         builder.Append(fill);

@@ -118,8 +118,13 @@ class Lowerer {
       default:
         break;
     }
-    if (TryConvChain(inst)) return;
-    if (TryFuseWithConsumer(inst)) return;
+    // A contraction and its lone elementwise user (consumer_fusion.h), analyzed once for both
+    // ways of lowering it as one op.
+    std::optional<ContractionWithConsumer> pair = AnalyzeWithConsumer(
+        inst, *module_.entry()->root(),
+        [this](const Instruction* value) { return values_.count(value) > 0; });
+    if (pair && TryConvChain(inst, *pair)) return;
+    if (pair && TryFuseWithConsumer(inst, *pair)) return;
     std::string why;
     if (TryNative(inst, &why)) return;
     LowerOnHost(inst, why);
@@ -127,26 +132,21 @@ class Lowerer {
 
   // A dot or convolution with a lone elementwise user is one op, the user its epilogue
   // (consumer_fusion.h), emitted at the producer's position. False (nothing emitted) when the
-  // pair does not form one program or does not fit.
-  bool TryFuseWithConsumer(const Instruction& producer) {
-    std::optional<ContractionWithConsumer> pair = AnalyzeWithConsumer(
-        producer, *module_.entry()->root(),
-        [this](const Instruction* value) { return values_.count(value) > 0; });
-    if (!pair) return false;
+  // pair does not fit.
+  bool TryFuseWithConsumer(const Instruction& producer, const ContractionWithConsumer& view) {
     // A consumer that reads stashed dot results runs as a row computation, which reads them
     // in place; as a dot's epilogue it would load them from DRAM tile by tile.
-    for (const Instruction* operand : pair->operands) {
+    for (const Instruction* operand : view.operands) {
       if (segment_.IsStashed(operand)) return false;
     }
-    const Instruction& consumer = *pair->consumer;
-    const ContractionWithConsumer& view = *pair;
+    const Instruction& consumer = *view.consumer;
     ExternalIndex external = [&view](const Instruction* x) { return view.External(x); };
-    std::optional<RowProgram> program = pair->program;
+    std::optional<RowProgram> program = view.program;
     std::vector<uint64_t> params;
-    for (const Instruction* value : pair->operands) {
+    for (const Instruction* value : view.operands) {
       params.push_back(values_.at(value).at(0).address);
     }
-    const LocalOperands local = segment_.PlanLocal(*program, external, pair->operands, consumer,
+    const LocalOperands local = segment_.PlanLocal(*program, external, view.operands, consumer,
                                                    /*is_root=*/false);
     // A dry run first: the result's DRAM is taken only when the pair fits.
     std::string why;
@@ -178,8 +178,9 @@ class Lowerer {
   // layer's input, as one op that keeps the activations on chip (emit_conv_chain.h), emitted at
   // the first layer's position. False (nothing emitted) when `first` does not start a chain of
   // two or more such layers or the chain does not fit; the layers are then lowered one by one.
-  bool TryConvChain(const Instruction& first) {
+  bool TryConvChain(const Instruction& first, const ContractionWithConsumer& first_pair) {
     std::vector<ContractionWithConsumer> pairs;
+    std::vector<const Instruction*> producers;
     std::set<const Instruction*> inside;  // results of the chain's layers so far
     auto computed = [&](const Instruction* value) {
       return values_.count(value) > 0 || inside.count(value) > 0;
@@ -187,7 +188,8 @@ class Lowerer {
     const Instruction* producer = &first;
     while (producer) {
       std::optional<ContractionWithConsumer> pair =
-          AnalyzeWithConsumer(*producer, *module_.entry()->root(), computed);
+          pairs.empty() ? std::optional<ContractionWithConsumer>(first_pair)
+                        : AnalyzeWithConsumer(*producer, *module_.entry()->root(), computed);
       if (!pair || pair->program.contraction->opcode() != Opcode::kConvolution) break;
       const Instruction& conv = *pair->program.contraction;
       std::optional<int64_t> input = pair->External(conv.operand(0));
@@ -204,6 +206,7 @@ class Lowerer {
       }
       if (!outside) break;
       pairs.push_back(std::move(*pair));
+      producers.push_back(producer);
       const Instruction* consumer = pairs.back().consumer;
       inside.insert(consumer);
       producer = consumer->users().size() == 1 ? consumer->users()[0] : nullptr;
@@ -237,10 +240,9 @@ class Lowerer {
     std::string name;
     std::vector<const Instruction*> contractions;
     for (size_t i = 0; i < pairs.size(); ++i) {
-      const Instruction* layer_producer = i == 0 ? &first : pairs[i - 1].consumer->users()[0];
-      name += (i ? "," : "") + layer_producer->name() + "+" + pairs[i].consumer->name();
+      name += (i ? "," : "") + producers[i]->name() + "+" + pairs[i].consumer->name();
       contractions.push_back(pairs[i].program.contraction);
-      if (i > 0) fused_consumers_.insert(layer_producer);
+      if (i > 0) fused_consumers_.insert(producers[i]);
       fused_consumers_.insert(pairs[i].consumer);
     }
     segment_.AppendOp(op_builder, name, /*half=*/false, result, contractions, LocalOperands{},

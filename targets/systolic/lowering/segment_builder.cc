@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "simulator/unit_timing.h"
 #include "targets/systolic/lowering/conv_shape.h"
 #include "targets/systolic/lowering/dispatch_order.h"
 #include "targets/systolic/lowering/emit_conv.h"
@@ -44,6 +45,17 @@ systolic::Instruction Relocated(systolic::Instruction inst, uint64_t ub_offset,
   return inst;
 }
 
+int64_t StashBytes(const Instruction& value) {
+  return AlignUp(value.shape().ElementCount() * hlo::ByteSize(value.shape().type),
+                 kLocalAlignment);
+}
+
+// HLO lists a user once per use; the stash counts the ops that read it.
+int64_t DistinctUsers(const Instruction& value) {
+  const auto& users = value.users();
+  return static_cast<int64_t>(std::set<const Instruction*>(users.begin(), users.end()).size());
+}
+
 }  // namespace
 
 int64_t SegmentBuilder::ResidentBytes() const {
@@ -81,8 +93,9 @@ LocalOperands SegmentBuilder::PlanLocal(const RowProgram& program, const Externa
   if (!program.contraction) {
     // An elementwise computation reads stashed operands in place (its tiles are whole rows).
     for (size_t i = 0; i < operands.size(); ++i) {
-      for (const auto& [address, stashed] : stash_) {
-        if (stashed.value == operands[i]) local.operand_rows[static_cast<int64_t>(i)] = address;
+      auto stashed = stash_.find(operands[i]);
+      if (stashed != stash_.end()) {
+        local.operand_rows[static_cast<int64_t>(i)] = stashed->second.local;
       }
     }
     return local;
@@ -135,17 +148,15 @@ LocalOperands SegmentBuilder::PlanLocal(const RowProgram& program, const Externa
   return local;
 }
 
-// docs/isa.md "Vector-unit timing": every vector instruction adds its pipeline depth, D = 4.
-constexpr int64_t kVectorInstructionDepth = 4;
-
 // A dot's result is stashed when every user is elementwise (row_program.h: a loop fusion or
 // an elementwise op, no contraction), no resident copy lives, and it fits what is left.
 std::optional<uint64_t> SegmentBuilder::StashSlot(const Instruction& value) const {
   if (resident_ || value.users().empty()) return std::nullopt;
   for (const Instruction* user : value.users()) {
-    const bool elementwise = hlo::OpcodeClass(user->opcode()) == hlo::OpClass::kElementwiseUnary ||
-                             hlo::OpcodeClass(user->opcode()) == hlo::OpClass::kElementwiseBinary ||
-                             hlo::OpcodeClass(user->opcode()) == hlo::OpClass::kElementwiseTernary;
+    const hlo::OpClass cls = hlo::OpcodeClass(user->opcode());
+    const bool elementwise = cls == hlo::OpClass::kElementwiseUnary ||
+                             cls == hlo::OpClass::kElementwiseBinary ||
+                             cls == hlo::OpClass::kElementwiseTernary;
     bool row_fusion = user->opcode() == Opcode::kFusion;
     for (const hlo::Computation* called : user->called_computations()) {
       for (const auto& inst : called->instructions()) {
@@ -156,8 +167,7 @@ std::optional<uint64_t> SegmentBuilder::StashSlot(const Instruction& value) cons
     }
     if (!elementwise && !row_fusion) return std::nullopt;
   }
-  const int64_t bytes =
-      AlignUp(value.shape().ElementCount() * hlo::ByteSize(value.shape().type), kLocalAlignment);
+  const int64_t bytes = StashBytes(value);
   if (stash_used_ + bytes > 2 * ResidentBytes()) return std::nullopt;
   // Worth it only where DRAM is the bottleneck: the copy is a vmov per row of each column tile
   // (array.cols wide) on the vector unit; it saves the store and every user's load.
@@ -168,9 +178,9 @@ std::optional<uint64_t> SegmentBuilder::StashSlot(const Instruction& value) cons
   const double copy_cycles =
       static_cast<double>(rows * ((columns + tile - 1) / tile)) *
       static_cast<double>((tile + config_.vector_lanes - 1) / config_.vector_lanes +
-                          kVectorInstructionDepth);
+                          simulator::kVectorPipelineDepth);
   const double dram_cycles = static_cast<double>(bytes) *
-                             static_cast<double>(1 + value.users().size()) /
+                             static_cast<double>(1 + DistinctUsers(value)) /
                              (config_.dram_bandwidth_gbps * 1000 / config_.clock_mhz);
   if (copy_cycles >= dram_cycles) return std::nullopt;
   return static_cast<uint64_t>(UsableUb() + stash_used_);
@@ -218,22 +228,22 @@ void SegmentBuilder::AppendOp(const ProgramBuilder& op, const std::string& name,
   // Stashed operands this op read in place: once every user has, nobody reads the DRAM copy.
   std::set<uint64_t> read;
   for (const auto& [index, address] : local.operand_rows) read.insert(address);
-  for (uint64_t address : read) {
-    auto it = stash_.find(address);
-    if (it == stash_.end() || --it->second.users_left > 0) continue;
-    const uint64_t dram = it->second.dram.address;
-    builder_.EraseStores(it->second.begin, it->second.end, dram,
-                         dram + static_cast<uint64_t>(it->second.dram.bytes()));
-    stash_.erase(it);
+  for (auto it = stash_.begin(); it != stash_.end();) {
+    Stashed& stashed = it->second;
+    if (!read.count(stashed.local) || --stashed.users_left > 0) {
+      ++it;
+      continue;
+    }
+    const uint64_t dram = stashed.dram.address;
+    builder_.EraseStores(stashed.begin, stashed.end, dram,
+                         dram + static_cast<uint64_t>(stashed.dram.bytes()));
+    it = stash_.erase(it);
   }
   if (stash_.empty()) stash_used_ = 0;
   if (local.result_rows) {
-    const int64_t bytes = AlignUp(value.shape().ElementCount() * hlo::ByteSize(value.shape().type),
-                                  kLocalAlignment);
-    stash_[*local.result_rows] =
-        Stashed{&value, static_cast<int64_t>(value.users().size()), begin,
-                builder_.program().instructions.size(), writes.at(0)};
-    stash_used_ += bytes;
+    stash_[&value] = Stashed{*local.result_rows, DistinctUsers(value), begin,
+                             builder_.program().instructions.size(), writes.at(0)};
+    stash_used_ += StashBytes(value);
     zero_halo_[0].reset();  // the stash overwrites whatever halos the resident area held
     zero_halo_[1].reset();
     region_written_[0] = region_written_[1] = true;

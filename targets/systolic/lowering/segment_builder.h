@@ -81,12 +81,7 @@ class SegmentBuilder {
   void set_zero_region(uint64_t zeros) { zeros_ = zeros; }
 
   bool empty() const { return ops_.empty(); }
-  bool IsStashed(const hlo::Instruction* value) const {
-    for (const auto& [address, stashed] : stash_) {
-      if (stashed.value == value) return true;
-    }
-    return false;
-  }
+  bool IsStashed(const hlo::Instruction* value) const { return stash_.count(value) > 0; }
   // The segment as a step; the builder is left empty for the next segment.
   AcceleratorStep Finish();
 
@@ -122,15 +117,15 @@ class SegmentBuilder {
   // Per resident region, whether an op of this segment has written it (so a later op may
   // still be reading it).
   bool region_written_[2] = {false, false};
-  // Stashed dot results, by UB address: bump-allocated in the resident area, all freed when
-  // the last one's users have all read it.
+  // Stashed dot results: bump-allocated in the resident area, all freed when the last one's
+  // users have all read it.
   struct Stashed {
-    const hlo::Instruction* value;
-    int64_t users_left;
-    size_t begin, end;  // the producer's instructions in the segment
+    uint64_t local;
+    int64_t users_left;  // distinct users that have not read it yet
+    size_t begin, end;   // the producer's instructions in the segment
     DramBuffer dram;
   };
-  std::map<uint64_t, Stashed> stash_;
+  std::map<const hlo::Instruction*, Stashed> stash_;
   int64_t stash_used_ = 0;
   std::optional<uint64_t> StashSlot(const hlo::Instruction& value) const;
 };
