@@ -131,10 +131,7 @@ void EmitColumnKernel(llvm::Module& module, const std::string& entry, const hlo:
     return b.CreateInBoundsGEP(tile_type, tile, {b.getInt64(0), row, column});
   };
 
-  llvm::Value* thread = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* block = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value* block_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* grid_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  const auto [thread, block, block_size, grid_size] = ReadLaunchIds(b);
   llvm::Value* lane = b.CreateURem(thread, b.getInt64(kWarpSize), "lane");
   llvm::Value* warp = b.CreateUDiv(thread, b.getInt64(kWarpSize), "warp");
   llvm::Value* warps = b.CreateUDiv(block_size, b.getInt64(kWarpSize), "warps");
@@ -145,17 +142,6 @@ void EmitColumnKernel(llvm::Module& module, const std::string& entry, const hlo:
   llvm::AllocaInst* partial = entry_builder.CreateAlloca(type, nullptr, "partial");
   IrArray operand_view(nullptr, reduce->operand(0)->shape());
 
-  auto emit_if = [&](llvm::Value* condition, const std::string& name,
-                     const std::function<void()>& then) {
-    auto* body = llvm::BasicBlock::Create(context, name, function);
-    auto* after = llvm::BasicBlock::Create(context, name + ".after", function);
-    b.CreateCondBr(condition, body, after);
-    b.SetInsertPoint(body);
-    then();
-    b.CreateBr(after);
-    b.SetInsertPoint(after);
-  };
-
   EmitCountedLoop(
       b, block, b.getInt64(plan.outer * tiles_per_outer), grid_size, "tile", [&](llvm::Value* t) {
         llvm::Value* outer = b.CreateUDiv(t, b.getInt64(tiles_per_outer), "outer");
@@ -163,7 +149,7 @@ void EmitColumnKernel(llvm::Module& module, const std::string& entry, const hlo:
                                                 b.getInt64(kColumnTile), "c0");
         llvm::Value* column = b.CreateAdd(first_column, lane, "column");
         b.CreateStore(init, partial);
-        emit_if(b.CreateICmpULT(column, columns), "fold", [&] {
+        EmitIf(b, b.CreateICmpULT(column, columns), "fold", [&] {
           llvm::Value* base = b.CreateMul(outer, b.getInt64(plan.reduced));
           EmitCountedLoop(b, warp, b.getInt64(plan.reduced), warps, "rows", [&](llvm::Value* r) {
             llvm::Value* linear =
@@ -182,7 +168,7 @@ void EmitColumnKernel(llvm::Module& module, const std::string& entry, const hlo:
                                              b.CreateLoad(type, tile_slot(lane, c)), init);
           llvm::Value* value = WarpButterfly(b, emitter, reducer, mine);
           llvm::Value* out_column = b.CreateAdd(first_column, c);
-          emit_if(b.CreateAnd(b.CreateICmpEQ(lane, b.getInt64(0)),
+          EmitIf(b, b.CreateAnd(b.CreateICmpEQ(lane, b.getInt64(0)),
                               b.CreateICmpULT(out_column, columns)),
                   "store", [&] {
                     reduced_value = value;

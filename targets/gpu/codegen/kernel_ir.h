@@ -1,11 +1,13 @@
-// Small NVPTX IR helpers shared by the kernel emitters (loop, row, topk, scatter, sort and
-// in-place update-slice kernels).
+// Small NVPTX IR helpers shared by the kernel emitters (loop, row, column, transpose, topk,
+// scatter, sort and in-place update-slice kernels).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "hlo/shape.h"
@@ -19,6 +21,21 @@ void MarkKernel(llvm::Module& module, llvm::Function* function);
 
 // A special register (llvm.nvvm.read.ptx.sreg.*), zero-extended to i64.
 llvm::Value* ReadSpecialRegister(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id);
+
+// Where a thread runs, as every kernel starts: threadIdx.x, blockIdx.x, blockDim.x, gridDim.x
+// (i64, read in that order).
+struct LaunchIds {
+  llvm::Value* thread;
+  llvm::Value* block;
+  llvm::Value* block_size;
+  llvm::Value* grid_size;
+};
+LaunchIds ReadLaunchIds(llvm::IRBuilder<>& b);
+
+// `if (condition) then();` in the builder's function: blocks `name` and `name.after`, the
+// builder left at the start of the latter.
+void EmitIf(llvm::IRBuilder<>& b, llvm::Value* condition, const std::string& name,
+            const std::function<void()>& then);
 
 // Creates `void entry(ptr x count)` with an entry block, the builder positioned in it, and
 // returns it with each parameter cast to the global address space (addrspace 1).

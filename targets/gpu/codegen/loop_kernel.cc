@@ -38,6 +38,28 @@ llvm::Value* ReadSpecialRegister(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {
   return b.CreateZExt(b.CreateCall(read), b.getInt64Ty());
 }
 
+LaunchIds ReadLaunchIds(llvm::IRBuilder<>& b) {
+  LaunchIds ids;
+  ids.thread = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  ids.block = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  ids.block_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+  ids.grid_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  return ids;
+}
+
+void EmitIf(llvm::IRBuilder<>& b, llvm::Value* condition, const std::string& name,
+            const std::function<void()>& then) {
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext& context = function->getContext();
+  auto* body = llvm::BasicBlock::Create(context, name, function);
+  auto* after = llvm::BasicBlock::Create(context, name + ".after", function);
+  b.CreateCondBr(condition, body, after);
+  b.SetInsertPoint(body);
+  then();
+  b.CreateBr(after);
+  b.SetInsertPoint(after);
+}
+
 void MarkKernel(llvm::Module& module, llvm::Function* function) {
   function->setCallingConv(llvm::CallingConv::PTX_Kernel);
   llvm::LLVMContext& context = module.getContext();
@@ -162,10 +184,7 @@ LoopKernelPlan EmitLoopKernel(llvm::Module& module, const LoopKernelSpec& spec,
                      std::to_string(outputs.size()) + " outputs");
 
   // Grid-stride loop: item = global thread id; item < work_items; item += total threads.
-  llvm::Value* thread = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* block = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value* block_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* grid_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  const auto [thread, block, block_size, grid_size] = ReadLaunchIds(b);
   llvm::Value* first = b.CreateAdd(b.CreateMul(block, block_size), thread, "first");
   llvm::Value* stride = b.CreateMul(block_size, grid_size, "stride");
   llvm::Value* work = b.getInt64(plan.work_items);

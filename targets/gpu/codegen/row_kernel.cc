@@ -283,10 +283,7 @@ void EmitRowKernel(llvm::Module& module, const std::string& entry, const hlo::Co
     }
   }
 
-  llvm::Value* thread = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* block = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value* block_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* grid_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  const auto [thread, block, block_size, grid_size] = ReadLaunchIds(b);
   llvm::Value* warp_size = b.getInt64(kWarpSize);
   llvm::Value* lane = b.CreateURem(thread, warp_size, "lane");
   // The team that owns a row (a warp or the block): its first row, the stride between its rows,

@@ -102,10 +102,7 @@ void EmitScatterKernel(llvm::Module& module, const std::string& entry,
   for (int64_t dim : plan.update_scatter_dims)
     scatter_sizes.push_back(updates_shape.dims.at(static_cast<size_t>(dim)));
 
-  llvm::Value* thread = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* block = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value* block_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* grid_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  const auto [thread, block, block_size, grid_size] = ReadLaunchIds(b);
   llvm::Value* global = b.CreateAdd(b.CreateMul(block, block_size), thread);
   llvm::Value* windows = b.getInt64(static_cast<uint64_t>(plan.window_elements));
   llvm::Value* positions = b.getInt64(static_cast<uint64_t>(plan.positions));

@@ -66,10 +66,7 @@ void EmitSortKernel(llvm::Module& module, const std::string& entry, const hlo::I
   GpuElementalEmitter emitter(b, module);
   llvm::Function* barrier = llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::nvvm_barrier0);
 
-  llvm::Value* thread = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* block = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value* block_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* grid_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  const auto [thread, block, block_size, grid_size] = ReadLaunchIds(b);
   llvm::Value* length = b.getInt64(static_cast<uint64_t>(plan.length));
   // Pairs per phase: (length) / 2 rounded up covers both parities.
   llvm::Value* pairs = b.getInt64(static_cast<uint64_t>((plan.length + 1) / 2));

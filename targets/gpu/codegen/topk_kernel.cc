@@ -119,10 +119,7 @@ void EmitTopKKernel(llvm::Module& module, const std::string& entry, const TopKPl
   llvm::AllocaInst *best_key = slot("best_key"), *best_index = slot("best_index");
   auto load = [&](llvm::AllocaInst* a) { return b.CreateLoad(b.getInt64Ty(), a); };
 
-  llvm::Value* thread = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* block = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value* block_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* grid_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  const auto [thread, block, block_size, grid_size] = ReadLaunchIds(b);
   llvm::Value* warp_size = b.getInt64(kWarpSize);
   llvm::Value* lane = b.CreateURem(thread, warp_size, "lane");
   llvm::Value* first_row =

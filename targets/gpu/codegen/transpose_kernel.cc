@@ -70,7 +70,7 @@ void EmitTransposeKernel(llvm::Module& module, const std::string& entry,
   llvm::LLVMContext& context = module.getContext();
   llvm::IRBuilder<> b(context);
   std::vector<llvm::Value*> params;
-  llvm::Function* function = BeginKernel(b, module, entry, operand_shapes.size() + 1, params);
+  BeginKernel(b, module, entry, operand_shapes.size() + 1, params);
   std::vector<IrArray> operands = ReadOnlyOperandArrays(params, operand_shapes);
   const Instruction* root = &transpose;
   // A row-major reshape of the transpose (the fusion's root) has the same bytes: write the
@@ -114,21 +114,7 @@ void EmitTransposeKernel(llvm::Module& module, const std::string& entry,
   auto tile_slot = [&](llvm::Value* row, llvm::Value* column) {
     return b.CreateInBoundsGEP(tile_type, tile, {b.getInt64(0), row, column});
   };
-  auto emit_if = [&](llvm::Value* condition, const std::string& name,
-                     const std::function<void()>& then) {
-    auto* body = llvm::BasicBlock::Create(context, name, function);
-    auto* after = llvm::BasicBlock::Create(context, name + ".after", function);
-    b.CreateCondBr(condition, body, after);
-    b.SetInsertPoint(body);
-    then();
-    b.CreateBr(after);
-    b.SetInsertPoint(after);
-  };
-
-  llvm::Value* thread = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* block = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value* block_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* grid_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  const auto [thread, block, block_size, grid_size] = ReadLaunchIds(b);
   llvm::Value* lane = b.CreateURem(thread, b.getInt64(kWarpSize), "lane");
   llvm::Value* warp = b.CreateUDiv(thread, b.getInt64(kWarpSize), "warp");
   llvm::Value* warps = b.CreateUDiv(block_size, b.getInt64(kWarpSize), "warps");
@@ -161,14 +147,14 @@ void EmitTransposeKernel(llvm::Module& module, const std::string& entry,
     EmitCountedLoop(b, warp, b.getInt64(kTransposeTile), warps, "read", [&](llvm::Value* i) {
       llvm::Value* m = b.CreateAdd(m0, i);
       llvm::Value* k = b.CreateAdd(k0, lane);
-      emit_if(in_bounds(m, k), "load",
+      EmitIf(b, in_bounds(m, k), "load",
               [&] { b.CreateStore(source(operand_index(m, k)), tile_slot(i, lane)); });
     });
     b.CreateCall(barrier);
     EmitCountedLoop(b, warp, b.getInt64(kTransposeTile), warps, "write", [&](llvm::Value* i) {
       llvm::Value* m = b.CreateAdd(m0, lane);
       llvm::Value* k = b.CreateAdd(k0, i);
-      emit_if(in_bounds(m, k), "store", [&] {
+      EmitIf(b, in_bounds(m, k), "store", [&] {
         IrIndex in = operand_index(m, k);
         IrIndex out(permutation.size());
         for (size_t o = 0; o < permutation.size(); ++o)

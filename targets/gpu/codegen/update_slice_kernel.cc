@@ -45,10 +45,7 @@ void EmitInPlaceUpdateSliceKernel(llvm::Module& module, const std::string& entry
     start[d] = b.CreateSelect(b.CreateICmpSLT(value, b.getInt64(0)), b.getInt64(0), value);
   }
 
-  llvm::Value* thread = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* block = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value* block_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* grid_size = ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  const auto [thread, block, block_size, grid_size] = ReadLaunchIds(b);
   llvm_codegen::EmitCountedLoop(
       b, b.CreateAdd(b.CreateMul(block, block_size), thread),
       b.getInt64(static_cast<uint64_t>(update_shape.ElementCount())),
