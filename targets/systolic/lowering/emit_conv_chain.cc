@@ -233,7 +233,6 @@ bool EmitConvChain(ProgramBuilder& builder, const std::vector<ConvChainLayer>& c
   // Image g of layer k out of its accumulator slot into the interior of layout[k + 1]. When the
   // region last held another layout (layer k - 1's input), the image's old bytes are zeroed
   // first so the new halo reads as zero.
-  const int64_t max_count = FieldMax(Opcode::kVRequant, static_cast<size_t>(VRequantField::count));
   auto epilogue = [&](int64_t k, int64_t g) {
     const ConvShape& s = layers[static_cast<size_t>(k)].shape;
     const RequantEpilogue& e = layers[static_cast<size_t>(k)].epilogue;
@@ -241,34 +240,15 @@ bool EmitConvChain(ProgramBuilder& builder, const std::vector<ConvChainLayer>& c
     const int64_t wp = acc_row_pixels[static_cast<size_t>(k)];  // between the slot's rows
     const bool halo = out.top + out.bottom + out.left + out.right > 0;
     if (k >= 1 && k + 1 < layer_count && halo && out != layout[static_cast<size_t>(k - 1)]) {
-      const int64_t bytes = out.padded_h() * out.padded_w() * out.pixel_bytes();
-      const int64_t max_fill = FieldMax(Opcode::kVFill, static_cast<size_t>(VFillField::count));
-      for (int64_t c = 0; c < bytes; c += max_fill) {
-        Instruction fill = MakeInstruction(Opcode::kVFill);
-        fill.set(VFillField::dst, image_at(k + 1, g) + static_cast<uint64_t>(c));
-        fill.set(VFillField::count, static_cast<uint64_t>(std::min(max_fill, bytes - c)));
-        fill.set(VFillField::dtype, static_cast<uint64_t>(Dtype::kS8));
-        fill.set(VFillField::value, 0);
-        builder.Append(fill);
-      }
+      EmitFill(builder, image_at(k + 1, g), out.padded_h() * out.padded_w() * out.pixel_bytes(),
+               Dtype::kS8, 0);
     }
-    builder.SetRegister(ConfigRegister::kQuantScale, e.scale_bits);
-    builder.SetRegister(ConfigRegister::kQuantZeroPoint, 0);
-    builder.SetRegister(ConfigRegister::kQuantRelu, e.relu ? 1 : 0);
-    const int64_t row_elements = s.ow * s.cout;
     for (int64_t r = 0; r < s.oh; ++r) {
       const uint64_t dst = image_at(k + 1, g) +
           static_cast<uint64_t>(((out.top + r) * out.padded_w() + out.left) * out.pixel_bytes());
       const uint64_t src = slot_at(g) + static_cast<uint64_t>(r * wp * s.cout * 4);
-      for (int64_t c = 0; c < row_elements; c += max_count) {
-        Instruction inst = MakeInstruction(Opcode::kVRequant);
-        inst.set(VRequantField::dst, dst + static_cast<uint64_t>(c));
-        inst.set(VRequantField::src, src + static_cast<uint64_t>(c * 4));
-        inst.set(VRequantField::count, static_cast<uint64_t>(std::min(max_count, row_elements - c)));
-        inst.set(VRequantField::src_type, static_cast<uint64_t>(Dtype::kS32));
-        inst.set(VRequantField::dst_type, static_cast<uint64_t>(Dtype::kS8));
-        builder.Append(inst);
-      }
+      EmitRequantize(builder, dst, src, s.ow * s.cout, Dtype::kS32, Dtype::kS8, e.scale_bits,
+                     e.relu);
     }
   };
   auto store = [&](int64_t g) {

@@ -215,6 +215,9 @@ void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
                      const TileBuffers& buffers, uint64_t set_base, const Tile& tile,
                      uint64_t dot_acc, const std::map<int64_t, uint64_t>& on_chip) {
   VectorEmitter v(builder);
+  if (!on_chip.empty() && tile.cols != program.inner) {
+    throw hlo::Error("internal: on-chip operands need whole-row tiles");
+  }
   // A loaded value whose operand is on chip is read in place: its tile lies where it would in
   // DRAM, relative to the copy's start.
   std::map<int, uint64_t> in_place;
@@ -351,6 +354,15 @@ void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& progra
             src + static_cast<uint64_t>(done * bytes),
             std::min(piece, tile.rows * tile.cols - done), root.dtype);
   }
+}
+
+void EmitFill(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, uint32_t bits) {
+  VectorEmitter(builder).Fill(dst, count, dtype, bits);
+}
+
+void EmitRequantize(ProgramBuilder& builder, uint64_t dst, uint64_t src, int64_t count,
+                    Dtype from, Dtype to, uint32_t scale_bits, bool relu) {
+  VectorEmitter(builder).Requantize(dst, src, count, from, to, scale_bits, relu);
 }
 
 bool EmitRowFusion(ProgramBuilder& builder, const RowProgram& program, const ArchConfig& config,

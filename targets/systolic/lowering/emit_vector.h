@@ -43,7 +43,8 @@ std::optional<TileBuffers> PlanTileBuffers(const RowProgram& program, int64_t ro
 // `params` are the DRAM addresses of the external operands; `set_base` the UB address of the
 // buffer set; `dot_acc` the accumulator address of the dot's tile (output fusions).
 // `on_chip`: operands already in the UB (operand index -> address of a copy in their DRAM
-// layout), which are read there instead of loaded.
+// layout), which are read there instead of loaded; the tile must then span whole rows, so a
+// full-class tile is contiguous in the copy.
 void EmitTileLoads(ProgramBuilder& builder, const RowProgram& program, const TileBuffers& buffers,
                    uint64_t set_base, const Tile& tile, const std::vector<uint64_t>& params,
                    const std::map<int64_t, uint64_t>& on_chip = {});
@@ -63,6 +64,13 @@ void EmitTileCopyToLocal(ProgramBuilder& builder, const RowProgram& program,
 void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& program,
                                const TileBuffers& buffers, uint64_t set_base, const Tile& tile,
                                uint64_t dot_acc, int64_t piece, uint64_t dst, int64_t dst_stride);
+
+// `count` elements of `dtype` at `dst` set to the bit pattern `bits` (vfill, split to the field).
+void EmitFill(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, uint32_t bits);
+// One vrequant pass of `count` elements (quant.scale = `scale_bits`, zero point 0, quant.relu
+// = `relu`; registers written only when they change, split to the count field).
+void EmitRequantize(ProgramBuilder& builder, uint64_t dst, uint64_t src, int64_t count,
+                    Dtype from, Dtype to, uint32_t scale_bits, bool relu);
 
 // A whole fusion without a dot. Returns false (with the reason) when no row tile fits the UB.
 bool EmitRowFusion(ProgramBuilder& builder, const RowProgram& program, const ArchConfig& config,
