@@ -14,7 +14,7 @@ packages=(
   libeigen3-dev   # CPU backend: GEMM alternative measured against our own micro-kernel
   libopenblas-dev # the GEMM baseline of the CPU benchmarks and tests
   graphviz libjs-chart.js chromium   # report --html: graph layout, charts, and its headless test
-  python3-numpy   # tests check that numpy reads the .npz files we write
+  python3-venv    # scripts/setup-python.sh: the tests' own Python with pinned packages
   valgrind        # bench/sim_speed.sh: callgrind instruction counts
 )
 if [[ "${1:-}" == "--fuzz" ]]; then

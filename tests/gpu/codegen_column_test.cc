@@ -169,7 +169,7 @@ TEST(GpuCodegenColumn, LaunchDimensionsByHand) {
 }
 
 TEST(GpuCodegenColumn, PtxasAcceptsTheTiledKernel) {
-  if (!gpu_codegen::FindPtxas()) GTEST_SKIP() << "ptxas is not installed";
+  ASSERT_TRUE(gpu_codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
   std::unique_ptr<hlo::Module> module =
       testing_support::ParseAndVerify(SumModule("4096,1024", "1024", "0"));
   gpu_codegen::GpuCompileOptions options;

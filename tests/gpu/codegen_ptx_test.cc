@@ -96,7 +96,7 @@ TEST(GpuCodegenPtx, LaunchDimensionsCapAtOneWaveAndNeverZero) {
 }
 
 TEST(GpuCodegenPtx, PtxasAcceptsTheKernelsWithoutSpills) {
-  if (!gpu_codegen::FindPtxas()) GTEST_SKIP() << "ptxas is not installed";
+  ASSERT_TRUE(gpu_codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
   GpuCompileResult compiled = Compile(kWideAdd, /*assemble=*/true);
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_TRUE(compiled.kernels[0].assembled);
@@ -227,7 +227,7 @@ TEST(GpuCodegenErrors, UnknownArchitecture) {
 class GpuCodegenCorpus : public testing::TestWithParam<std::string> {};
 
 TEST_P(GpuCodegenCorpus, AssemblesWithoutSpills) {
-  if (!gpu_codegen::FindPtxas()) GTEST_SKIP() << "ptxas is not installed";
+  ASSERT_TRUE(gpu_codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
   std::unique_ptr<hlo::Module> module = testing_support::ParseAndVerify(
       testing_support::ReadFile(testing_support::CorpusPath(GetParam() + ".hlo")));
   GpuCompileResult compiled = CompileModule(*module);

@@ -164,7 +164,7 @@ ENTRY main {
 }
 
 TEST(GpuCodegenShared, PtxasAcceptsBlockRowKernelsWithSharedBytes) {
-  if (!gpu_codegen::FindPtxas()) GTEST_SKIP() << "ptxas is not installed";
+  ASSERT_TRUE(gpu_codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
   std::unique_ptr<hlo::Module> module = testing_support::ParseAndVerify(kLongRowSoftmax);
   gpu_codegen::GpuCompileOptions options;
   options.assemble = true;

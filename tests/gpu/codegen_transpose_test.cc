@@ -111,7 +111,7 @@ TEST(GpuCodegenTranspose, CorpusMhaTilesItsKeyTranspose) {
 }
 
 TEST(GpuCodegenTranspose, PtxasAcceptsTheTiledKernel) {
-  if (!gpu_codegen::FindPtxas()) GTEST_SKIP() << "ptxas is not installed";
+  ASSERT_TRUE(gpu_codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
   std::unique_ptr<hlo::Module> module =
       testing_support::ParseAndVerify(TransposeModule("f32", "4096,1024", "1024,4096", "1,0"));
   gpu_codegen::GpuCompileOptions options;

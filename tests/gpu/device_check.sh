@@ -21,7 +21,10 @@ set -u -o pipefail
 shopt -s nullglob
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-PY="python3 $HERE/device_check.py"
+# The Python with numpy: the build's own venv when ctest runs the dry run (RETARGET_PYTHON), the
+# device image's python3 (which has numpy and jax) on the GPU machine.
+PYTHON="${RETARGET_PYTHON:-python3}"
+PY="$PYTHON $HERE/device_check.py"
 DRY_RUN=0 PREPARE=0 REPEAT=20 RTOL=1e-4 ATOL=1e-5
 BUILD="" RETARGET="" MAKE_SAMPLE="" DIR=""
 MODELS=()
@@ -125,8 +128,8 @@ for artifact in "${ARTIFACTS[@]}"; do
   if [ -f "$expected" ]; then
     result="$($PY compare "$expected" "$DIR/$name.out.npz" --rtol "$RTOL" --atol "$ATOL")" || FAILED=1
   fi
-  median="$(python3 -c "import json,sys; print('%.4f' % json.load(open(sys.argv[1]))['total_median_ms'])" "$DIR/$name.stats.json")"
-  steps="$(python3 -c "import json,sys; print(' '.join('%s=%.4f' % (s['kind'].replace('cublaslt_',''), s['median_ms']) for s in json.load(open(sys.argv[1]))['steps']))" "$DIR/$name.stats.json")"
+  median="$("$PYTHON" -c "import json,sys; print('%.4f' % json.load(open(sys.argv[1]))['total_median_ms'])" "$DIR/$name.stats.json")"
+  steps="$("$PYTHON" -c "import json,sys; print(' '.join('%s=%.4f' % (s['kind'].replace('cublaslt_',''), s['median_ms']) for s in json.load(open(sys.argv[1]))['steps']))" "$DIR/$name.stats.json")"
   # ---- 3. cuBLASLt baseline for each matmul shape ----
   baseline=""
   while read -r m n k batch dtype tf32; do

@@ -154,7 +154,7 @@ TEST_F(GpuRunCli, DescribeUsageAndVersionNeedNoGpu) {
 
 TEST(GpuPtx, PtxasAcceptsTheHandWrittenKernel) {
   std::ifstream probe(RTGPU_PTXAS);
-  if (!probe) GTEST_SKIP() << "ptxas not found at " << RTGPU_PTXAS;
+  ASSERT_TRUE(probe) << "ptxas (CUDA toolkit) not found at " << RTGPU_PTXAS;
   const std::string ptx = Temp("add_one.ptx"), cubin = Temp("add_one.cubin");
   std::ofstream(ptx) << testing::AddOnePtx();
   const Outcome o = RunCommand(std::string(RTGPU_PTXAS) + " -arch=sm_90 -v " + ptx + " -o " + cubin);

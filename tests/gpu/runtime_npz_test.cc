@@ -17,7 +17,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-bool HaveNumpy() { return std::system("python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
+// The build's own Python with numpy (scripts/setup-python.sh), passed in by CMake.
+const std::string kPython = RETARGET_PYTHON;
 
 std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "/gpu_npz_" + std::to_string(::getpid()) + "_" + name;
@@ -39,7 +40,6 @@ std::string ErrorOf(const std::function<void()>& fn) {
 }
 
 TEST(GpuRuntimeNpz, NumpyReadsWhatWeWrite) {
-  if (!HaveNumpy()) GTEST_SKIP() << "python3 with numpy not available";
   const std::string path = TempPath("ours.npz");
   int32_t ints[3] = {-7, 0, 2147483647};
   WriteNpzFile({{"out0", "<f4", {2, 3}, FloatBytes({1.5f, -2, 0, 3.25f, 1e-3f, 7})},
@@ -52,17 +52,16 @@ TEST(GpuRuntimeNpz, NumpyReadsWhatWeWrite) {
       "assert z['out0'][1, 0] == 3.25 and z['out0'][0, 1] == -2; "
       "assert list(z['out1']) == [-7, 0, 2147483647]; "
       "assert z['out2'].shape == () and bool(z['out2']) is True";
-  EXPECT_EQ(std::system(("python3 -c \"" + script + "\"").c_str()), 0);
+  EXPECT_EQ(std::system((kPython + " -c \"" + script + "\"").c_str()), 0);
   std::remove(path.c_str());
 }
 
 TEST(GpuRuntimeNpz, WeReadWhatNumpyWrites) {
-  if (!HaveNumpy()) GTEST_SKIP() << "python3 with numpy not available";
   const std::string path = TempPath("numpy.npz");
   const std::string script = "import numpy as np; np.savez('" + path +
                              "', arg0=np.arange(6, dtype=np.float32).reshape(2, 3) / 4, "
                              "arg1=np.array([1, -2], dtype=np.int64), arg2=np.zeros((0, 5), np.float16))";
-  ASSERT_EQ(std::system(("python3 -c \"" + script + "\"").c_str()), 0);
+  ASSERT_EQ(std::system((kPython + " -c \"" + script + "\"").c_str()), 0);
   const std::vector<NpyArray> arrays = ReadNpzFile(path);
   ASSERT_EQ(arrays.size(), 3u);
   EXPECT_EQ(arrays[0].name, "arg0");
@@ -90,9 +89,8 @@ TEST(GpuRuntimeNpz, CompressedAndCorruptFilesAreClearErrors) {
   for (size_t n = 0; n < ours.size(); ++n) {
     EXPECT_NE(ErrorOf([&] { ParseNpz(ours.substr(0, n), "in.npz"); }), "") << "prefix " << n;
   }
-  if (!HaveNumpy()) GTEST_SKIP() << "python3 with numpy not available";
   const std::string path = TempPath("compressed.npz");
-  ASSERT_EQ(std::system(("python3 -c \"import numpy as np; np.savez_compressed('" + path + "', arg0=np.ones(4))\"").c_str()), 0);
+  ASSERT_EQ(std::system((kPython + " -c \"import numpy as np; np.savez_compressed('" + path + "', arg0=np.ones(4))\"").c_str()), 0);
   EXPECT_THAT(ErrorOf([&] { ReadNpzFile(path); }),
               HasSubstr("is compressed; this runtime reads stored entries (np.savez, not np.savez_compressed)"));
   std::remove(path.c_str());

@@ -149,9 +149,8 @@ TEST(ReportHtmlTest, RenderingFailuresAreReportedNotThrown) {
 using ReportHtmlChromiumTest = testing_support::CliFixture;
 
 TEST_F(ReportHtmlChromiumTest, ThePageRendersInHeadlessChromium) {
-  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "chromium is not installed: the HTML page is not checked in a browser";
-  }
+  ASSERT_EQ(std::system("command -v chromium >/dev/null 2>&1"), 0)
+      << "chromium is missing: run scripts/install-deps.sh";
   Write("bad.hlo", "HloModule bad\nENTRY main {\n  ROOT p = f32[4] frob()\n}\n");
   const std::string mlp = std::string(RETARGET_DOCS_DIR) + "/../examples/mlp.hlo";
   const std::string mha = testing_support::CorpusPath("mha_block_1x12x128x64_bf16.hlo");

@@ -23,18 +23,18 @@ using report_test::JsonValue;
 using report_test::ParseJson;
 using systolic::Unit;
 
-// A strict second opinion on JSON syntax (our reader accepts some non-JSON numbers): python3's
-// json module, where python3 exists (it does in CI). Returns "" when valid or unavailable.
+// A strict second opinion on JSON syntax (our reader accepts some non-JSON numbers): Python's json
+// module, under the build's own Python (scripts/setup-python.sh). Returns "" when valid.
 std::string PythonJsonCheck(const std::string& text) {
-  if (std::system("python3 -c 'import json' >/dev/null 2>&1") != 0) return "";
   const std::filesystem::path file = std::filesystem::temp_directory_path() /
                                      ("retarget_trace_test_" + std::to_string(getpid()) + ".json");
   std::ofstream(file, std::ios::binary) << text;
-  const std::string command =
-      "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '" + file.string() + "' 2>&1";
+  const std::string command = std::string(RETARGET_PYTHON) +
+                              " -c 'import json,sys; json.load(open(sys.argv[1]))' '" +
+                              file.string() + "' 2>&1";
   const int status = std::system(command.c_str());
   std::filesystem::remove(file);
-  return status == 0 ? "" : "python3 json.load rejected the document";
+  return status == 0 ? "" : std::string(RETARGET_PYTHON) + " json.load rejected the document";
 }
 
 std::vector<const JsonValue*> EventsWith(const JsonValue& trace, const std::string& ph,

@@ -271,19 +271,9 @@ TEST(Zip, ForcedZip64RoundTripsThroughOurReader) {
   EXPECT_EQ(back[1].data, std::string(3, '\0'));
 }
 
-// numpy itself must read what we write. scripts/install-deps.sh installs Debian's python3-numpy
-// for /usr/bin/python3; a python3 earlier on PATH (e.g. pyenv) is used when it has numpy.
-std::string PythonWithNumpy() {
-  for (const char* python : {"python3", "/usr/bin/python3"}) {
-    if (std::system((std::string(python) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0)
-      return python;
-  }
-  return "";
-}
-
+// numpy itself must read what we write, under the build's own Python (scripts/setup-python.sh).
 TEST(NumpyInterop, NpLoadReadsOurFilesIncludingZip64) {
-  const std::string python = PythonWithNumpy();
-  ASSERT_FALSE(python.empty()) << "python3 with numpy is missing: run scripts/install-deps.sh";
+  const std::string python = RETARGET_PYTHON;
   std::string plain = TempPath("interop.npz");
   io::WriteNpz(plain, {{"arg0", MakeArray<float>(PrimitiveType::kF32, {2, 2}, {1, 2, 3, -0.5f})},
                        {"arg1", MakeArray<uint8_t>(PrimitiveType::kPred, {2}, {0, 1})}});
