@@ -85,6 +85,22 @@ void AddArgumentArrayWrapper(llvm::Function& kernel) {
 
 std::string Message(llvm::Error error) { return llvm::toString(std::move(error)); }
 
+// x86-64 without AVX512-BF16 converts f32 to bf16 through the runtime function __truncsfbf2
+// (LLVM legalizes bfloat vectors by promoting them to f32 and back), which the libgcc of GCC 12
+// does not have; the JIT would fail to link the kernel. This is it: round to nearest even, NaNs
+// stay (quiet) NaNs, as the GPU's cvt.rn.bf16.f32 does. The bf16 result travels in the low 16
+// bits of xmm0, as a _Float16 does.
+extern "C" _Float16 EmuTruncSfBf2(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  const uint16_t high = std::isnan(value)
+                            ? static_cast<uint16_t>((bits >> 16) | 0x40)
+                            : static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+  _Float16 out;
+  std::memcpy(&out, &high, 2);
+  return out;
+}
+
 float LoadFloat(const uint8_t* p, gpu::DType dtype) {
   switch (dtype) {
     case gpu::DType::kF32: {
@@ -268,6 +284,8 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& c
                                     layout.getTypeAllocSize(global.getValueType()));
       }
     llvm::orc::SymbolMap symbols;
+    symbols[jit->mangleAndIntern("__truncsfbf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&EmuTruncSfBf2), llvm::JITSymbolFlags::Exported};
     std::vector<llvm::Function*> functions;
     for (llvm::Function& function : *module) functions.push_back(&function);
     for (llvm::Function* kernel_or_declaration : functions) {
