@@ -307,6 +307,7 @@ Literal EvalContext::Call(const Computation& computation,
           takeable.push_back(take ? &frame.owned[slots[k]] : nullptr);
         }
         frame.owned[i] = EvaluateInstruction(inst, {operand_values, takeable}, *this);
+        CountResult(inst.shape());
         frame.value[i] = &frame.owned[i];
         frame.is_owned[i] = 1;
       }
@@ -327,6 +328,26 @@ Literal EvalContext::Call(const Computation& computation,
   int32_t root = plan->root_slot;
   if (frame.is_owned[root]) return std::move(frame.owned[root]);
   return *frame.value[root];
+}
+
+namespace {
+int64_t LeafElements(const Shape& shape) {
+  if (!shape.IsTuple()) return shape.ElementCount();
+  int64_t total = 0;
+  for (const Shape& element : shape.tuple_shapes) total += LeafElements(element);
+  return total;
+}
+}  // namespace
+
+void EvalContext::CountResult(const Shape& shape) {
+  if (options_.max_result_elements <= 0) return;
+  result_elements_ += LeafElements(shape);
+  if (result_elements_ > options_.max_result_elements) {
+    throw Error("evaluation stopped after " + std::to_string(result_elements_) +
+                " result elements, beyond the budget of " +
+                std::to_string(options_.max_result_elements) +
+                " (EvaluatorOptions::max_result_elements)");
+  }
 }
 
 int64_t ScalarAsInt64(const Literal& scalar) {

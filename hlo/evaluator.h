@@ -39,6 +39,10 @@ struct EvaluatorOptions {
   const CustomCallRegistry* custom_calls = nullptr;  // nullptr: builtin ones only
   // Called with (instructions evaluated, total in entry) for progress on long runs; may be empty.
   std::function<void(int64_t, int64_t)> progress;
+  // A bound on the work, counted rather than timed: the elements of every instruction result,
+  // summed over every loop iteration and call. Beyond it evaluation stops with an hlo::Error
+  // that names this option. 0: unbounded.
+  int64_t max_result_elements = 0;
 };
 
 // Evaluates the entry computation. `arguments` are the entry parameters in order (tuple

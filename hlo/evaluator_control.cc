@@ -118,5 +118,11 @@ Literal EvaluateControl(const Instruction& inst, Operands operands, EvalContext&
 namespace hlo {
 void RegisterBuiltinCustomCalls(CustomCallRegistry& registry) {
   registry.Register("TopK", eval::EvaluateTopKCustomCall);
+  // Annotations JAX and XLA put on values that do not change them on one device: SPMD sharding
+  // hints, and placement between device and host memory (host offloading).
+  for (const char* target : {"Sharding", "annotate_device_placement", "MoveToHost", "MoveToDevice"})
+    registry.Register(target, eval::EvaluateAnnotationCustomCall);
+  registry.Register("AllocateBuffer", eval::EvaluateAllocateBufferCustomCall);
+  registry.Register("GetRngSeed", eval::EvaluateGetRngSeedCustomCall);
 }
 }  // namespace hlo

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hlo/evaluator_family.h"
+#include "hlo/evaluator_internal.h"
 #include "hlo/evaluator_types.h"
 
 namespace hlo::eval {
@@ -82,6 +83,33 @@ Literal EvaluateTopKCustomCall(const Instruction& call, std::span<const Literal*
   elements.push_back(std::move(values));
   elements.push_back(std::move(indices));
   return Literal::Tuple(std::move(elements));
+}
+
+Literal EvaluateAnnotationCustomCall(const Instruction& call,
+                                    std::span<const Literal* const> operands) {
+  if (operands.size() != 1 || !operands[0]->shape().Compatible(call.shape())) {
+    throw Error("custom-call '" + call.attr<CustomCallAttrs>().target +
+                "' annotates one operand and returns it unchanged: expected one operand of " +
+                call.shape().ToString(false));
+  }
+  return *operands[0];
+}
+
+Literal EvaluateAllocateBufferCustomCall(const Instruction& call,
+                                         std::span<const Literal* const> operands) {
+  if (!operands.empty()) throw Error("AllocateBuffer takes no operands");
+  return MakeResult(call);  // XLA leaves the buffer uninitialized; zeros here, deterministically
+}
+
+Literal EvaluateGetRngSeedCustomCall(const Instruction& call,
+                                     std::span<const Literal* const> operands) {
+  if (!operands.empty() || !call.shape().IsArray() || call.shape().rank() != 0 ||
+      !IsInteger(call.shape().type)) {
+    throw Error("GetRngSeed takes no operands and returns an integer scalar");
+  }
+  Literal seed = MakeResult(call);
+  seed.SetFromInt64(0, kRngSeed);
+  return seed;
 }
 
 }  // namespace hlo::eval

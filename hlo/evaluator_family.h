@@ -25,6 +25,17 @@ void DynamicUpdateSliceInPlace(Literal& target, const Literal& update, Operands 
 // evaluator_custom_calls.cc: XLA's custom-call form of top-k: operand [batch..., n] ->
 // (values [batch..., k], s32 indices [batch..., k]), largest first, ties by lower index.
 Literal EvaluateTopKCustomCall(const Instruction& call, std::span<const Literal* const> operands);
+// Sharding, annotate_device_placement, MoveToHost, MoveToDevice: the operand, unchanged.
+Literal EvaluateAnnotationCustomCall(const Instruction& call,
+                                     std::span<const Literal* const> operands);
+// AllocateBuffer: a buffer of the result shape; XLA leaves it uninitialized, this gives zeros.
+Literal EvaluateAllocateBufferCustomCall(const Instruction& call,
+                                         std::span<const Literal* const> operands);
+// GetRngSeed: XLA's per-run seed for the RNG ops; the interpreter is deterministic and gives
+// kRngSeed every time.
+inline constexpr int64_t kRngSeed = 42;
+Literal EvaluateGetRngSeedCustomCall(const Instruction& call,
+                                     std::span<const Literal* const> operands);
 
 // Strided element copy shared by the data-movement ops (evaluator_strided.cc): for every index
 // `i` of `dims` (row-major), dst[dst_offset + i·dst_strides] = src[src_offset + i·src_strides].

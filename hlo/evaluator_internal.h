@@ -25,9 +25,12 @@ class EvalContext {
   // Evaluates `computation` on `arguments` (used for to_apply, comparators, loop bodies).
   Literal Call(const Computation& computation, std::span<const Literal* const> arguments);
   const EvaluatorOptions& options() const { return options_; }
+  // Adds a result of `shape` to the work done; throws past EvaluatorOptions::max_result_elements.
+  void CountResult(const Shape& shape);
 
  private:
   const EvaluatorOptions& options_;
+  int64_t result_elements_ = 0;
   // Built once per computation and reused on every call (while bodies run many times).
   std::unordered_map<const Computation*, std::shared_ptr<const ComputationPlan>> plans_;
 };

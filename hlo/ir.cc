@@ -198,6 +198,7 @@ int64_t Module::instruction_count() const {
 std::unique_ptr<Module> Module::Clone() const {
   auto clone = std::make_unique<Module>(name_);
   clone->header_ = header_;
+  clone->leading_ = leading_;
   clone->trailing_ = trailing_;
   std::unordered_map<const Computation*, Computation*> computation_map;
   std::unordered_map<const Instruction*, Instruction*> instruction_map;

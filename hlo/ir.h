@@ -214,8 +214,11 @@ class Module {
   // (entry_computation_layout is recomputed when printing), kept verbatim.
   std::vector<OpaqueAttribute>& mutable_header_attributes() { return header_; }
   const std::vector<OpaqueAttribute>& header_attributes() const { return header_; }
-  // Text after the last computation that is not HLO (the 2026 FileNames / FunctionNames /
-  // FileLocations / StackFrames tables), kept verbatim.
+  // The stack-frame tables (FileNames / FunctionNames / FileLocations / StackFrames), kept
+  // verbatim where the dump had them: before the first computation (current XLA), after the last
+  // (2026 dumps before that), or both.
+  std::string& mutable_leading_tables() { return leading_; }
+  const std::string& leading_tables() const { return leading_; }
   std::string& mutable_trailing_tables() { return trailing_; }
   const std::string& trailing_tables() const { return trailing_; }
 
@@ -230,6 +233,7 @@ class Module {
   std::vector<std::unique_ptr<Computation>> computations_;
   Computation* entry_ = nullptr;
   std::vector<OpaqueAttribute> header_;
+  std::string leading_;
   std::string trailing_;
 };
 

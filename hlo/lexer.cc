@@ -216,6 +216,11 @@ RawText Lexer::RawValue() {
   return raw;
 }
 
+void Lexer::SkipRestOfLine() {
+  while (pos_.offset < end_ && input_[pos_.offset] != '\n') Advance();
+  if (pos_.offset < end_) Advance();
+}
+
 std::string_view Lexer::Rest() {
   SkipTrivia();
   size_t end = end_;

@@ -64,6 +64,8 @@ class Lexer {
   RawText RawValue();
   // Everything from the cursor (after trivia) to the end of the range, trailing space trimmed.
   std::string_view Rest();
+  // Moves the cursor past the end of the current line (no trivia skipped, strings not parsed).
+  void SkipRestOfLine();
 
   LexPosition position() const { return pos_; }
   SourceLocation Location() const { return LocationOf(pos_); }

@@ -24,8 +24,8 @@ using parser_internal::ComputationRef;
 using parser_internal::ParsedAttributes;
 using parser_internal::RawAttribute;
 
-constexpr std::string_view kTrailingTableNames[] = {"FileNames", "FunctionNames", "FileLocations",
-                                                    "StackFrames"};
+constexpr std::string_view kStackFrameTableNames[] = {"FileNames", "FunctionNames",
+                                                      "FileLocations", "StackFrames"};
 
 struct PendingOperand {
   Instruction* user;
@@ -47,6 +47,8 @@ class TextParser {
   int elided_constants() const { return elided_constants_; }
 
  private:
+  bool AtStackFrameTable();
+  std::string ReadStackFrameTables();
   void ParseComputation(Module& module);
   void SkipSignature();
   void ParseComputationAttributes(Computation& computation);
@@ -83,19 +85,11 @@ std::unique_ptr<Module> TextParser::ParseModule() {
       module->mutable_header_attributes().push_back({std::string(name), std::string(value.text)});
     }
   }
+  if (AtStackFrameTable()) module->mutable_leading_tables() = ReadStackFrameTables();
   while (!lexer_.AtEnd()) {
-    if (lexer_.PeekNameStart()) {
-      Lexer probe = lexer_;
-      std::string_view word = probe.Name("");
-      bool is_table = false;
-      for (std::string_view table : kTrailingTableNames) is_table |= word == table;
-      // A computation that happens to use a table's name is followed by its body or signature.
-      char next = probe.Peek();
-      is_table &= next != '{' && next != '(' && next != ',';
-      if (is_table) {
-        module->mutable_trailing_tables() = std::string(lexer_.Rest());
-        break;
-      }
+    if (AtStackFrameTable()) {
+      module->mutable_trailing_tables() = std::string(lexer_.Rest());
+      break;
     }
     ParseComputation(*module);
   }
@@ -103,6 +97,45 @@ std::unique_ptr<Module> TextParser::ParseModule() {
   if (!module->entry()) module->set_entry(module->computations().back().get());
   ResolveCalls(*module);
   return module;
+}
+
+// A stack-frame table starts here: one of the table names, not followed by what follows a
+// computation's name (its body or signature).
+bool TextParser::AtStackFrameTable() {
+  if (!lexer_.PeekNameStart()) return false;
+  Lexer probe = lexer_;
+  std::string_view word = probe.Name("");
+  bool is_table = false;
+  for (std::string_view table : kStackFrameTableNames) is_table |= word == table;
+  const char next = probe.Peek();
+  return is_table && next != '{' && next != '(' && next != ',';
+}
+
+// The tables before the first computation, verbatim: each is its name on a line, then one entry
+// per line, `ID {...}` or `ID "..."`. They end where a line starts otherwise (a computation).
+std::string TextParser::ReadStackFrameTables() {
+  lexer_.SkipTrivia();
+  const size_t start = lexer_.position().offset;
+  size_t end = start;
+  const std::string_view input = lexer_.input();
+  auto at_entry = [&] {
+    size_t i = (lexer_.SkipTrivia(), lexer_.position().offset);
+    const size_t digits = i;
+    while (i < input.size() && input[i] >= '0' && input[i] <= '9') ++i;
+    return i > digits && i + 1 < input.size() && input[i] == ' ' &&
+           (input[i + 1] == '{' || input[i + 1] == '"');
+  };
+  while (AtStackFrameTable()) {
+    lexer_.Name("a table name");
+    end = lexer_.position().offset;
+    while (at_entry()) {
+      lexer_.SkipRestOfLine();
+      end = lexer_.position().offset;
+    }
+  }
+  std::string_view text = input.substr(start, end - start);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  return std::string(text);
 }
 
 void TextParser::ParseComputation(Module& module) {

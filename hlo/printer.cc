@@ -229,6 +229,11 @@ std::string PrintModule(const Module& module, const PrintOptions& options) {
     out += ", " + a.name + "=" + a.value;
   }
   out += "\n";
+  if (options.print_trailing_tables && !module.leading_tables().empty()) {
+    out += '\n';
+    out += module.leading_tables();
+    out += '\n';
+  }
   for (const auto& computation : module.computations()) {
     out += '\n';
     out += PrintComputation(*computation, options);

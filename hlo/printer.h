@@ -16,7 +16,7 @@ namespace hlo {
 struct PrintOptions {
   bool print_layouts = true;
   bool print_opaque_attributes = true;  // metadata, backend_config, sharding, ...
-  bool print_trailing_tables = true;
+  bool print_trailing_tables = true;  // the stack-frame tables, before and after the computations
 };
 
 std::string PrintModule(const Module& module, const PrintOptions& options = {});

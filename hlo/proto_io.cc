@@ -315,6 +315,7 @@ struct ModuleBuilder {
     module->set_entry(FindEntry());
     module->mutable_header_attributes() = proto_internal::HeaderAttributesFromProto(proto);
     module->mutable_trailing_tables() = proto.retarget_trailing_tables();
+    module->mutable_leading_tables() = proto.retarget_leading_tables();
     return std::move(module);
   }
 };
@@ -389,6 +390,7 @@ std::string WriteHloProto(const Module& module, bool wrap) {
   }
   proto_internal::HeaderAttributesToProto(module.header_attributes(), &proto);
   proto.set_retarget_trailing_tables(module.trailing_tables());
+  proto.set_retarget_leading_tables(module.leading_tables());
   proto.set_retarget_written(true);
   std::string out;
   if (wrap) {

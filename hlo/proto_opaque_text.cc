@@ -20,8 +20,20 @@ class Scanner {
  public:
   explicit Scanner(std::string_view text) : text_(text) {}
   bool AtEnd() const { return pos_ >= text_.size(); }
+  // Spaces and /* comments */ (XLA's printer puts /*index=N*/ before every fifth element of a
+  // tuple sharding).
   void SkipSpaces() {
-    while (!AtEnd() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t')) ++pos_;
+    while (!AtEnd()) {
+      if (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t') {
+        ++pos_;
+      } else if (text_.substr(pos_, 2) == "/*") {
+        const size_t close = text_.find("*/", pos_ + 2);
+        if (close == std::string_view::npos) return;  // the next Consume fails on it
+        pos_ = close + 2;
+      } else {
+        return;
+      }
+    }
   }
   bool Consume(std::string_view token) {
     SkipSpaces();
@@ -298,7 +310,9 @@ std::string ShardingText(const xla::OpSharding& s) {
   if (s.type() != xla::OpSharding::TUPLE) return SingleShardingText(s);
   std::string out = "{";
   for (int i = 0; i < s.tuple_shardings_size(); ++i) {
-    out += (i ? ", " : "") + SingleShardingText(s.tuple_shardings(i));
+    if (i > 0) out += ", ";
+    if (i > 0 && i % 5 == 0) out += "/*index=" + std::to_string(i) + "*/";  // as XLA prints it
+    out += SingleShardingText(s.tuple_shardings(i));
   }
   return out + "}";
 }

@@ -1,6 +1,7 @@
 // The basic passes over every corpus module: each pass leaves a module that verifies, reports
-// "changed" honestly, and — for the modules small enough to interpret quickly — evaluates to
-// the same results. On gemma3 (~9.7k instructions) each pass must stay near-linear: < 100 ms of
+// "changed" honestly, and — for the modules small enough to interpret quickly (under 64 kB of
+// text whose evaluation stays within kEvaluationBudget result elements) — evaluates to the
+// same results. On gemma3 (~9.7k instructions) each pass must stay near-linear: < 100 ms of
 // CPU time (thread CPU time, so other jobs on a shared machine do not make the test flaky).
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 
 #include "compiler/pass_registry.h"
 #include "compiler/target_description.h"
+#include "hlo/evaluator.h"
 #include "hlo/parser.h"
 #include "tests/compiler/passes_test_util.h"
 
@@ -39,22 +41,43 @@ double ThreadCpuMilliseconds() {
 
 class BasicPassesOnCorpus : public ::testing::TestWithParam<std::string> {};
 
+// Work the interpreter may do per evaluation, counted in result elements (not timed): about a
+// second. jax.b380442861's loop of 10^6 trips over 10^6-element bodies (10^12 elements) is far
+// beyond it; the passes are then checked without the comparison, which says so.
+constexpr int64_t kEvaluationBudget = 200'000'000;
+
+hlo::Literal EvaluateWithinBudget(const hlo::Module& module,
+                                  const std::vector<hlo::Literal>& inputs) {
+  hlo::EvaluatorOptions options;
+  options.max_result_elements = kEvaluationBudget;
+  return hlo::Evaluate(module, inputs, options);
+}
+
 io::CompareResult CompareWith(const hlo::Literal& expected, const hlo::Module& module,
                               const std::vector<hlo::Literal>& inputs) {
   return io::CompareArrays(io::FlattenOutputs(expected),
-                           io::FlattenOutputs(hlo::Evaluate(module, inputs)), nullptr);
+                           io::FlattenOutputs(EvaluateWithinBudget(module, inputs)), nullptr);
 }
 
 TEST_P(BasicPassesOnCorpus, VerifyHonestAndSameResults) {
   const std::string file = GetParam();
   auto module = ParseCorpus(file);
   // Small modules also run through the interpreter: once before, then after every pass.
-  const bool evaluate = std::filesystem::file_size(testing_support::CorpusPath(file)) < 64 * 1024;
+  bool evaluate = std::filesystem::file_size(testing_support::CorpusPath(file)) < 64 * 1024;
   std::vector<hlo::Literal> inputs;
   hlo::Literal expected;
   if (evaluate) {
     inputs = io::MakeRandomInputs(*module, 3);
-    expected = hlo::Evaluate(*module, inputs);
+    try {
+      expected = EvaluateWithinBudget(*module, inputs);
+    } catch (const hlo::Error& e) {
+      // Only the budget may stop it; any other error fails the test.
+      ASSERT_NE(std::string(e.what()).find("EvaluatorOptions::max_result_elements"),
+                std::string::npos)
+          << e.what();
+      std::printf("  results not compared: %s\n", e.what());
+      evaluate = false;
+    }
   }
   const compiler::TargetDescription& cpu = compiler::CpuTarget();
   // Each pass alone on the original (verify + honest "changed" + idempotence) ...

@@ -244,6 +244,50 @@ ENTRY e {
   EXPECT_EQ(Ints(result.elements()[1]), (std::vector<int64_t>{1, 3, 2, 1}));
 }
 
+// The work budget counts result elements: the doubling loop with i0 = 0 makes 10 iterations of
+// (i, acc, next_i, next_acc, tuple of 2) plus the entry's and the condition's results.
+TEST(EvalControl, WorkBudgetStopsALongEvaluationWithAClearError) {
+  hlo::EvaluatorOptions roomy;
+  roomy.max_result_elements = 1000;
+  EXPECT_FLOATS(RunHlo(kDoublingLoop, {MakeInt(S32, {}, {0})}, roomy), {1024});
+  hlo::EvaluatorOptions tight;
+  tight.max_result_elements = 40;
+  std::string message = ExpectError(kDoublingLoop, {MakeInt(S32, {}, {0})}, tight);
+  EXPECT_NE(message.find("beyond the budget of 40 (EvaluatorOptions::max_result_elements)"),
+            std::string::npos)
+      << message;
+}
+
+// Annotations of SPMD programs and host offloading return their operand; AllocateBuffer gives
+// zeros; GetRngSeed the interpreter's fixed seed.
+TEST(EvalControl, AnnotationAndBufferCustomCalls) {
+  std::string text = R"(HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  s = f32[3] custom-call(x), custom_call_target="Sharding", sharding={devices=[1]<=[1]}
+  h = f32[3] custom-call(s), custom_call_target="MoveToHost"
+  d = f32[3] custom-call(h), custom_call_target="MoveToDevice"
+  a = f32[3] custom-call(d), custom_call_target="annotate_device_placement"
+  b = f32[2] custom-call(), custom_call_target="AllocateBuffer"
+  seed = u64[] custom-call(), custom_call_target="GetRngSeed"
+  ROOT t = (f32[3], f32[2], u64[]) tuple(a, b, seed)
+})";
+  Literal result = RunHlo(text, {Make(F32, {3}, {1.5, -2, kInf})});
+  ASSERT_TRUE(result.IsTuple());
+  EXPECT_FLOATS(result.elements()[0], {1.5, -2, kInf});
+  EXPECT_FLOATS(result.elements()[1], {0, 0});
+  EXPECT_EQ(Ints(result.elements()[2]), (std::vector<int64_t>{42}));
+  std::string bad = R"(HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  ROOT s = f32[4] custom-call(x), custom_call_target="Sharding"
+})";
+  std::string message = ExpectError(bad, {Make(F32, {3}, {1, 2, 3})});
+  EXPECT_NE(message.find("'Sharding' annotates one operand and returns it unchanged"),
+            std::string::npos)
+      << message;
+}
+
 TEST(EvalControl, CollectivesAsASingleReplica) {
   std::string text = R"(HloModule m
 sum {

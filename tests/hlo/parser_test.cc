@@ -125,6 +125,26 @@ TEST(ParserTest, MultiLineInstructionsAndComputationReferencesWithPercent) {
   EXPECT_EQ(f.opaque_attributes()[0].value, "{\"x\": {kind: \"y\"}}");
 }
 
+// Current XLA prints the stack-frame tables before the computations (TORAX's dump); both places
+// may hold some, with blank lines between tables, and each stays where it was.
+TEST(ParserTest, StackFrameTablesBeforeTheComputationsAreKeptInPlace) {
+  const std::string leading =
+      "FileNames\n1 \"a.py\"\n2 \"b.py\"\n\nFunctionNames\n1 \"f\"\n\nStackFrames\n"
+      "1 {file_location_id=1 parent_frame_id=1}";
+  const std::string trailing = "FileLocations\n1 {file_name_id=1 function_name_id=1 line=3}";
+  auto m = Parse("HloModule m\n\n" + leading + "\n\nFileNames {\n  ROOT c = f32[] constant(1)\n}\n\n"
+                 "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n\n" + trailing + "\n");
+  EXPECT_EQ(m->leading_tables(), leading);
+  EXPECT_EQ(m->trailing_tables(), trailing);
+  // A computation may be named like a table: its body follows the name.
+  ASSERT_EQ(m->computations().size(), 2u);
+  EXPECT_EQ(m->computations()[0]->name(), "FileNames");
+  const std::string printed = hlo::PrintModule(*m);
+  EXPECT_LT(printed.find(leading), printed.find("ENTRY"));
+  EXPECT_GT(printed.find(trailing), printed.find("ENTRY"));
+  EXPECT_EQ(hlo::PrintModule(*Parse(printed)), printed);
+}
+
 TEST(ParserTest, HeaderAttributesAndTrailingTablesAreKeptVerbatim) {
   std::string tables =
       "FileNames\n1 \"a.py\"\nFunctionNames\n1 \"f\"\nFileLocations\n"

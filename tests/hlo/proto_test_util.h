@@ -49,6 +49,7 @@ inline std::vector<std::string> Names(const std::vector<hlo::Computation*>& comp
 inline void ExpectSameModule(const hlo::Module& expected, const hlo::Module& actual) {
   EXPECT_EQ(expected.name(), actual.name());
   EXPECT_EQ(expected.header_attributes(), actual.header_attributes());
+  EXPECT_EQ(expected.leading_tables(), actual.leading_tables());
   EXPECT_EQ(expected.trailing_tables(), actual.trailing_tables());
   ASSERT_EQ(expected.computations().size(), actual.computations().size());
   ASSERT_NE(actual.entry(), nullptr);

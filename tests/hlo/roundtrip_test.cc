@@ -23,6 +23,7 @@ std::unique_ptr<hlo::Module> ParseQuietly(const std::string& text, const std::st
 void ExpectSameModule(const hlo::Module& a, const hlo::Module& b) {
   EXPECT_EQ(a.name(), b.name());
   EXPECT_EQ(a.header_attributes(), b.header_attributes());
+  EXPECT_EQ(a.leading_tables(), b.leading_tables());
   EXPECT_EQ(a.trailing_tables(), b.trailing_tables());
   ASSERT_EQ(a.computations().size(), b.computations().size());
   ASSERT_TRUE(a.entry() && b.entry());
