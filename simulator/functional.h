@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "simulator/memory.h"
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/isa.h"
 
 namespace simulator {
 

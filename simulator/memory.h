@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 
 namespace simulator {
 

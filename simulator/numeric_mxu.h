@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "simulator/numeric_types.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/isa.h"
 
 namespace simulator {
 

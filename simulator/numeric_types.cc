@@ -18,7 +18,7 @@ using systolic::Dtype;
 // can inline (systolic::DtypeBytes is an out-of-line call, once per element on the hot paths).
 constexpr int kElementBytes[] = {
 #define ISA_DTYPE(id, name, bytes, doc) bytes,
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 int ElementBytes(Dtype dtype) { return kElementBytes[static_cast<size_t>(dtype)]; }
 

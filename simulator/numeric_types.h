@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "targets/systolic/isa.h"
+#include "simulator/isa/isa.h"
 
 namespace simulator {
 

@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "simulator/mxu_timing.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/isa.h"
 
 namespace simulator {
 

@@ -117,9 +117,10 @@ int64_t DmaUnit::AcquireChannel(const Transfer& transfer, int64_t channel_cycles
 
 void DmaUnit::IssueLoad(size_t index, const Transfer& transfer) {
   Run& run = shared_.run();
-  if (in_flight_.size() >= kDmaMaxInFlight) {  // every request slot taken: wait for one
+  const auto max_in_flight = static_cast<size_t>(run.config.dma_max_in_flight);
+  if (in_flight_.size() >= max_in_flight) {  // every request slot taken: wait for one
     const int64_t requested = shared_.Now();
-    while (in_flight_.size() >= kDmaMaxInFlight) shared_.WaitFor(load_completed_or_abort_);
+    while (in_flight_.size() >= max_in_flight) shared_.WaitFor(load_completed_or_abort_);
     shared_.Stall(unit_, requested, shared_.Now(), StallCause::kDram);
   }
   const int64_t channel_cycles = ChannelCycles(run, transfer.bus_bytes);

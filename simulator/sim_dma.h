@@ -6,7 +6,7 @@
 //     bus bytes are each row rounded up to whole dram.burst_bytes bursts; waiting for it is a
 //     "dram" stall. The data is complete dram.latency_ns (in cycles, rounded up) after the slot.
 //   - Latency is pipelined: an engine issues its next transfer as soon as its channel slot ends,
-//     with up to kDmaMaxInFlight transfers outstanding; transfers complete in order. sem.signal
+//     with up to dma.max_in_flight transfers outstanding; transfers complete in order. sem.signal
 //     on an engine waits until all of its transfers completed.
 //   - Local side: the UB or accumulator port moves the bytes at its per-cycle width. A load
 //     writes them as the data arrives (the port is requested when the last port-width is due,
@@ -24,9 +24,6 @@
 
 namespace simulator::sim {
 
-// Transfers one engine may have in flight (issued, data not yet complete). Assumed: a modest
-// number of outstanding requests, as DMA engines of this class support.
-inline constexpr size_t kDmaMaxInFlight = 16;
 
 class DmaUnit final : public UnitProcess {
  public:

@@ -231,7 +231,7 @@ class Planner {
   std::array<Tile, 2> tiles_{};
 };
 
-// One case per instruction of targets/systolic/isa.def and no `default:`: with -Werror=switch,
+// One case per instruction of simulator/isa/isa.def and no `default:`: with -Werror=switch,
 // adding an instruction stops the build here until its reads and writes are described. (A raw
 // opcode outside the table matches no case and touches nothing; the decoder rejects it first.)
 void Planner::Visit(size_t i, const Instruction& inst) {

@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "simulator/simulator.h"
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/isa.h"
 
 namespace simulator {
 

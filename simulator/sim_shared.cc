@@ -53,7 +53,7 @@ void Shared::BeginRun(Run& run, uint64_t start_ticks) {
   start_ticks_ = start_ticks;
   cycles_left_ = (sc_core::sc_max_time().value() - start_ticks) / ticks_per_cycle_;
   aborting_ = false;
-  for (InstructionQueue& queue : queues_) queue.Clear();
+  for (InstructionQueue& queue : queues_) queue.Reset(static_cast<size_t>(run.config.queue_depth));
 }
 
 int64_t Shared::Now() const {

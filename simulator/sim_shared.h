@@ -33,17 +33,17 @@
 #include "simulator/port_ledger.h"
 #include "simulator/sim_liveness.h"
 #include "simulator/simulator.h"
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/isa.h"
 
 namespace simulator::sim {
 
-// Instructions a unit's queue holds before the front end stalls (like VTA's command queues).
-inline constexpr size_t kQueueDepth = 16;
-// Counting semaphores (isa.def: the 5-bit `sem` field).
-inline constexpr size_t kSemaphoreCount = 32;
-// Units with an instruction queue: load, store, mxu, vector (the control unit is the front end).
-inline constexpr size_t kQueuedUnitCount = 4;
+// Counting semaphores: as many as isa.def's `sem` field addresses.
+using systolic::kSemaphoreCount;
+// Units with an instruction queue: every unit but the control unit, which is the front end.
+static_assert(static_cast<size_t>(systolic::Unit::kControl) == systolic::kUnitCount - 1,
+              "isa.def: the control unit is the last ISA_UNIT row");
+inline constexpr size_t kQueuedUnitCount = systolic::kUnitCount - 1;
 
 // Why a unit waited. One table: the names are the causes of TraceSink::Stall and of
 // UnitStats::stall_cycles.
@@ -54,22 +54,28 @@ inline constexpr std::array<std::string_view, 6> kStallCauseNames = {
 // Thrown inside a process to unwind it to its top-level loop once the run has failed.
 struct AbortRun {};
 
-// A bounded FIFO of instruction indices (the queue between the front end and one unit).
+// A bounded FIFO of instruction indices (the queue between the front end and one unit). It holds
+// queue.depth instructions (the architecture table) before the front end stalls, like VTA's
+// command queues.
 class InstructionQueue {
  public:
   bool empty() const { return size_ == 0; }
-  bool full() const { return size_ == kQueueDepth; }
+  bool full() const { return size_ == slots_.size(); }
   void Push(uint32_t index) {
-    slots_[(head_ + size_) % kQueueDepth] = index;
+    slots_[(head_ + size_) % slots_.size()] = index;
     ++size_;
   }
   uint32_t Pop() {
     const uint32_t index = slots_[head_];
-    head_ = (head_ + 1) % kQueueDepth;
+    head_ = (head_ + 1) % slots_.size();
     --size_;
     return index;
   }
   void Clear() { head_ = size_ = 0; }
+  void Reset(size_t capacity) {  // empty, holding `capacity` (>= 1) instructions
+    slots_.assign(capacity, 0);
+    Clear();
+  }
 
   sc_core::sc_event pushed;  // notified by the front end after each push
   sc_core::sc_event popped;  // notified by the unit after each pop (frees a slot)
@@ -79,7 +85,7 @@ class InstructionQueue {
   sc_core::sc_event_or_list popped_or_abort;
 
  private:
-  std::array<uint32_t, kQueueDepth> slots_{};
+  std::vector<uint32_t> slots_ = std::vector<uint32_t>(1);
   size_t head_ = 0, size_ = 0;
 };
 

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "simulator/simulator.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 
 namespace simulator {
 

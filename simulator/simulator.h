@@ -28,12 +28,12 @@
 #include <string_view>
 
 #include "simulator/memory.h"
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/isa.h"
 
 namespace simulator {
 
-inline constexpr size_t kUnitCount = 5;  // systolic::Unit values (isa.def's ISA_UNIT rows)
+using systolic::kUnitCount;  // systolic::Unit values (isa.def's ISA_UNIT rows)
 
 // Receives the timeline as the simulation runs; trace.h has the Chrome/Perfetto JSON and VCD
 // writers. Cycles are absolute within one Simulate call (start at 0).

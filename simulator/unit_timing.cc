@@ -119,7 +119,7 @@ UnitCost MxuCost(const Instruction& inst, const systolic::ArchConfig& config,
 
 // Streaming cost: ceil(elements / L) + the pipeline depth (+ the transcendental stages).
 int64_t StreamCycles(const systolic::ArchConfig& config, int64_t elements, int64_t extra = 0) {
-  return CeilDiv(elements, config.vector_lanes) + kVectorPipelineDepth + extra;
+  return CeilDiv(elements, config.vector_lanes) + config.vector_pipeline_depth + extra;
 }
 
 UnitCost VectorCost(const Instruction& inst, const systolic::ArchConfig& config) {
@@ -168,7 +168,7 @@ UnitCost VectorCost(const Instruction& inst, const systolic::ArchConfig& config)
       CountAccess(cost, field(F::dst), Bytes(count, dtype), true);
       cost.vector_element_ops = count;
       cost.cycles = StreamCycles(config, count,
-                                 inst.opcode == Opcode::kVMov ? 0 : kTranscendentalExtraDepth);
+                                 inst.opcode == Opcode::kVMov ? 0 : config.vector_transcendental_depth);
       return cost;
     }
     case Opcode::kVFill: {
@@ -202,7 +202,7 @@ UnitCost VectorCost(const Instruction& inst, const systolic::ArchConfig& config)
       cost.vector_element_ops = rows * cols;
       // Each row enters L elements per cycle; the adder tree finishes the last row.
       cost.cycles = rows * CeilDiv(cols, config.vector_lanes) + CeilLog2(config.vector_lanes) +
-                    kVectorPipelineDepth;
+                    config.vector_pipeline_depth;
       return cost;
     }
     case Opcode::kVBcast: {

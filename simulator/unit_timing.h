@@ -17,17 +17,17 @@
 #include <cstdint>
 
 #include "simulator/functional.h"
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/isa.h"
 
 namespace simulator {
 
 // The vector unit's pipeline (docs/isa.md "Semantics and timing"): an instruction streams its
-// elements L per cycle, then the last group needs kVectorPipelineDepth more cycles (operand
-// read, execute, round/pack, write back). exp/tanh/rsqrt/recip add kTranscendentalExtraDepth
-// (iterative approximation stages). Row reductions add ceil(log2 L) cycles of adder tree.
-inline constexpr int64_t kVectorPipelineDepth = 4;
-inline constexpr int64_t kTranscendentalExtraDepth = 8;
+// elements L per cycle, then the last group needs ArchConfig::vector_pipeline_depth more cycles
+// (operand read, execute, round/pack, write back). exp/tanh/rsqrt/recip add
+// vector_transcendental_depth (iterative approximation stages). Row reductions add
+// ceil(log2 L) cycles of adder tree. Both depths are rows of the architecture table, which the
+// lowering reads for its cost decisions too.
 
 struct UnitCost {
   int64_t cycles = 0;          // latency: until its results are in place

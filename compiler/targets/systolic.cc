@@ -43,7 +43,7 @@ namespace {
 
 using Types = std::set<PrimitiveType>;
 
-// Element types the vector unit holds: the ISA's dtypes (targets/systolic/isa.def ISA_DTYPE,
+// Element types the vector unit holds: the ISA's dtypes (simulator/isa/isa.def ISA_DTYPE,
 // lowering/row_op_table.cc IsaDtype); 16-bit and 64-bit integers, u32 and f64 have no
 // vector-unit type, so the lowering sends them to the host.
 const Types kVector = {PrimitiveType::kPred, PrimitiveType::kS8,   PrimitiveType::kS32,
@@ -194,7 +194,7 @@ TargetDescription MakeSystolicTarget() {
   t.peak.memory_bytes_per_second = 34e9;
   t.peak.host_link_bytes_per_second = 14e9;
   t.peak.kernel_launch_seconds = 10e-6;
-  t.peak.host_fallback_link_only = true;  // lowering/systolic_backend.cc, RunHost
+  t.peak.host_fallback_link_only = true;  // targets/systolic/systolic_backend.cc, RunHost
 
   t.energy.joules_per_flop = 40.0 / kInt8;  // ~0.44 pJ: the busy power over the MAC rate
   t.energy.joules_per_vector_op = 2e-12;

@@ -22,7 +22,7 @@
 
 #include "simulator/simulator.h"
 #include "targets/backend.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 
 namespace targets {
 

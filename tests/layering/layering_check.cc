@@ -19,16 +19,13 @@ const std::vector<Layer>& Layers() {
       {"llvm-emitter", {"targets/llvm/"}, {"compiler"}},
       {"cpu", {"targets/cpu/"}, {"compiler", "backend-api", "llvm-emitter"}},
       {"gpu", {"targets/gpu/"}, {"compiler", "backend-api", "llvm-emitter"}},
-      // The accelerator's ISA and architecture description (retarget_systolic_isa): the one
-      // table the simulator shares with the lowering.
-      {"systolic-isa", {"targets/systolic/"}, {"hlo"}},
-      {"simulator", {"simulator/"}, {"systolic-isa"}},
-      // The systolic backend lowers to the ISA and runs the program on the simulator.
-      {"systolic-backend",
-       {"targets/systolic/lowering/", "targets/systolic/systolic_backend.h"},
-       {"compiler", "backend-api", "systolic-isa", "simulator"}},
+      // The accelerator is one unit below its backend: the ISA and architecture table
+      // (retarget_simulator_isa), the SystemC model above it, the systolic backend above that.
+      {"accelerator-isa", {"simulator/isa/"}, {"hlo"}},
+      {"simulator", {"simulator/"}, {"accelerator-isa"}},
+      {"systolic-backend", {"targets/systolic/"}, {"compiler", "backend-api", "simulator"}},
       {"io", {"tools/io/"}, {"hlo"}},
-      {"report", {"tools/report/"}, {"compiler", "systolic-isa"}},
+      {"report", {"tools/report/"}, {"compiler", "accelerator-isa"}},
       {"sweep", {"tools/sweep/"}, {"report"}},
       {"fuzz", {"fuzz/"}, {"hlo"}},
       {"cli", {"tools/retarget/"}, {}, true},

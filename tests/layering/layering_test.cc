@@ -33,7 +33,8 @@ TEST(Layering, NoIncludeInTheRepositoryCrossesALayer) {
 TEST(Layering, TheTableMapsEachFolderToItsLayer) {
   EXPECT_EQ(LayerOf("hlo/ir.h"), "hlo");
   EXPECT_EQ(LayerOf("targets/backend.h"), "backend-api");
-  EXPECT_EQ(LayerOf("targets/systolic/isa.def"), "systolic-isa");
+  EXPECT_EQ(LayerOf("simulator/isa/isa.def"), "accelerator-isa");
+  EXPECT_EQ(LayerOf("simulator/simulator.h"), "simulator");
   EXPECT_EQ(LayerOf("targets/systolic/systolic_backend.h"), "systolic-backend");
   EXPECT_EQ(LayerOf("targets/systolic/lowering/lowering.cc"), "systolic-backend");
   EXPECT_EQ(LayerOf("tools/io/compare.cc"), "io");
@@ -46,6 +47,7 @@ TEST(Layering, MayUseFollowsTheDagTransitivelyAndNeverBackwards) {
   EXPECT_TRUE(MayUse("cpu", "hlo"));               // through compiler
   EXPECT_TRUE(MayUse("sweep", "compiler"));        // through report
   EXPECT_TRUE(MayUse("systolic-backend", "simulator"));
+  EXPECT_TRUE(MayUse("systolic-backend", "accelerator-isa"));  // through the simulator
   EXPECT_TRUE(MayUse("tests", "gpu"));
   EXPECT_FALSE(MayUse("hlo", "compiler"));
   EXPECT_FALSE(MayUse("compiler", "cpu"));
@@ -53,6 +55,7 @@ TEST(Layering, MayUseFollowsTheDagTransitivelyAndNeverBackwards) {
   EXPECT_FALSE(MayUse("gpu", "systolic-backend"));
   EXPECT_FALSE(MayUse("simulator", "compiler"));
   EXPECT_FALSE(MayUse("simulator", "systolic-backend"));
+  EXPECT_FALSE(MayUse("accelerator-isa", "simulator"));
   EXPECT_FALSE(MayUse("io", "compiler"));
   EXPECT_FALSE(MayUse("fuzz", "compiler"));
 }
@@ -92,7 +95,7 @@ TEST(Layering, FindsEachKindOfViolationWithFileLineAndRule) {
                 "hlo/bad.cc:3: #include \"compiler/pass.h\": layer hlo may not use layer "
                 "compiler (hlo may use: -; docs/architecture.md)",
                 "simulator/bad.cc:1: #include \"../compiler/pass.h\": layer simulator may not "
-                "use layer compiler (simulator may use: systolic-isa; docs/architecture.md)",
+                "use layer compiler (simulator may use: accelerator-isa; docs/architecture.md)",
                 "targets/cpu/bad.cc:2: #include \"targets/gpu/gpu.h\": layer cpu may not use "
                 "layer gpu (cpu may use: compiler, backend-api, llvm-emitter; "
                 "docs/architecture.md)",

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <string>
 
-#include "targets/systolic/assembler.h"
-#include "targets/systolic/encoding.h"
+#include "simulator/isa/assembler.h"
+#include "simulator/isa/encoding.h"
 #include "tests/report/json_value.h"
 #include "tests/simulator/trace_check.h"
 #include "tests/cli_fixture.h"

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "simulator/simulator.h"
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/assembler.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/assembler.h"
 
 namespace simulator::testing_util {
 

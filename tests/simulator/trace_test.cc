@@ -13,7 +13,7 @@
 
 #include "simulator/sim_stats_json.h"
 #include "simulator/trace.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "tests/simulator/trace_check.h"
 #include "tests/report/json_value.h"
 

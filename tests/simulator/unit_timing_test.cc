@@ -119,7 +119,7 @@ TEST_F(UnitTimingTest, VectorOps) {
   add.set(systolic::VAddField::count, 100);
   add.set(systolic::VAddField::dtype, static_cast<uint64_t>(Dtype::kF32));
   UnitCost cost = Cost(add);
-  EXPECT_EQ(cost.cycles, 7 + kVectorPipelineDepth);  // ceil(100 / 16) = 7
+  EXPECT_EQ(cost.cycles, 7 + config_.vector_pipeline_depth);  // ceil(100 / 16) = 7
   EXPECT_EQ(cost.acc_bytes_read, 400);
   EXPECT_EQ(cost.ub_bytes_read, 400);
   EXPECT_EQ(cost.ub_bytes_written, 400);

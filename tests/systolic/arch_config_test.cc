@@ -1,6 +1,6 @@
 // Architecture description: preset values against the published figures, derived peak rates,
 // --set overrides, config files (round trip and errors with FILE:LINE:COL).
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 
 #include <gtest/gtest.h>
 

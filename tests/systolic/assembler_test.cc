@@ -1,10 +1,10 @@
 // The .sasm assembler: syntax (comments, positional and named operands, number forms, local
 // address prefixes, default flags), source locations, and every error with FILE:LINE:COL.
-#include "targets/systolic/assembler.h"
+#include "simulator/isa/assembler.h"
 
 #include <gtest/gtest.h>
 
-#include "targets/systolic/disassembler.h"
+#include "simulator/isa/disassembler.h"
 
 namespace systolic {
 namespace {

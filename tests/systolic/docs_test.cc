@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/isa.h"
-#include "targets/systolic/isa_doc.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/isa.h"
+#include "simulator/isa/isa_doc.h"
 
 namespace systolic {
 namespace {

@@ -1,11 +1,11 @@
 // Binary encoding: three instructions whose 128-bit words were computed by hand from the layout
 // in encoding.h, the .bin header bytes, field-range errors, and every kind of illegal binary
 // input (unknown opcode, reserved bits, illegal symbol values, bad magic/version, truncation).
-#include "targets/systolic/encoding.h"
+#include "simulator/isa/encoding.h"
 
 #include <gtest/gtest.h>
 
-#include "targets/systolic/assembler.h"
+#include "simulator/isa/assembler.h"
 
 namespace systolic {
 namespace {

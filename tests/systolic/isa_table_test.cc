@@ -5,10 +5,10 @@
 
 #include <bit>
 
-#include "targets/systolic/assembler.h"
-#include "targets/systolic/disassembler.h"
-#include "targets/systolic/encoding.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/assembler.h"
+#include "simulator/isa/disassembler.h"
+#include "simulator/isa/encoding.h"
+#include "simulator/isa/isa.h"
 
 namespace systolic {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "compiler/target_description.h"
 #include "compiler/target_pipelines.h"
-#include "targets/systolic/assembler.h"
-#include "targets/systolic/disassembler.h"
+#include "simulator/isa/assembler.h"
+#include "simulator/isa/disassembler.h"
 #include "targets/systolic/lowering/dispatch_order.h"
 #include "targets/systolic/lowering/emit_vector.h"
 #include "targets/systolic/lowering/lowering.h"
@@ -567,7 +567,7 @@ dma.load dram=0x100, local=ub:0x200, row_bytes=16, rows=4, planes=1
 halt
 )",
                              "hoist.sasm");
-  HoistLoads(program);
+  HoistLoads(program, Preset("tpu-v1"));
   std::vector<std::string> order;
   for (const Instruction& inst : program.instructions) {
     std::string text = Disassemble(Program{{inst}, {}});

@@ -1,5 +1,5 @@
 // The "Adding an instruction" checklist (docs/isa.md), exercised for EVERY row of
-// targets/systolic/isa.def. For each instruction the test checks what the checklist requires:
+// simulator/isa/isa.def. For each instruction the test checks what the checklist requires:
 //   step 1  the table row: opcode and mnemonic unique and found by the lookups; what the row
 //           gives for free works: Encode/Decode round trip with every field at 0 and at its
 //           largest legal value, and the disassembled text assembles back to the same instruction
@@ -19,11 +19,11 @@
 #include "simulator/memory.h"
 #include "simulator/sim_liveness.h"
 #include "simulator/simulator.h"
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/assembler.h"
-#include "targets/systolic/disassembler.h"
-#include "targets/systolic/encoding.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/assembler.h"
+#include "simulator/isa/disassembler.h"
+#include "simulator/isa/encoding.h"
+#include "simulator/isa/isa.h"
 #include "tests/test_support.h"
 
 namespace {

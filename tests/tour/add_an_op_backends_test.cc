@@ -23,7 +23,7 @@
 #include "hlo/diagnostic.h"
 #include "hlo/evaluator.h"
 #include "targets/gpu/emulator/gpu_backend.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "targets/systolic/systolic_backend.h"
 #include "tests/test_support.h"
 #include "tests/tour/op_tour_util.h"

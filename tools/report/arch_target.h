@@ -1,6 +1,6 @@
 // The systolic column of the report under `--config PRESET|FILE [--set k=v]...`: a copy of the
 // built-in systolic TargetDescription whose cost-model numbers come from an accelerator
-// ArchConfig (targets/systolic/arch_config.h) instead of the TPU-v1 figures compiled in.
+// ArchConfig (simulator/isa/arch_config.h) instead of the TPU-v1 figures compiled in.
 //
 // What is derived (docs/report.md, "--config"), everything else is the built-in target's:
 //   * dot and convolution are accelerator-native exactly for the MXU types the config lists
@@ -19,7 +19,7 @@
 #pragma once
 
 #include "compiler/target_description.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 
 namespace report {
 

@@ -81,7 +81,7 @@ double HostStepLinkBytes(const hlo::Instruction& inst) {
 // Time of one host fallback on `target`, as PeakRates::host_fallback_link_only says: the systolic
 // simulation charges a host step its operands crossing the host link and its result crossing
 // back, each byte once, plus one host-issued batch, the host's compute free
-// (targets/systolic/lowering/systolic_backend.cc, RunHost; docs/systolic-lowering.md "Host
+// (targets/systolic/systolic_backend.cc, RunHost; docs/systolic-lowering.md "Host
 // fallback"); otherwise the cpu target's roofline plus the bytes there and back.
 double HostFallbackSeconds(const hlo::Instruction& inst, const compiler::InstructionCost& cost,
                            const TargetDescription& target) {

@@ -9,7 +9,7 @@
 #include "hlo/evaluator.h"
 #include "hlo/module_io.h"
 #include "simulator/trace.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "targets/systolic/systolic_backend.h"
 #include "tools/io/compare.h"
 #include "tools/io/inputs.h"

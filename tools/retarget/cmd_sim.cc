@@ -23,9 +23,9 @@
 #include "simulator/sim_stats_json.h"
 #include "simulator/simulator.h"
 #include "simulator/trace.h"
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/assembler.h"
-#include "targets/systolic/encoding.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/assembler.h"
+#include "simulator/isa/encoding.h"
 #include "tools/retarget/run_support.h"
 #include "tools/retarget/sim_memory_io.h"
 

@@ -8,7 +8,7 @@
 #include "targets/cpu/cpu_backend.h"
 #include "targets/gpu/emulator/gpu_backend.h"
 #include "targets/interp/interp_backend.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "targets/systolic/systolic_backend.h"
 #include "tools/retarget/cli.h"
 #include "tools/retarget/cmd_report.h"

@@ -14,7 +14,7 @@
 
 #include <optional>
 
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "tools/report/report.h"
 #include "tools/retarget/cli.h"
 

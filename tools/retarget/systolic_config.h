@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 
 namespace cli {
 

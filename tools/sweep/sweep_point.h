@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "hlo/ir.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "tools/report/report.h"
 
 namespace sweep {

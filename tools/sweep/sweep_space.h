@@ -1,5 +1,5 @@
 // The parameter space of `retarget sweep`: `--set KEY=V1,V2,...` axes over the accelerator's
-// ArchConfig (targets/systolic/arch_config.def), the short aliases of the issue (array=RxC,
+// ArchConfig (simulator/isa/arch_config.def), the short aliases of the issue (array=RxC,
 // dram_gbps, sram_kib, clock_mhz) and the cross product of the axes as numbered points.
 //
 // Guarantees:
@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 
 namespace sweep {
 

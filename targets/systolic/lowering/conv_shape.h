@@ -17,7 +17,7 @@
 #include <string>
 
 #include "hlo/ir.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "targets/systolic/lowering/emit_matmul.h"
 #include "targets/systolic/lowering/program_builder.h"
 

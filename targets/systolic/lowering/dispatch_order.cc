@@ -6,14 +6,10 @@
 #include <vector>
 
 namespace systolic::lowering {
-namespace {
 
-// One less than the 16-deep unit queue: a load may wait in it without stopping the front end.
-constexpr size_t kHoistAhead = 15;
-
-}  // namespace
-
-void HoistLoads(Program& program) {
+void HoistLoads(Program& program, const ArchConfig& config) {
+  // One less than the unit queue's depth: a load may wait in it without stopping the front end.
+  const auto hoist_ahead = static_cast<size_t>(config.queue_depth - 1);
   std::vector<Instruction>& list = program.instructions;
   const bool halts = !list.empty() && list.back().opcode == Opcode::kHalt;
   const size_t body = list.size() - (halts ? 1 : 0);
@@ -29,13 +25,14 @@ void HoistLoads(Program& program) {
   }
   std::vector<Instruction> out;
   out.reserve(list.size());
-  std::array<int64_t, 32> available{};  // signals minus waits placed so far, per semaphore
+  // Signals minus waits placed so far, per semaphore.
+  std::array<int64_t, kSemaphoreCount> available{};
   auto place = [&](const Instruction& inst) {
     if (inst.opcode == Opcode::kSemSignal) {
-      available[inst.get(SemSignalField::sem) % 32] +=
+      available[inst.get(SemSignalField::sem) % kSemaphoreCount] +=
           static_cast<int64_t>(inst.get(SemSignalField::count));
     } else if (inst.opcode == Opcode::kSemWait) {
-      available[inst.get(SemWaitField::sem) % 32] -=
+      available[inst.get(SemWaitField::sem) % kSemaphoreCount] -=
           static_cast<int64_t>(inst.get(SemWaitField::count));
     }
     out.push_back(inst);
@@ -44,14 +41,14 @@ void HoistLoads(Program& program) {
   size_t others_placed = 0;
   auto place_loads = [&] {
     for (; next_load < loads.size(); ++next_load) {
-      // At most kHoistAhead loads from behind the next other instruction: more would fill the
+      // At most hoist_ahead loads from behind the next other instruction: more would fill the
       // load queue, and the front end would wait there, DRAM-paced, instead of dispatching it.
       size_t ahead = 0;
       for (size_t l = next_load; l-- > 0 && others_before[l] > others_placed;) ++ahead;
-      if (others_before[next_load] > others_placed && ahead >= kHoistAhead) return;
+      if (others_before[next_load] > others_placed && ahead >= hoist_ahead) return;
       const Instruction& inst = loads[next_load];
       if (inst.opcode == Opcode::kSemWait &&
-          available[inst.get(SemWaitField::sem) % 32] <
+          available[inst.get(SemWaitField::sem) % kSemaphoreCount] <
               static_cast<int64_t>(inst.get(SemWaitField::count))) {
         return;  // its signal comes later in program order
       }

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "hlo/ir.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "targets/systolic/lowering/scratchpad.h"
 
 namespace systolic::lowering {

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "targets/systolic/lowering/emit_matmul.h"
 #include "targets/systolic/lowering/program_builder.h"
 #include "targets/systolic/lowering/row_program.h"

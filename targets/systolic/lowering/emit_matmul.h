@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "targets/systolic/lowering/program_builder.h"
 #include "targets/systolic/lowering/row_program.h"
 #include "targets/systolic/lowering/tiling.h"

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "targets/systolic/disassembler.h"
+#include "simulator/isa/disassembler.h"
 #include "targets/systolic/lowering/consumer_fusion.h"
 #include "targets/systolic/lowering/emit_conv.h"
 #include "targets/systolic/lowering/emit_conv_chain.h"

@@ -40,8 +40,8 @@
 
 #include "hlo/ir.h"
 #include "hlo/literal.h"
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/isa.h"
 #include "targets/systolic/lowering/dram_plan.h"
 
 namespace systolic::lowering {

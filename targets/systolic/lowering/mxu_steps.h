@@ -19,7 +19,7 @@
 #include <functional>
 #include <vector>
 
-#include "targets/systolic/isa.h"
+#include "simulator/isa/isa.h"
 #include "targets/systolic/lowering/program_builder.h"
 
 namespace systolic::lowering {

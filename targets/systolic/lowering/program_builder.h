@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <map>
 
-#include "targets/systolic/arch_config.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/arch_config.h"
+#include "simulator/isa/isa.h"
 
 namespace systolic::lowering {
 

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "hlo/ir.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/isa.h"
 
 namespace systolic::lowering {
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <set>
 
-#include "simulator/unit_timing.h"
 #include "targets/systolic/lowering/conv_shape.h"
 #include "targets/systolic/lowering/dispatch_order.h"
 #include "targets/systolic/lowering/emit_conv.h"
@@ -178,7 +177,7 @@ std::optional<uint64_t> SegmentBuilder::StashSlot(const Instruction& value) cons
   const double copy_cycles =
       static_cast<double>(rows * ((columns + tile - 1) / tile)) *
       static_cast<double>((tile + config_.vector_lanes - 1) / config_.vector_lanes +
-                          simulator::kVectorPipelineDepth);
+                          config_.vector_pipeline_depth);
   const double dram_cycles = static_cast<double>(bytes) *
                              static_cast<double>(1 + DistinctUsers(value)) /
                              (config_.dram_bandwidth_gbps * 1000 / config_.clock_mhz);
@@ -313,7 +312,7 @@ AcceleratorStep SegmentBuilder::Finish() {
   WaitOpsUpTo(static_cast<int64_t>(ops_.size()) - 1);
   AcceleratorStep step;
   step.program = builder_.Take();
-  HoistLoads(step.program);
+  HoistLoads(step.program, config_);
   step.ops = std::move(ops_);
   step.useful_macs = useful_macs_;
   ops_.clear();

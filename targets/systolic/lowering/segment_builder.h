@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "hlo/ir.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 #include "targets/systolic/lowering/dram_plan.h"
 #include "targets/systolic/lowering/emit_matmul.h"
 #include "targets/systolic/lowering/lowering.h"

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "hlo/ir.h"
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 
 namespace systolic::lowering {
 

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "targets/systolic/isa.h"
+#include "simulator/isa/isa.h"
 
 namespace systolic {
 

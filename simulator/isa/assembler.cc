@@ -1,13 +1,13 @@
 // Parses .sasm text line by line. Operand values are read according to the field's kind in
 // isa.def (numbers, ub:/acc: local addresses, symbol names), and range-checked with the same
 // FieldValueError the encoder uses, so text and binary accept exactly the same instructions.
-#include "targets/systolic/assembler.h"
+#include "simulator/isa/assembler.h"
 
 #include <algorithm>
 #include <charconv>
 #include <memory>
 
-#include "targets/systolic/encoding.h"
+#include "simulator/isa/encoding.h"
 
 namespace systolic {
 namespace {

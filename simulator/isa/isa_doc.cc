@@ -1,9 +1,9 @@
 // Renders isa.def as Markdown tables for docs/isa.md.
-#include "targets/systolic/isa_doc.h"
+#include "simulator/isa/isa_doc.h"
 
 #include <cstdio>
 
-#include "targets/systolic/isa.h"
+#include "simulator/isa/isa.h"
 
 namespace systolic {
 namespace {

@@ -1,7 +1,7 @@
 // Builds the ISA tables of isa.h from isa.def and checks the table's invariants at compile time:
 // unique opcodes and mnemonics, unique field names per instruction, every instruction fits its
 // 128-bit word, and no instruction has more fields than Instruction can hold.
-#include "targets/systolic/isa.h"
+#include "simulator/isa/isa.h"
 
 #include <algorithm>
 
@@ -53,12 +53,12 @@ constexpr FieldInfo kSentinel{"", 0, FieldKind::kImmediate, ""};
   static_assert(k##id##Fields.size() <= kMaxFields, mnemonic " has too many fields");         \
   static_assert(FieldNamesUnique(k##id##Fields), mnemonic " repeats a field name");           \
   static_assert(FieldWidthsValid(k##id##Fields), mnemonic " has a field wider than 64 bits");
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 
 constexpr InstrInfo kInstructions[] = {
 #define ISA_INSTR(id, mnemonic, opcode, unit, summary, ...) \
   {Opcode::k##id, mnemonic, Unit::unit, summary, std::span<const FieldInfo>(k##id##Fields)},
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 
 constexpr bool OpcodesAndMnemonicsUnique() {
@@ -73,23 +73,23 @@ static_assert(OpcodesAndMnemonicsUnique(), "isa.def repeats an opcode or a mnemo
 
 constexpr SymbolInfo kUnits[] = {
 #define ISA_UNIT(id, name, doc) {name, doc},
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 constexpr SymbolInfo kDtypes[] = {
 #define ISA_DTYPE(id, name, bytes, doc) {name, doc},
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 constexpr int kDtypeBytes[] = {
 #define ISA_DTYPE(id, name, bytes, doc) bytes,
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 constexpr SymbolInfo kCompares[] = {
 #define ISA_COMPARE(id, name) {name, ""},
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 constexpr SymbolInfo kDataflows[] = {
 #define ISA_DATAFLOW(id, name, doc) {name, doc},
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 
 struct ConfigRegisterRow {
@@ -99,7 +99,7 @@ struct ConfigRegisterRow {
 };
 constexpr ConfigRegisterRow kConfigRegisters[] = {
 #define ISA_CONFIG_REG(id, name, index, unit, doc) {index, {name, doc}, Unit::unit},
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 
 // The symbol tables must fit the widths of the fields that name them.

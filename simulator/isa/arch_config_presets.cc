@@ -2,7 +2,7 @@
 // (docs/accelerator.md has the full references) or marked "assumed" where the source is silent.
 #include <array>
 
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 
 namespace systolic {
 namespace {
@@ -18,6 +18,18 @@ void SetHorowitzEnergy(ArchConfig& c, double sram_64bit_access_pj) {
   c.energy_ub_pj_per_byte = sram_64bit_access_pj / 8;
   c.energy_acc_pj_per_byte = sram_64bit_access_pj / 8;
   c.energy_dram_pj_per_byte = 1300.0 / 8;  // DRAM: 1.3-2.6 nJ per 64-bit access; low end
+}
+
+// Pipeline and queue depths, assumed alike for every preset (no cited source states them): a
+// 4-stage vector pipeline (operand read, execute, round/pack, write back) with 8 more stages for
+// the iterative transcendentals, 16-deep unit queues like VTA's command queues, and 16
+// outstanding requests per DMA engine, a modest number for engines of this class. The lowering
+// reads the same values for its cost decisions.
+void SetAssumedPipelines(ArchConfig& c) {
+  c.vector_pipeline_depth = 4;
+  c.vector_transcendental_depth = 8;
+  c.queue_depth = 16;
+  c.dma_max_in_flight = 16;
 }
 
 // Jouppi et al., "In-Datacenter Performance Analysis of a Tensor Processing Unit", ISCA 2017.
@@ -43,6 +55,7 @@ ArchConfig TpuV1() {
   c.dram_latency_ns = 100;          // assumed
   c.dram_burst_bytes = 64;          // DDR3 burst of 8 x 64-bit
   c.vector_lanes = 256;             // the activation pipeline takes one 256-wide row per cycle
+  SetAssumedPipelines(c);
   SetHorowitzEnergy(c, 100);        // 1 MB SRAM: 100 pJ per 64-bit access
   return c;
 }
@@ -66,6 +79,7 @@ ArchConfig Gemmini() {
   c.dram_latency_ns = 100;               // assumed
   c.dram_burst_bytes = 64;               // assumed: one cache line
   c.vector_lanes = 16;                   // assumed: one row per cycle
+  SetAssumedPipelines(c);
   SetHorowitzEnergy(c, 20);              // 32 KB SRAM: 20 pJ per 64-bit access (64 KiB banks)
   return c;
 }
@@ -91,6 +105,7 @@ ArchConfig TpuV4Mxu() {
   c.dram_latency_ns = 150;             // assumed
   c.dram_burst_bytes = 64;             // assumed
   c.vector_lanes = 128;                // assumed: one 128-wide row per cycle
+  SetAssumedPipelines(c);
   SetHorowitzEnergy(c, 100);
   c.energy_dram_pj_per_byte = 3.9 * 8;  // HBM2 ~3.9 pJ/bit (O'Connor et al., MICRO 2017)
   return c;

@@ -25,7 +25,7 @@
 #include <string>
 #include <string_view>
 
-#include "targets/systolic/isa.h"
+#include "simulator/isa/isa.h"
 
 namespace systolic {
 

@@ -1,6 +1,6 @@
 // Parses, checks and prints architecture keys. All per-key behaviour comes from the table in
 // arch_config.def (type, range, unit); the presets live in arch_config_presets.cc.
-#include "targets/systolic/arch_config.h"
+#include "simulator/isa/arch_config.h"
 
 #include <charconv>
 #include <cmath>
@@ -20,7 +20,7 @@ constexpr ArchKey kKeys[] = {
    static_cast<double>(max),                             \
    unit,                                                 \
    doc},
-#include "targets/systolic/arch_config.def"
+#include "simulator/isa/arch_config.def"
 };
 
 struct MxuDtypeName {

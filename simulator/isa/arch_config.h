@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "hlo/diagnostic.h"
-#include "targets/systolic/isa.h"
+#include "simulator/isa/isa.h"
 
 namespace systolic {
 
@@ -30,7 +30,7 @@ struct ArchConfig {
 #define ARCH_MEMBER_TYPE_Double double
 #define ARCH_MEMBER_TYPE_Dataflow Dataflow
 #define ARCH_MEMBER_TYPE_Dtypes uint32_t
-#include "targets/systolic/arch_config.def"
+#include "simulator/isa/arch_config.def"
   bool operator==(const ArchConfig&) const = default;
 };
 #undef ARCH_MEMBER_TYPE_String

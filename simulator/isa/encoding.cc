@@ -1,7 +1,7 @@
 // Packs and unpacks instructions per isa.def's field table, and reads/writes the .bin format.
 // The bit layout is derived from the table alone (FieldInfo::lsb), so adding an instruction or a
 // field needs no change here.
-#include "targets/systolic/encoding.h"
+#include "simulator/isa/encoding.h"
 
 #include <cstdio>
 #include <cstring>

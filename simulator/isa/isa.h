@@ -11,6 +11,7 @@
 //    to belong to the instruction family and at run time to match inst.opcode.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -32,29 +33,29 @@ inline constexpr uint64_t kAccumulatorBit = uint64_t{1} << (kLocalAddressBits - 
 
 enum class Unit : uint8_t {
 #define ISA_UNIT(id, name, doc) id,
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 enum class Dtype : uint8_t {
 #define ISA_DTYPE(id, name, bytes, doc) id,
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 enum class CompareDirection : uint8_t {
 #define ISA_COMPARE(id, name) id,
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 enum class Dataflow : uint8_t {
 #define ISA_DATAFLOW(id, name, doc) id,
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 enum class ConfigRegister : uint8_t {
 #define ISA_CONFIG_REG(id, name, index, unit, doc) id = index,
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 
 // Opcode enumerators are k<Id>; their values are the 8-bit opcodes of the table.
 enum class Opcode : uint8_t {
 #define ISA_INSTR(id, mnemonic, opcode, unit, summary, ...) k##id = opcode,
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 };
 
 enum class FieldKind : uint8_t {
@@ -69,6 +70,20 @@ enum class FieldKind : uint8_t {
   kCompare,    // a CompareDirection
   kDataflow,   // a Dataflow
 };
+
+// Counts the table fixes, for arrays indexed by them (the simulator's units and semaphores):
+// a new ISA_UNIT row or a wider `sem` field changes them here and nowhere else.
+inline constexpr size_t kUnitCount = 0
+#define ISA_UNIT(id, name, doc) +1
+#include "simulator/isa/isa.def"
+    ;
+inline constexpr int kSemaphoreFieldBits = std::max({0
+#define ISA_FIELD(name, bits, kind, doc) , (FieldKind::k##kind == FieldKind::kSemaphore ? bits : 0)
+#define ISA_INSTR(id, mnemonic, opcode, unit, summary, ...) __VA_ARGS__
+#include "simulator/isa/isa.def"
+});
+inline constexpr size_t kSemaphoreCount = size_t{1} << kSemaphoreFieldBits;
+static_assert(kSemaphoreFieldBits > 0, "isa.def: no Semaphore field");
 
 struct FieldInfo {
   std::string_view name;
@@ -99,7 +114,7 @@ struct SymbolInfo {
 #define ISA_FIELD(name, bits, kind, doc) name,
 #define ISA_INSTR(id, mnemonic, opcode, unit, summary, ...) \
   enum class id##Field : uint8_t { __VA_ARGS__ };
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 
 // Maps a field-index enum to its opcode (used by Instruction::get to check the family).
 template <class FieldEnum>
@@ -109,7 +124,7 @@ struct FieldEnumOpcode;
   struct FieldEnumOpcode<id##Field> {                       \
     static constexpr Opcode value = Opcode::k##id;          \
   };
-#include "targets/systolic/isa.def"
+#include "simulator/isa/isa.def"
 
 inline constexpr size_t kMaxFields = 12;
 

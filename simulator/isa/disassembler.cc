@@ -1,5 +1,5 @@
 // Formats instructions as canonical .sasm text, driven by the field table of isa.def.
-#include "targets/systolic/disassembler.h"
+#include "simulator/isa/disassembler.h"
 
 #include <cstdio>
 
