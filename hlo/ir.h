@@ -201,7 +201,9 @@ class Module {
   // Computations in definition order; callees are defined before callers once verified.
   const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
   Computation* AddComputation(std::unique_ptr<Computation> computation);
-  void RemoveComputation(Computation* computation);  // must not be called by anyone
+  // Removes (and destroys) a computation no instruction calls any more; clears the entry if it
+  // was the entry. Callers (DCE of unreachable computations, fusion) make sure nothing refers to it.
+  void RemoveComputation(Computation* computation);
   // Like AddComputation, but places the new computation just before `before` (appends when
   // `before` is not in the module), so callees can stay defined before their callers.
   Computation* AddComputationBefore(std::unique_ptr<Computation> computation,

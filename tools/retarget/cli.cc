@@ -138,7 +138,6 @@ std::string Synopsis(const CommandSpec& spec) {
 
 std::string CommandHelp(const CommandSpec& spec) {
   std::string out = "usage: " + Synopsis(spec) + "\n\n" + spec.summary + "\n";
-  if (!spec.available) out += "(not available yet in this build)\n";
   if (!spec.flags.empty()) out += "\noptions:\n";
   for (const FlagSpec& flag : spec.flags) {
     std::string left = "  " + (flag.alias.empty() ? "" : flag.alias + ", ") + flag.name;
@@ -162,11 +161,11 @@ std::string ToolHelp(const std::vector<CommandSpec>& commands) {
   for (const CommandSpec& spec : commands) {
     std::string name = "  " + spec.name;
     name.resize(std::max<size_t>(12, name.size() + 1), ' ');  // long names keep a space
-    out += name + spec.summary + (spec.available ? "" : " (not available yet)") + "\n";
+    out += name + spec.summary + "\n";
   }
   out +=
-      "\ntargets: run: interp (reference interpreter); compile/opt: interp, cpu, gpu, systolic\n"
-      "(optimizer pipeline and ownership analysis; code generation is not available yet)\n"
+      "\ntargets: interp (the reference interpreter), cpu (LLVM, x86-64), gpu (NVPTX for sm_90;\n"
+      "run by host emulation where no GPU is present), systolic (the simulated accelerator)\n"
       "exit status: 0 success, 1 failure or mismatch, 2 usage error\n"
       "Run 'retarget <command> --help' for the options of a command; docs/cli.md has examples.\n";
   return out;
@@ -231,7 +230,7 @@ targets::Backend& FindBackend(const Context& context, const std::string& name) {
   for (const std::string& known : KnownTargets()) {
     if (known == name) {
       throw hlo::Error("target '" + name +
-                       "' is not available yet in this build (available: " + available + ")");
+                       "' is not built into this binary (available: " + available + ")");
     }
   }
   throw UsageError("unknown target '" + name + "' (targets: interp, cpu, gpu, systolic)");

@@ -44,7 +44,6 @@ struct CommandSpec {
   int min_positional = 0;
   int max_positional = 0;  // -1: unbounded
   std::vector<FlagSpec> flags;
-  bool available = true;  // false: listed and documented, but "not available yet"
 };
 
 struct ParsedArgs {
@@ -101,8 +100,6 @@ CommandSpec RunSpec();
 CommandSpec CompareSpec();
 CommandSpec CompileSpec();
 CommandSpec OptSpec();
-// sim, sweep, scalesim: documented, answered with "not available yet".
-std::vector<CommandSpec> UnavailableSpecs();
 
 // The targets of DESIGN.md, whether or not this build registers them.
 inline const std::vector<std::string>& KnownTargets() {

@@ -22,10 +22,7 @@
 #include "tools/retarget/opt_support.h"
 #include "tools/retarget/run_support.h"
 
-// Defined by tools/CMakeLists.txt once the fusion sources are part of retarget_compiler.
-#ifdef RETARGET_HAS_FUSION_EXPLAIN
 #include "compiler/fusion/fusion.h"
-#endif
 
 namespace cli {
 namespace {
@@ -51,13 +48,7 @@ void CheckEmitKind(const std::string& kind, const std::string& target) {
 
 std::string FusionExplanations(const hlo::Module& module,
                                const compiler::TargetDescription& target) {
-#ifdef RETARGET_HAS_FUSION_EXPLAIN
   return compiler::FormatFusionDecisions(compiler::ExplainFusion(module, target));
-#else
-  (void)module;
-  (void)target;
-  return "fusion explanations unavailable (the fusion passes are not in this build)\n";
-#endif
 }
 
 // compiler::ModuleStatsToJson's object (fields in docs/ownership.md) with the CLI's context

@@ -20,7 +20,7 @@ namespace {
 
 struct Command {
   cli::CommandSpec spec;
-  int (*run)(const cli::ParsedArgs&, const cli::Context&);  // nullptr: not available yet
+  int (*run)(const cli::ParsedArgs&, const cli::Context&);
 };
 
 std::vector<Command> Commands() {
@@ -38,8 +38,6 @@ std::vector<Command> Commands() {
       {cli::SweepPointSpec(), cli::RunSweepPoint},  // internal: one point, run by `sweep`
       {cli::SweepMergeSpec(), cli::RunSweepMerge},
   };
-  for (cli::CommandSpec& spec : cli::UnavailableSpecs())
-    commands.push_back({std::move(spec), nullptr});
   return commands;
 }
 
@@ -64,18 +62,6 @@ int Dispatch(const std::vector<std::string>& args, const cli::Context& context) 
   for (const Command& command : commands) {
     if (command.spec.name != name) continue;
     std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (command.run == nullptr) {
-      // Not implemented: its flags are documented but not validated (some repeat, e.g. --set).
-      for (const std::string& arg : rest) {
-        if (arg == "-h" || arg == "--help") {
-          std::cout << cli::CommandHelp(command.spec);
-          return cli::kExitOk;
-        }
-      }
-      std::cerr << "retarget: error: command '" << name
-                << "' is not available yet in this build (see 'retarget --help')\n";
-      return cli::kExitFailure;
-    }
     try {
       cli::ParsedArgs parsed = cli::ParseArgs(command.spec, rest);
       if (parsed.help) {
