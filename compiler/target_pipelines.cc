@@ -3,9 +3,9 @@
 // target except where the TargetDescription says otherwise (fusion passes only for the fusion
 // kinds the target accepts; multi-output fusion only where multi_output_fusion is set).
 //
-// A name the registry does not know (yet) is skipped: the optimizer's passes land one by one,
-// and the pipeline picks each up as soon as its row is added to pass_registry.cc, with no edit
-// here. The passes themselves read everything else they need from the TargetDescription.
+// Every name must be a row of pass_registry.cc: an unknown one is an hlo::Error from MakePass
+// (a renamed or removed pass cannot silently drop out of a pipeline). The passes themselves read
+// everything else they need from the TargetDescription.
 #include "compiler/target_pipelines.h"
 
 #include <string>
@@ -15,13 +15,6 @@
 
 namespace compiler {
 namespace {
-
-bool IsRegistered(const std::string& name) {
-  for (const PassEntry& entry : AllPasses()) {
-    if (entry.name == name) return true;
-  }
-  return false;
-}
 
 std::vector<std::string> PassNamesFor(const TargetDescription& target) {
   std::vector<std::string> names = {
@@ -48,11 +41,7 @@ std::vector<std::string> PassNamesFor(const TargetDescription& target) {
 
 Pipeline MakeTargetPipeline(const TargetDescription& target) {
   Pipeline pipeline(target.name);
-  for (const std::string& name : PassNamesFor(target)) {
-    // Not registered yet: its work item has not landed; see the file comment.
-    if (!IsRegistered(name)) continue;
-    pipeline.Add(MakePass(name, target));
-  }
+  for (const std::string& name : PassNamesFor(target)) pipeline.Add(MakePass(name, target));
   return pipeline;
 }
 
