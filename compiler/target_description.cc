@@ -1,12 +1,9 @@
-// TargetDescription lookups (target_description.h): the opcode rule of one instruction, the four
-// instances by name, and owner names. The instances themselves are in compiler/targets/*.cc.
+// TargetDescription lookups (target_description.h): the opcode rule of one instruction and owner
+// names. The instances live beside their backends (targets/<name>/description.cc).
 //
 // Guarantees: HandlingFor never throws and answers for every opcode/type pair (missing rules
 // fall back to default_handling); `library` is filled exactly when the answer is kLibrary.
-// The instances are built once, on first use, and never change afterwards.
 #include "compiler/target_description.h"
-
-#include "compiler/targets/target_instances.h"
 
 namespace compiler {
 
@@ -47,33 +44,5 @@ OpHandling TargetDescription::HandlingFor(hlo::Opcode op, hlo::PrimitiveType typ
   if (library != nullptr) *library = chosen_library;
   return handling;
 }
-
-// Built on first use (no static initialization order issues; thread-safe since C++11).
-const TargetDescription& InterpTarget() {
-  static const TargetDescription target = targets_internal::MakeInterpTarget();
-  return target;
-}
-const TargetDescription& CpuTarget() {
-  static const TargetDescription target = targets_internal::MakeCpuTarget();
-  return target;
-}
-const TargetDescription& GpuTarget() {
-  static const TargetDescription target = targets_internal::MakeGpuTarget();
-  return target;
-}
-const TargetDescription& SystolicTarget() {
-  static const TargetDescription target = targets_internal::MakeSystolicTarget();
-  return target;
-}
-
-const TargetDescription* FindTarget(std::string_view name) {
-  if (name == "interp") return &InterpTarget();
-  if (name == "cpu") return &CpuTarget();
-  if (name == "gpu") return &GpuTarget();
-  if (name == "systolic") return &SystolicTarget();
-  return nullptr;
-}
-
-std::vector<std::string> TargetNames() { return {"interp", "cpu", "gpu", "systolic"}; }
 
 }  // namespace compiler

@@ -1,8 +1,8 @@
 // TargetDescription: everything the shared optimizer and the analyses may know about a target.
 //
-// Shared passes read these fields; they never test which target they run for. A backend only
-// describes itself here (compiler/targets/*.cc hold the four instances: interp, cpu, gpu,
-// systolic), and the portability report compares targets through the same fields.
+// Shared passes read these fields; they never test which target they run for. Each backend
+// describes itself beside its lowering (targets/<name>/description.{h,cc}; targets/descriptions.h
+// lists the four), and the portability report compares targets through the same fields.
 #pragma once
 
 #include <cstdint>
@@ -110,13 +110,5 @@ struct TargetDescription {
   OpHandling HandlingFor(hlo::Opcode op, hlo::PrimitiveType type, std::string* library) const;
 };
 
-// The four instances. Sources and the reasoning behind each number are in the .cc files.
-const TargetDescription& InterpTarget();
-const TargetDescription& CpuTarget();
-const TargetDescription& GpuTarget();
-const TargetDescription& SystolicTarget();
-// By name ("interp", "cpu", "gpu", "systolic"); nullptr if unknown.
-const TargetDescription* FindTarget(std::string_view name);
-std::vector<std::string> TargetNames();
 
 }  // namespace compiler

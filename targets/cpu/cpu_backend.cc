@@ -16,6 +16,7 @@
 #include "targets/cpu/aot.h"
 #include "targets/cpu/jit.h"
 #include "targets/cpu/thunk_builder.h"
+#include "targets/cpu/description.h"
 
 namespace cpu {
 namespace {
@@ -248,7 +249,7 @@ class CpuBackend final : public targets::Backend {
     auto start = std::chrono::steady_clock::now();
     std::map<std::string, double> counters;
     std::unique_ptr<hlo::Module> module = input.Clone();
-    const compiler::TargetDescription& target = compiler::CpuTarget();
+    const compiler::TargetDescription& target = targets::CpuDescription();
     compiler::MakeTargetPipeline(target).Run(*module);
     counters["compile_ms.optimize"] = MillisecondsSince(start);
 

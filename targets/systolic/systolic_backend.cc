@@ -9,6 +9,7 @@
 #include "compiler/target_pipelines.h"
 #include "simulator/simulator.h"
 #include "targets/systolic/lowering/lowering.h"
+#include "targets/systolic/description.h"
 
 namespace targets {
 namespace {
@@ -183,7 +184,7 @@ class LoweredRunner {
   }
 
   // Operands travel to the host and the result back over the host link; each step also pays
-  // the fixed cost of one host-issued batch (compiler/targets/systolic.cc's figures).
+  // the fixed cost of one host-issued batch (targets/systolic/description.cc's figures).
   void RunHost(const HostStep& step, Executable& executable, simulator::Memories& memories,
                Totals& totals) {
     std::vector<hlo::Literal> operands;
@@ -198,7 +199,7 @@ class LoweredRunner {
     size_t next = 0;
     WriteLeaves(memories.dram, result, step.result, next);
     for (const DramBuffer& leaf : step.result) bytes += static_cast<double>(leaf.bytes());
-    const compiler::PeakRates& peak = compiler::SystolicTarget().peak;
+    const compiler::PeakRates& peak = targets::SystolicDescription().peak;
     totals.host_bytes += bytes;
     totals.host_seconds += bytes / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
   }
@@ -214,7 +215,7 @@ class LoweredRunner {
     double state_bytes = 0;
     for (const DramBuffer& leaf : step.state) state_bytes += static_cast<double>(leaf.bytes());
     const double dram_bytes_per_cycle = config_.dram_bandwidth_gbps * 1e3 / config_.clock_mhz;
-    const compiler::PeakRates& peak = compiler::SystolicTarget().peak;
+    const compiler::PeakRates& peak = targets::SystolicDescription().peak;
     for (int64_t i = 0;; ++i) {
       if (i >= max_iterations) {
         throw hlo::Error("while " + step.instruction + " ran more than " +
@@ -251,7 +252,7 @@ class LoweredRunner {
     hlo::Literal result = branch.Run(std::span<const hlo::Literal>(&input, 1), totals, nullptr);
     next = 0;
     WriteLeaves(memories.dram, result, step.result, next);
-    const compiler::PeakRates& peak = compiler::SystolicTarget().peak;
+    const compiler::PeakRates& peak = targets::SystolicDescription().peak;
     totals.host_seconds += 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
     totals.host_bytes += 1;
     double bytes = 0;
@@ -352,7 +353,7 @@ class SystolicBackend final : public Backend {
   }
   std::unique_ptr<Executable> Compile(const hlo::Module& module) override {
     std::unique_ptr<hlo::Module> optimized = module.Clone();
-    compiler::MakeTargetPipeline(compiler::SystolicTarget()).Run(*optimized);
+    compiler::MakeTargetPipeline(targets::SystolicDescription()).Run(*optimized);
     return std::make_unique<SystolicExecutable>(
         config_, systolic::lowering::Lower(*optimized, config_), host_, trace_);
   }

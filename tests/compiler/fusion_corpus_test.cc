@@ -10,6 +10,7 @@
 #include "compiler/fusion/fusion_builder.h"
 #include "hlo/module_io.h"
 #include "tests/compiler/fusion_test_util.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -75,7 +76,7 @@ class FusionPreservesResults
 
 TEST_P(FusionPreservesResults, OnCorpusModule) {
   const auto& [file, target_name] = GetParam();
-  const compiler::TargetDescription& target = *compiler::FindTarget(target_name);
+  const compiler::TargetDescription& target = *targets::FindDescription(target_name);
   auto before = LoadCorpus(file);
   auto after = before->Clone();
   EXPECT_TRUE(fusion_test::RunPasses(*after, AllFusionPasses(), target));
@@ -105,14 +106,14 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(FusionCorpus, LayerNormAndMhaHaveTheExpectedKernels) {
   // layer norm: one kInput fusion for the whole row group.
   auto ln = LoadCorpus("layer_norm_1x4096x768_bf16.hlo");
-  fusion_test::RunPasses(*ln, AllFusionPasses(), compiler::CpuTarget());
+  fusion_test::RunPasses(*ln, AllFusionPasses(), targets::CpuDescription());
   const auto ln_fusions = fusion_test::Fusions(*ln);
   ASSERT_EQ(ln_fusions.size(), 1u);
   EXPECT_EQ(fusion_test::KindOf(*ln_fusions[0]), hlo::FusionKind::kInput);
   EXPECT_EQ(fusion_test::CountInBody(*ln_fusions[0], Opcode::kReduce), 2);
   // mha: kOutput (QK^T + scale), kInput (softmax), kLoop (K transpose), and the PV dot.
   auto mha = LoadCorpus("mha_block_1x12x128x64_bf16.hlo");
-  fusion_test::RunPasses(*mha, AllFusionPasses(), compiler::GpuTarget());
+  fusion_test::RunPasses(*mha, AllFusionPasses(), targets::GpuDescription());
   int kinds[4] = {0, 0, 0, 0};
   for (const hlo::Instruction* f : fusion_test::Fusions(*mha)) {
     ++kinds[static_cast<int>(fusion_test::KindOf(*f))];
@@ -130,7 +131,7 @@ TEST(FusionCorpus, PrintsCoverage) {
                            "layer_norm_1x4096x768_bf16.hlo",
                            "dlrm_keras_jax_f32_test_step.hlo"}) {
     for (const char* target_name : {"cpu", "gpu", "systolic", "interp"}) {
-      const compiler::TargetDescription& target = *compiler::FindTarget(target_name);
+      const compiler::TargetDescription& target = *targets::FindDescription(target_name);
       auto module = LoadCorpus(file);
       RunPreFusionPasses(*module, target);
       fusion_test::RunPasses(*module, AllFusionPasses(), target);
@@ -153,11 +154,11 @@ TEST(FusionCorpus, PrintsCoverage) {
 
 TEST(FusionCorpus, AllFusionPassesAreFastOnGemma) {
   auto module = LoadCorpus("gemma3_1b_flax_call.hlo");
-  RunPreFusionPasses(*module, compiler::CpuTarget());
+  RunPreFusionPasses(*module, targets::CpuDescription());
   const int64_t instructions = module->instruction_count();
   double total_ms = 0;
   for (const std::string& name : AllFusionPasses()) {
-    auto pass = compiler::MakePass(name, compiler::GpuTarget());  // gpu: all four passes work
+    auto pass = compiler::MakePass(name, targets::GpuDescription());  // gpu: all four passes work
     const auto start = std::chrono::steady_clock::now();
     pass->Run(*module);
     const double ms =

@@ -6,12 +6,9 @@
 #include <limits>
 
 #include "tests/compiler/fusion_test_util.h"
+#include "targets/descriptions.h"
 
 namespace {
-
-using compiler::CpuTarget;
-using compiler::GpuTarget;
-using compiler::InterpTarget;
 using fusion_test::AllFusionPasses;
 using fusion_test::CountInBody;
 using fusion_test::CountTopLevel;
@@ -34,7 +31,7 @@ hlo::Literal F32(std::vector<int64_t> dims, const std::vector<float>& values) {
 void ExpectBitwiseSame(const std::string& text, const std::vector<hlo::Literal>& args) {
   auto before = testing_support::ParseAndVerify(text);
   auto after = before->Clone();
-  fusion_test::RunPasses(*after, fusion_test::AllFusionPasses(), compiler::GpuTarget());
+  fusion_test::RunPasses(*after, fusion_test::AllFusionPasses(), targets::GpuDescription());
   EXPECT_FALSE(fusion_test::Fusions(*after).empty());
   const hlo::Literal expected = hlo::Evaluate(*before, args);
   const hlo::Literal actual = hlo::Evaluate(*after, args);
@@ -53,7 +50,7 @@ TEST(InputFusion, SoftmaxKeepsNanInfAndSignedZeroBitForBit) {
   ExpectBitwiseSame(Softmax(), args);
   // And the values themselves (computed by hand): row 3's entry for -0 is e^0 / sum(e^x).
   auto module = testing_support::ParseAndVerify(Softmax());
-  fusion_test::RunPasses(*module, fusion_test::AllFusionPasses(), compiler::CpuTarget());
+  fusion_test::RunPasses(*module, fusion_test::AllFusionPasses(), targets::CpuDescription());
   const hlo::Literal out = hlo::Evaluate(*module, args);
   double sum = 0;
   for (double v : {0.0, 0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0}) sum += std::exp(v - 3.0);
@@ -94,7 +91,7 @@ ENTRY e {
   args.push_back(std::move(x));
   ExpectBitwiseSame(text, args);
   auto module = testing_support::ParseAndVerify(text);
-  fusion_test::RunPasses(*module, fusion_test::AllFusionPasses(), compiler::CpuTarget());
+  fusion_test::RunPasses(*module, fusion_test::AllFusionPasses(), targets::CpuDescription());
   const hlo::Literal out = hlo::Evaluate(*module, args);
   EXPECT_EQ(out.data<int32_t>()[0], std::numeric_limits<int32_t>::min());  // wraps
   EXPECT_EQ(out.data<int32_t>()[1], 2147483646);

@@ -3,12 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "tests/compiler/fusion_test_util.h"
+#include "targets/descriptions.h"
 
 namespace {
-
-using compiler::CpuTarget;
-using compiler::GpuTarget;
-using compiler::InterpTarget;
 using fusion_test::AllFusionPasses;
 using fusion_test::CountInBody;
 using fusion_test::CountTopLevel;
@@ -36,7 +33,7 @@ ENTRY e {
 )";
 
 TEST(OutputFusion, DotBiasReluIsOneKOutputFusionOnCpuAndGpu) {
-  for (const compiler::TargetDescription* target : {&CpuTarget(), &GpuTarget()}) {
+  for (const compiler::TargetDescription* target : {&targets::CpuDescription(), &targets::GpuDescription()}) {
     SCOPED_TRACE(target->name);
     auto after = FuseAndCheck(kDotBiasRelu, AllFusionPasses(), *target);
     const auto fusions = Fusions(*after);
@@ -55,13 +52,13 @@ TEST(OutputFusion, InterpFormsNoFusionAndReportsNoChange) {
   auto module = testing_support::ParseAndVerify(kDotBiasRelu);
   const std::string before = hlo::PrintModule(*module);
   for (const std::string& name : AllFusionPasses()) {
-    EXPECT_FALSE(compiler::MakePass(name, InterpTarget())->Run(*module)) << name;
+    EXPECT_FALSE(compiler::MakePass(name, targets::InterpDescription())->Run(*module)) << name;
   }
   EXPECT_EQ(hlo::PrintModule(*module), before);
 }
 
 TEST(OutputFusion, EpilogueTheTargetLacksStaysOutside) {
-  compiler::TargetDescription bias_only = CpuTarget();
+  compiler::TargetDescription bias_only = targets::CpuDescription();
   bias_only.contraction_epilogues = {compiler::Epilogue::kBiasAdd};
   auto after = FuseAndCheck(kDotBiasRelu, {"output-fusion"}, bias_only);
   const auto fusions = Fusions(*after);
@@ -83,7 +80,7 @@ ENTRY e {
   ROOT add = f32[2,4] add(d, bb)
 }
 )";
-  auto after = FuseAndCheck(text, {"output-fusion"}, CpuTarget());
+  auto after = FuseAndCheck(text, {"output-fusion"}, targets::CpuDescription());
   EXPECT_TRUE(Fusions(*after).empty());
 }
 
@@ -102,7 +99,7 @@ ENTRY e {
   ROOT scaled = f32[1,5,5,3] multiply(add, twob)
 }
 )";
-  auto after = FuseAndCheck(text, AllFusionPasses(), CpuTarget());
+  auto after = FuseAndCheck(text, AllFusionPasses(), targets::CpuDescription());
   const auto fusions = Fusions(*after);
   ASSERT_EQ(fusions.size(), 1u);
   EXPECT_EQ(KindOf(*fusions[0]), FusionKind::kOutput);
@@ -111,7 +108,7 @@ ENTRY e {
 }
 
 TEST(Fusion, PrintsAsXlaDoesWithCalleesFirst) {
-  auto after = FuseAndCheck(kDotBiasRelu, AllFusionPasses(), CpuTarget());
+  auto after = FuseAndCheck(kDotBiasRelu, AllFusionPasses(), targets::CpuDescription());
   const std::string text = hlo::PrintModule(*after);
   EXPECT_NE(text.find("fusion(a, w, bias), kind=kOutput, calls=fused_computation"),
             std::string::npos)
@@ -123,7 +120,7 @@ TEST(Fusion, PrintsAsXlaDoesWithCalleesFirst) {
 }
 
 TEST(Fusion, ExplainsAMissingEpilogue) {
-  compiler::TargetDescription bias_only = CpuTarget();
+  compiler::TargetDescription bias_only = targets::CpuDescription();
   bias_only.contraction_epilogues = {compiler::Epilogue::kBiasAdd};
   auto after = FuseAndCheck(kDotBiasRelu, AllFusionPasses(), bias_only);
   const auto decisions = compiler::ExplainFusion(*after, bias_only);
@@ -169,17 +166,17 @@ TEST(OutputFusion, GeluJoinsTheContractionOnlyWhereTheTargetHasTheEpilogue) {
   const std::string text = DotBiasGelu();
   ASSERT_FALSE(text.empty());
   auto on_gpu = fusion_test::FuseAndCheck(text, fusion_test::AllFusionPasses(),
-                                          compiler::GpuTarget());
+                                          targets::GpuDescription());
   auto gpu_fusions = fusion_test::Fusions(*on_gpu);
   ASSERT_EQ(gpu_fusions.size(), 1u);
   EXPECT_EQ(fusion_test::KindOf(*gpu_fusions[0]), hlo::FusionKind::kOutput);
   EXPECT_EQ(fusion_test::CountInBody(*gpu_fusions[0], Opcode::kTanh), 1);
 
   auto on_cpu = fusion_test::FuseAndCheck(text, fusion_test::AllFusionPasses(),
-                                          compiler::CpuTarget());
+                                          targets::CpuDescription());
   auto cpu_fusions = fusion_test::Fusions(*on_cpu);
   ASSERT_EQ(cpu_fusions.size(), 2u);  // kOutput (dot + bias) and kLoop (the GELU)
-  const auto decisions = compiler::ExplainFusion(*on_cpu, compiler::CpuTarget());
+  const auto decisions = compiler::ExplainFusion(*on_cpu, targets::CpuDescription());
   ASSERT_EQ(decisions.size(), 1u);
   EXPECT_EQ(decisions[0].reason, "target has no kOutput epilogue for gelu");
 }

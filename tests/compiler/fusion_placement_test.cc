@@ -1,7 +1,7 @@
 // Target-aware fusion: on systolic, host-fallback ops never share a fusion with ops the
 // accelerator runs (compiler/fusion/fusion_placement.h); on cpu the same modules fuse fully.
 // Expected groupings and owner counts are worked out by hand from the systolic op rules
-// (compiler/targets/systolic.cc): cosine, sine and s16 arithmetic run on the host; add,
+// (targets/systolic/description.cc): cosine, sine and s16 arithmetic run on the host; add,
 // multiply, exponential, tanh, round-nearest-even and s32 arithmetic on the vector unit.
 #include <gtest/gtest.h>
 
@@ -11,11 +11,9 @@
 
 #include "compiler/ownership.h"
 #include "tests/compiler/fusion_test_util.h"
+#include "targets/descriptions.h"
 
 namespace {
-
-using compiler::CpuTarget;
-using compiler::SystolicTarget;
 using fusion_test::AllFusionPasses;
 using fusion_test::CountInBody;
 using fusion_test::CountTopLevel;
@@ -50,29 +48,29 @@ std::set<Opcode> BodyOpcodes(const hlo::Instruction& fusion) {
 }
 
 TEST(FusionPlacement, CosineSplitsTheChainOnSystolic) {
-  auto module = FuseAndCheck(kChain, AllFusionPasses(), SystolicTarget());
+  auto module = FuseAndCheck(kChain, AllFusionPasses(), targets::SystolicDescription());
   const auto fusions = Fusions(*module);
   ASSERT_EQ(fusions.size(), 2u);
   EXPECT_EQ(BodyOpcodes(*fusions[0]), (std::set<Opcode>{Opcode::kAdd, Opcode::kMultiply}));
   EXPECT_EQ(BodyOpcodes(*fusions[1]), (std::set<Opcode>{Opcode::kExp, Opcode::kTanh}));
   EXPECT_EQ(CountTopLevel(*module, Opcode::kCos), 1);  // left unfused, alone on the host
   // Only the cosine itself is host fallback; the other four ops stay native.
-  EXPECT_EQ(Owned(*module, SystolicTarget(), compiler::Owner::kHostFallback), 1);
-  EXPECT_EQ(Owned(*module, SystolicTarget(), compiler::Owner::kAcceleratorNative), 4);
+  EXPECT_EQ(Owned(*module, targets::SystolicDescription(), compiler::Owner::kHostFallback), 1);
+  EXPECT_EQ(Owned(*module, targets::SystolicDescription(), compiler::Owner::kAcceleratorNative), 4);
 }
 
 TEST(FusionPlacement, SameChainIsOneFusionOnCpu) {
-  auto module = FuseAndCheck(kChain, AllFusionPasses(), CpuTarget());
+  auto module = FuseAndCheck(kChain, AllFusionPasses(), targets::CpuDescription());
   const auto fusions = Fusions(*module);
   ASSERT_EQ(fusions.size(), 1u);
   EXPECT_EQ(CountInBody(*fusions[0], Opcode::kCos), 1);
   EXPECT_EQ(BodyOpcodes(*fusions[0]).size(), 5u);
-  EXPECT_EQ(Owned(*module, CpuTarget(), compiler::Owner::kGeneratedKernel), 5);
+  EXPECT_EQ(Owned(*module, targets::CpuDescription(), compiler::Owner::kGeneratedKernel), 5);
 }
 
 TEST(FusionPlacement, ExplainNamesBothSides) {
-  auto module = FuseAndCheck(kChain, AllFusionPasses(), SystolicTarget());
-  const auto decisions = compiler::ExplainFusion(*module, SystolicTarget());
+  auto module = FuseAndCheck(kChain, AllFusionPasses(), targets::SystolicDescription());
+  const auto decisions = compiler::ExplainFusion(*module, targets::SystolicDescription());
   ASSERT_EQ(decisions.size(), 2u);  // fusion -> c and c -> fusion.1
   for (const compiler::FusionDecision& d : decisions) {
     EXPECT_EQ(d.reason, "cosine runs on the host on systolic, fusion (kLoop) natively")
@@ -90,14 +88,14 @@ ENTRY main {
   a = s16[32] add(x, x)
   c = s32[32] convert(a)
   ROOT m = s32[32] multiply(c, c)
-})", AllFusionPasses(), SystolicTarget());
+})", AllFusionPasses(), targets::SystolicDescription());
   const auto fusions = Fusions(*module);
   ASSERT_EQ(fusions.size(), 1u);
   EXPECT_EQ(BodyOpcodes(*fusions[0]), (std::set<Opcode>{Opcode::kAdd, Opcode::kConvert}));
   EXPECT_EQ(CountTopLevel(*module, Opcode::kMultiply), 1);
-  EXPECT_EQ(Owned(*module, SystolicTarget(), compiler::Owner::kHostFallback), 2);
-  EXPECT_EQ(Owned(*module, SystolicTarget(), compiler::Owner::kAcceleratorNative), 1);
-  const auto decisions = compiler::ExplainFusion(*module, SystolicTarget());
+  EXPECT_EQ(Owned(*module, targets::SystolicDescription(), compiler::Owner::kHostFallback), 2);
+  EXPECT_EQ(Owned(*module, targets::SystolicDescription(), compiler::Owner::kAcceleratorNative), 1);
+  const auto decisions = compiler::ExplainFusion(*module, targets::SystolicDescription());
   ASSERT_EQ(decisions.size(), 1u);
   EXPECT_EQ(decisions[0].reason, "fusion (kLoop) runs on the host on systolic, multiply natively");
 }
@@ -116,7 +114,7 @@ ENTRY main {
   hi = f32[] constant(127)
   c = f32[4,8] clamp(lo, r, hi)
   ROOT o = s8[4,8] convert(c)
-})", AllFusionPasses(), SystolicTarget());
+})", AllFusionPasses(), targets::SystolicDescription());
   const auto fusions = Fusions(*module);
   ASSERT_EQ(fusions.size(), 1u);
   EXPECT_EQ(CountInBody(*fusions[0], Opcode::kRoundNearestEven), 1);
@@ -127,7 +125,7 @@ ENTRY main {
 // Multi-output fusion (enabled here on a copy of systolic) never merges a host sibling with a
 // device sibling: both read x, iterate over the same shape, and would otherwise merge.
 TEST(FusionPlacement, MultiOutputKeepsSidesApart) {
-  compiler::TargetDescription target = SystolicTarget();
+  compiler::TargetDescription target = targets::SystolicDescription();
   target.multi_output_fusion = true;
   const std::string text = R"(HloModule mo
 ENTRY main {
@@ -144,7 +142,7 @@ ENTRY main {
     EXPECT_TRUE(fusion->shape().IsArray()) << "merged into a tuple-rooted fusion";
   }
   // On cpu with the same setting the two siblings do merge.
-  compiler::TargetDescription cpu = CpuTarget();
+  compiler::TargetDescription cpu = targets::CpuDescription();
   cpu.multi_output_fusion = true;
   auto merged = FuseAndCheck(text, AllFusionPasses(), cpu);
   ASSERT_EQ(Fusions(*merged).size(), 1u);

@@ -5,12 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "tests/compiler/fusion_test_util.h"
+#include "targets/descriptions.h"
 
 namespace {
-
-using compiler::CpuTarget;
-using compiler::GpuTarget;
-using compiler::InterpTarget;
 using fusion_test::AllFusionPasses;
 using fusion_test::CountInBody;
 using fusion_test::CountTopLevel;
@@ -53,7 +50,7 @@ ENTRY e {
 }
 
 TEST(InputFusion, SoftmaxRowBecomesOneKInputFusion) {
-  auto after = FuseAndCheck(Softmax(), AllFusionPasses(), CpuTarget());
+  auto after = FuseAndCheck(Softmax(), AllFusionPasses(), targets::CpuDescription());
   const auto fusions = Fusions(*after);
   ASSERT_EQ(fusions.size(), 1u);
   const hlo::Instruction& f = *fusions[0];
@@ -67,7 +64,7 @@ TEST(InputFusion, SoftmaxRowBecomesOneKInputFusion) {
 }
 
 TEST(InputFusion, LayerNormRowBecomesOneKInputFusion) {
-  auto after = FuseAndCheck(LayerNorm(), AllFusionPasses(), CpuTarget());
+  auto after = FuseAndCheck(LayerNorm(), AllFusionPasses(), targets::CpuDescription());
   const auto fusions = Fusions(*after);
   ASSERT_EQ(fusions.size(), 1u);
   EXPECT_EQ(KindOf(*fusions[0]), FusionKind::kInput);
@@ -91,7 +88,7 @@ ENTRY e {
   ROOT cs = f32[8] reduce(d, zero), dimensions={0}, to_apply=add_r
 }
 )";
-  auto after = FuseAndCheck(text, AllFusionPasses(), CpuTarget());
+  auto after = FuseAndCheck(text, AllFusionPasses(), targets::CpuDescription());
   const auto fusions = Fusions(*after);
   ASSERT_EQ(fusions.size(), 2u);
   for (const hlo::Instruction* f : fusions) {
@@ -115,7 +112,7 @@ ENTRY e {
 
 TEST(LoopFusion, DuplicatesACheapProducerWithinTheBudget) {
   // Work: m, a, s = 3 x 16 = 48; factor 1.5 allows 24 more, enough to compute m twice.
-  auto after = FuseAndCheck(kSharedMultiply, {"loop-fusion"}, CpuTarget());
+  auto after = FuseAndCheck(kSharedMultiply, {"loop-fusion"}, targets::CpuDescription());
   const auto fusions = Fusions(*after);
   ASSERT_EQ(fusions.size(), 2u);
   for (const hlo::Instruction* f : fusions) EXPECT_EQ(CountInBody(*f, Opcode::kMultiply), 1);
@@ -123,7 +120,7 @@ TEST(LoopFusion, DuplicatesACheapProducerWithinTheBudget) {
 }
 
 TEST(LoopFusion, DuplicationFactorOneRecomputesNothing) {
-  compiler::TargetDescription no_recompute = CpuTarget();
+  compiler::TargetDescription no_recompute = targets::CpuDescription();
   no_recompute.max_duplication_factor = 1.0;
   auto after = FuseAndCheck(kSharedMultiply, {"loop-fusion"}, no_recompute);
   EXPECT_TRUE(Fusions(*after).empty());
@@ -137,7 +134,7 @@ TEST(LoopFusion, DuplicationFactorOneRecomputesNothing) {
 TEST(LoopFusion, NeverDuplicatesAnExpensiveProducer) {
   std::string text = kSharedMultiply;
   text.replace(text.find("multiply(x, y)"), 14, "exponential(x)");
-  compiler::TargetDescription generous = CpuTarget();
+  compiler::TargetDescription generous = targets::CpuDescription();
   generous.max_duplication_factor = 100.0;
   auto after = FuseAndCheck(text, {"loop-fusion"}, generous);
   EXPECT_EQ(CountTopLevel(*after, Opcode::kExp), 1);
@@ -154,7 +151,7 @@ TEST(LoopFusion, RespectsTheFusionSizeLimit) {
             " = f32[8] negate(n" + std::to_string(i - 1) + ")\n";
   }
   text += "}\n";
-  compiler::TargetDescription small = CpuTarget();
+  compiler::TargetDescription small = targets::CpuDescription();
   small.max_fusion_instructions = 4;
   auto after = FuseAndCheck(text, {"loop-fusion"}, small);
   const auto fusions = Fusions(*after);
@@ -181,7 +178,7 @@ ENTRY e {
   ROOT p = f32[26] pad(c, z), padding=1_1
 }
 )";
-  auto after = FuseAndCheck(text, AllFusionPasses(), CpuTarget());
+  auto after = FuseAndCheck(text, AllFusionPasses(), targets::CpuDescription());
   const auto fusions = Fusions(*after);
   ASSERT_EQ(fusions.size(), 1u);
   EXPECT_EQ(KindOf(*fusions[0]), FusionKind::kLoop);
@@ -201,11 +198,11 @@ TEST(LoopFusion, MergesExistingLoopFusions) {
   text += "}\n";
   auto before = testing_support::ParseAndVerify(text);
   auto after = before->Clone();
-  compiler::TargetDescription small = compiler::CpuTarget();
+  compiler::TargetDescription small = targets::CpuDescription();
   small.max_fusion_instructions = 4;
   compiler::LoopFusion(small).Run(*after);
   ASSERT_EQ(fusion_test::Fusions(*after).size(), 2u);
-  EXPECT_TRUE(compiler::LoopFusion(compiler::CpuTarget()).Run(*after));
+  EXPECT_TRUE(compiler::LoopFusion(targets::CpuDescription()).Run(*after));
   hlo::Verify(*after);
   const auto fusions = fusion_test::Fusions(*after);
   ASSERT_EQ(fusions.size(), 1u);
@@ -227,14 +224,14 @@ ENTRY e {
   ROOT t = (f32[16], f32[16]) tuple(a2, s2)
 }
 )";
-  auto on_gpu = FuseAndCheck(text, AllFusionPasses(), GpuTarget());
+  auto on_gpu = FuseAndCheck(text, AllFusionPasses(), targets::GpuDescription());
   const auto fusions = Fusions(*on_gpu);
   ASSERT_EQ(fusions.size(), 1u);
   EXPECT_TRUE(fusions[0]->shape().IsTuple());
   EXPECT_EQ(fusions[0]->operand_count(), 2);
   EXPECT_EQ(CountTopLevel(*on_gpu, Opcode::kGetTupleElement), 2);
   // The cpu target has no multi-output fusion: two loop fusions.
-  auto on_cpu = FuseAndCheck(text, AllFusionPasses(), CpuTarget());
+  auto on_cpu = FuseAndCheck(text, AllFusionPasses(), targets::CpuDescription());
   EXPECT_EQ(Fusions(*on_cpu).size(), 2u);
 }
 
@@ -249,9 +246,9 @@ ENTRY e {
 }
 )";
   auto module = testing_support::ParseAndVerify(text);
-  fusion_test::RunPasses(*module, AllFusionPasses(), CpuTarget());
+  fusion_test::RunPasses(*module, AllFusionPasses(), targets::CpuDescription());
   EXPECT_TRUE(Fusions(*module).empty());
-  const auto decisions = compiler::ExplainFusion(*module, CpuTarget());
+  const auto decisions = compiler::ExplainFusion(*module, targets::CpuDescription());
   ASSERT_EQ(decisions.size(), 2u);
   EXPECT_EQ(decisions[0].reason, "consumer is a custom-call");
   EXPECT_EQ(decisions[1].reason, "producer is a custom-call");
@@ -273,7 +270,7 @@ ENTRY e {
   ROOT r = f32[8] abs(f)
 }
 )";
-  auto after = FuseAndCheck(text, AllFusionPasses(), GpuTarget());
+  auto after = FuseAndCheck(text, AllFusionPasses(), targets::GpuDescription());
   EXPECT_EQ(Fusions(*after).size(), 1u);  // only the kCustom one
   EXPECT_EQ(CountTopLevel(*after, Opcode::kExp), 1);
   EXPECT_EQ(CountTopLevel(*after, Opcode::kAbs), 1);
@@ -290,7 +287,7 @@ ENTRY e {
 }
 )";
   auto after = fusion_test::FuseAndCheck(text, fusion_test::AllFusionPasses(),
-                                         compiler::CpuTarget());
+                                         targets::CpuDescription());
   ASSERT_NE(after->entry()->root(), nullptr);
   EXPECT_EQ(after->entry()->root()->name(), "a");
 }
@@ -324,7 +321,7 @@ ENTRY e {
 }
 )";
   auto after = fusion_test::FuseAndCheck(text, fusion_test::AllFusionPasses(),
-                                         compiler::GpuTarget());
+                                         targets::GpuDescription());
   const hlo::Computation* body = after->FindComputation("body");
   ASSERT_NE(body, nullptr);
   int fusions = 0;
@@ -339,10 +336,10 @@ ENTRY e {
 
 TEST(Fusion, RegistryNamesTheFourPassesAndRejectsMisspellings) {
   for (const std::string& name : AllFusionPasses()) {
-    EXPECT_EQ(compiler::MakePass(name, CpuTarget())->name(), name);
+    EXPECT_EQ(compiler::MakePass(name, targets::CpuDescription())->name(), name);
   }
   try {
-    compiler::MakePass("loop-fusions", CpuTarget());
+    compiler::MakePass("loop-fusions", targets::CpuDescription());
     FAIL() << "expected an error";
   } catch (const hlo::Error& e) {
     EXPECT_NE(e.message().find("unknown pass 'loop-fusions'"), std::string::npos) << e.message();
@@ -354,7 +351,7 @@ TEST(Fusion, RegistryNamesTheFourPassesAndRejectsMisspellings) {
 
 TEST(Fusion, ExplainOfAModuleWithoutEntryIsEmpty) {
   hlo::Module empty("empty");
-  EXPECT_TRUE(compiler::ExplainFusion(empty, CpuTarget()).empty());
+  EXPECT_TRUE(compiler::ExplainFusion(empty, targets::CpuDescription()).empty());
   EXPECT_EQ(compiler::FormatFusionDecisions({}), "");
 }
 

@@ -17,6 +17,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "tests/test_support.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -314,10 +315,10 @@ TEST(TargetDescription, HandlingForAppliesTypesOtherwiseAndDefault) {
 }
 
 TEST(TargetDescription, FindTargetAndNames) {
-  EXPECT_EQ(compiler::TargetNames(),
+  EXPECT_EQ(targets::DescriptionNames(),
             (std::vector<std::string>{"interp", "cpu", "gpu", "systolic"}));
-  for (const std::string& name : compiler::TargetNames()) {
-    const compiler::TargetDescription* t = compiler::FindTarget(name);
+  for (const std::string& name : targets::DescriptionNames()) {
+    const compiler::TargetDescription* t = targets::FindDescription(name);
     ASSERT_NE(t, nullptr) << name;
     EXPECT_EQ(t->name, name);
     EXPECT_FALSE(t->supports_collectives) << name;  // single device everywhere
@@ -327,13 +328,13 @@ TEST(TargetDescription, FindTargetAndNames) {
     EXPECT_GT(t->peak.memory_bytes_per_second, 0) << name;
     EXPECT_GT(t->peak.host_link_bytes_per_second, 0) << name;
   }
-  EXPECT_EQ(compiler::FindTarget("tpu"), nullptr);
-  EXPECT_EQ(compiler::FindTarget(""), nullptr);
-  EXPECT_EQ(&compiler::CpuTarget(), compiler::FindTarget("cpu"));  // one instance per process
+  EXPECT_EQ(targets::FindDescription("tpu"), nullptr);
+  EXPECT_EQ(targets::FindDescription(""), nullptr);
+  EXPECT_EQ(&targets::CpuDescription(), targets::FindDescription("cpu"));  // one instance per process
 }
 
 TEST(TargetDescription, InterpGeneratesEverythingAndFusesNothing) {
-  const auto& t = compiler::InterpTarget();
+  const auto& t = targets::InterpDescription();
   EXPECT_TRUE(t.fusion_kinds.empty());
   EXPECT_TRUE(t.contraction_epilogues.empty());
   for (Opcode op : {Opcode::kDot, Opcode::kConvolution, Opcode::kGather, Opcode::kSort}) {
@@ -342,7 +343,7 @@ TEST(TargetDescription, InterpGeneratesEverythingAndFusesNothing) {
 }
 
 TEST(TargetDescription, CpuUsesItsGemmForFloatContractions) {
-  const auto& t = compiler::CpuTarget();
+  const auto& t = targets::CpuDescription();
   std::string library;
   EXPECT_EQ(Handling(t, Opcode::kDot, PrimitiveType::kF32, &library), OpHandling::kLibrary);
   EXPECT_EQ(library, "retarget-sgemm");
@@ -361,7 +362,7 @@ TEST(TargetDescription, CpuUsesItsGemmForFloatContractions) {
 }
 
 TEST(TargetDescription, GpuMapsToNvidiaLibraries) {
-  const auto& t = compiler::GpuTarget();
+  const auto& t = targets::GpuDescription();
   std::string library;
   EXPECT_EQ(Handling(t, Opcode::kDot, PrimitiveType::kBF16, &library), OpHandling::kLibrary);
   EXPECT_EQ(library, "cuBLASLt");
@@ -380,7 +381,7 @@ TEST(TargetDescription, GpuMapsToNvidiaLibraries) {
 }
 
 TEST(TargetDescription, SystolicRunsContractionsNativelyAndFallsBackForTheRest) {
-  const auto& t = compiler::SystolicTarget();
+  const auto& t = targets::SystolicDescription();
   for (PrimitiveType type : {PrimitiveType::kS8, PrimitiveType::kBF16, PrimitiveType::kF32}) {
     EXPECT_EQ(Handling(t, Opcode::kDot, type), OpHandling::kNative);
     EXPECT_EQ(Handling(t, Opcode::kConvolution, type), OpHandling::kNative);
@@ -431,8 +432,8 @@ ptrdiff_t IndexOf(const std::vector<std::string>& names, const std::string& name
 }
 
 TEST(TargetPipelines, AssembledFromRegisteredPassesPerTarget) {
-  for (const std::string& target_name : compiler::TargetNames()) {
-    const compiler::TargetDescription& target = *compiler::FindTarget(target_name);
+  for (const std::string& target_name : targets::DescriptionNames()) {
+    const compiler::TargetDescription& target = *targets::FindDescription(target_name);
     compiler::Pipeline pipeline = compiler::MakeTargetPipeline(target);
     EXPECT_EQ(pipeline.name(), target_name);
     std::vector<std::string> names = PassNames(pipeline);

@@ -13,6 +13,7 @@
 #include "hlo/evaluator.h"
 #include "hlo/module_io.h"
 #include "tests/compiler/passes_test_util.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -35,7 +36,7 @@ ENTRY e {
   a = f32[2,3]{0,1} add(p, q)
   ROOT n = f32[2,3]{0,1} negate(a)
 })");
-  compiler::LayoutAssignment pass(compiler::CpuTarget());
+  compiler::LayoutAssignment pass(targets::CpuDescription());
   auto out = RunAndCheck(pass, *m, /*expect_changed=*/true);
   // p keeps its layout, add reads a row-major copy of it; the root's column-major layout is
   // restored by a final copy of the row-major negate.
@@ -60,7 +61,7 @@ ENTRY e {
   b = f32[4,2] negate(p)
   ROOT s = f32[4,2] add(a, b)
 })");
-  compiler::LayoutAssignment pass(compiler::GpuTarget());
+  compiler::LayoutAssignment pass(targets::GpuDescription());
   auto out = RunAndCheck(pass, *m, true);
   EXPECT_EQ(CountOpcode(*out, hlo::Opcode::kCopy), 1);
   EXPECT_EQ(out->entry()->FindInstruction("a")->operand(0)->name(), "p.copy");
@@ -77,7 +78,7 @@ ENTRY e {
   t = f32[2,3]{0,1} negate(p)
   ROOT b = f32[3,2]{1,0} bitcast(t)
 })");
-  compiler::LayoutAssignment pass(compiler::CpuTarget());
+  compiler::LayoutAssignment pass(targets::CpuDescription());
   auto out = RunAndCheck(pass, *m, true);
   EXPECT_EQ(Layout(*out, "t"), "f32[2,3]{1,0}");
   const hlo::Instruction* bitcast = out->entry()->root();
@@ -103,7 +104,7 @@ ENTRY e {
   c = s32[5] iota(), iota_dimension=0
   ROOT t = (f32[2,3]{0,1}, s32[5]) tuple(a, c)
 })");
-  compiler::LayoutAssignment pass(compiler::SystolicTarget());
+  compiler::LayoutAssignment pass(targets::SystolicDescription());
   auto out = RunAndCheck(pass, *m, true);
   EXPECT_EQ(Layout(*out, "a"), "f32[2,3]{1,0}");
   EXPECT_EQ(Layout(*out, "t"), "(f32[2,3]{0,1}, s32[5]{0})");
@@ -137,7 +138,7 @@ ENTRY e {
   w = (s32[], f32[2,3]{0,1}) while(init), condition=cond, body=body
   ROOT out = f32[2,3]{0,1} get-tuple-element(w), index=1
 })");
-  compiler::LayoutAssignment pass(compiler::CpuTarget());
+  compiler::LayoutAssignment pass(targets::CpuDescription());
   auto out = RunAndCheck(pass, *m, true);
   const hlo::Instruction* w = out->entry()->FindInstruction("w");
   ASSERT_NE(w, nullptr);
@@ -159,7 +160,7 @@ ENTRY e {
   q = f32[3,2]{1,0} transpose(p), dimensions={1,0}
   ROOT d = f32[2,2] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })");
-  compiler::LayoutAssignment pass(compiler::CpuTarget());
+  compiler::LayoutAssignment pass(targets::CpuDescription());
   auto out = RunAndCheck(pass, *m, /*expect_changed=*/false);
   // Layouts are explicit now even though nothing printable changed.
   for (const auto& inst : out->entry()->instructions()) {
@@ -168,7 +169,7 @@ ENTRY e {
 }
 
 TEST(LayoutAssignment, KeepsLayoutsWhenTheTargetHasNoPreference) {
-  compiler::TargetDescription target = compiler::CpuTarget();
+  compiler::TargetDescription target = targets::CpuDescription();
   target.prefers_row_major = false;
   auto m = Parse(R"(
 HloModule m
@@ -188,7 +189,7 @@ class LayoutAssignmentCorpus : public ::testing::TestWithParam<std::string> {};
 TEST_P(LayoutAssignmentCorpus, PreservesResults) {
   hlo::LoadedModule loaded = hlo::LoadModule(testing_support::CorpusPath(GetParam()));
   const hlo::Module& module = *loaded.module;
-  compiler::LayoutAssignment pass(compiler::CpuTarget());
+  compiler::LayoutAssignment pass(targets::CpuDescription());
   std::unique_ptr<hlo::Module> copy = module.Clone();
   const bool changed = pass.Run(*copy);
   auto out = RunAndCheck(pass, module, changed);
@@ -222,7 +223,7 @@ TEST(LayoutAssignment, VerifiesAndIsFastOnEveryCorpusModule) {
   for (const std::string& file : testing_support::CorpusFiles()) {
     SCOPED_TRACE(file);
     auto module = hlo::LoadModule(testing_support::CorpusPath(file)).module;
-    compiler::LayoutAssignment pass(compiler::CpuTarget());
+    compiler::LayoutAssignment pass(targets::CpuDescription());
     const auto start = std::chrono::steady_clock::now();
     pass.Run(*module);
     const double ms =
@@ -241,7 +242,7 @@ TEST(LayoutAssignment, FullCpuPipelinePreservesResults) {
     SCOPED_TRACE(file);
     auto module = hlo::LoadModule(testing_support::CorpusPath(file)).module;
     auto optimized = module->Clone();
-    compiler::MakeTargetPipeline(compiler::CpuTarget()).Run(*optimized);
+    compiler::MakeTargetPipeline(targets::CpuDescription()).Run(*optimized);
     EXPECT_NO_THROW(hlo::Verify(*optimized));
     std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*module, 7);
     io::CompareResult cmp =

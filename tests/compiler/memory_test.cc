@@ -18,6 +18,7 @@
 #include "compiler/target_pipelines.h"
 #include "hlo/module_io.h"
 #include "tests/test_support.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -246,7 +247,7 @@ ENTRY e {
   e = f32[1024] tanh(d)
   ROOT f = f32[1024] abs(e)
 })");
-  BufferAssignment a = AssignBuffers(*m, compiler::CpuTarget());
+  BufferAssignment a = AssignBuffers(*m, targets::CpuDescription());
   ExpectNoOverlap(a);
   // Parameter (caller-owned) + one temporary written in place six times: 2 buffers, not 7.
   EXPECT_EQ(a.peak_bytes(), 2 * 4096) << a.ToString();
@@ -274,7 +275,7 @@ ENTRY e {
   h = bf16[1024] convert(b)
   ROOT t = (f32[1024], bf16[1024]) tuple(a, h)
 })");
-  BufferAssignment a = AssignBuffers(*m, compiler::CpuTarget());
+  BufferAssignment a = AssignBuffers(*m, targets::CpuDescription());
   ExpectNoOverlap(a);
   for (const LogicalBuffer& buffer : a.buffers()) EXPECT_EQ(buffer.shares_with, -1);
   // a (live-out) and b are live together when b is made; h (2 KiB, live-out) needs its own
@@ -294,7 +295,7 @@ ENTRY e {
   g = f32[4,4] get-tuple-element(t), index=1
   ROOT n = f32[4,4] negate(g)
 })");
-  BufferAssignment a = AssignBuffers(*m, compiler::CpuTarget());
+  BufferAssignment a = AssignBuffers(*m, targets::CpuDescription());
   std::set<std::string> owners;
   for (const LogicalBuffer& buffer : a.buffers()) owners.insert(buffer.instruction->name());
   EXPECT_EQ(owners, (std::set<std::string>{"p", "a", "n"}));
@@ -330,7 +331,7 @@ ENTRY e {
   w = (s32[], f32[256]) while(init), condition=cond, body=body
   ROOT out = f32[256] get-tuple-element(w), index=1
 })");
-  BufferAssignment a = AssignBuffers(*m, compiler::CpuTarget());
+  BufferAssignment a = AssignBuffers(*m, targets::CpuDescription());
   // The body's own peak includes its 16 KiB broadcast; the caller adds it on top.
   EXPECT_GE(a.nested_peak_bytes(), 16384);
   EXPECT_GE(a.peak_bytes(), a.parameter_bytes() + a.constant_bytes() + a.nested_peak_bytes());
@@ -340,7 +341,7 @@ ENTRY e {
 TEST(BufferAssignment, ModuleWithoutEntryIsAnError) {
   hlo::Module empty("empty");
   try {
-    AssignBuffers(empty, compiler::CpuTarget());
+    AssignBuffers(empty, targets::CpuDescription());
     FAIL() << "expected hlo::Error";
   } catch (const hlo::Error& e) {
     EXPECT_NE(e.message().find("has no entry computation"), std::string::npos) << e.message();
@@ -353,7 +354,7 @@ TEST(BufferAssignment, NoOverlapOnSmallCorpusModules) {
                            "dynamic_slice_loop_1x2048x768_bf16.hlo"}) {
     SCOPED_TRACE(file);
     auto m = LoadCorpus(file);
-    BufferAssignment a = AssignBuffers(*m, compiler::GpuTarget());
+    BufferAssignment a = AssignBuffers(*m, targets::GpuDescription());
     ExpectNoOverlap(a);
     // Offsets honour the target's 256-byte alignment.
     for (const LogicalBuffer& buffer : a.buffers()) {
@@ -369,7 +370,7 @@ TEST(BufferAssignment, PlausiblePeaksForModels) {
   for (const char* file : {"mha_block_1x12x128x64_bf16.hlo", "layer_norm_1x4096x768_bf16.hlo",
                            "resnet50_keras_jax_f32.hlo"}) {
     auto m = LoadCorpus(file);
-    BufferAssignment a = AssignBuffers(*m, compiler::CpuTarget());
+    BufferAssignment a = AssignBuffers(*m, targets::CpuDescription());
     const int64_t live = LargestLiveSet(a);
     std::printf("%-36s peak %12lld B (params %lld, constants %lld, temp %lld, max live %lld)\n",
                 file, static_cast<long long>(a.peak_bytes()),
@@ -388,10 +389,10 @@ TEST(BufferAssignment, PlausiblePeaksForModels) {
 TEST(BufferAssignment, ConsistentAfterTargetPipelines) {
   for (const char* file : {"mha_block_1x12x128x64_bf16.hlo", "layer_norm_1x4096x768_bf16.hlo"}) {
     auto module = LoadCorpus(file);
-    const int64_t unfused = AssignBuffers(*module, compiler::CpuTarget()).peak_bytes();
+    const int64_t unfused = AssignBuffers(*module, targets::CpuDescription()).peak_bytes();
     for (const char* target_name : {"cpu", "gpu", "systolic"}) {
       SCOPED_TRACE(std::string(file) + " on " + target_name);
-      const compiler::TargetDescription& target = *compiler::FindTarget(target_name);
+      const compiler::TargetDescription& target = *targets::FindDescription(target_name);
       auto optimized = module->Clone();
       compiler::MakeTargetPipeline(target).Run(*optimized);
       BufferAssignment a = AssignBuffers(*optimized, target);
@@ -406,7 +407,7 @@ TEST(BufferAssignment, ConsistentAfterTargetPipelines) {
 TEST(BufferAssignment, Gemma3UnderTwoHundredMilliseconds) {
   auto m = LoadCorpus("gemma3_1b_flax_call.hlo");
   const auto start = std::chrono::steady_clock::now();
-  BufferAssignment a = AssignBuffers(*m, compiler::CpuTarget());
+  BufferAssignment a = AssignBuffers(*m, targets::CpuDescription());
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::printf("gemma3_1b_flax_call: %zu buffers, peak %lld B, %.1f ms\n", a.buffers().size(),

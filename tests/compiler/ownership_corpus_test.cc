@@ -16,6 +16,7 @@
 #include "compiler/target_pipelines.h"
 #include "hlo/module_io.h"
 #include "tests/test_support.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -128,10 +129,10 @@ std::unique_ptr<hlo::Module> LoadCorpus(const std::string& file) {
 TEST(OwnershipCorpusTest, EveryInstructionOwnedOnceOnEveryTarget) {
   for (const std::string& file : testing_support::CorpusFiles()) {
     auto module = LoadCorpus(file);
-    for (const std::string& name : compiler::TargetNames()) {
+    for (const std::string& name : targets::DescriptionNames()) {
       SCOPED_TRACE(file + " on " + name);
       const auto start = std::chrono::steady_clock::now();
-      ModuleStats stats = AnalyzeOwnership(*module, *compiler::FindTarget(name));
+      ModuleStats stats = AnalyzeOwnership(*module, *targets::FindDescription(name));
       const double ms = std::chrono::duration<double, std::milli>(
                             std::chrono::steady_clock::now() - start).count();
       // ~10 ms for gemma3's 10k instructions; a quadratic walk would take seconds.
@@ -147,8 +148,8 @@ TEST(OwnershipCorpusTest, KnownFactsOfCorpusModules) {
   // the TransformerEngine library on gpu (its registry, issue 8) and unsupported on every other
   // target; it also holds collectives.
   auto llama = LoadCorpus("hlo_llama3_8b_cp_bf16_1x4.hlo");
-  for (const std::string& name : compiler::TargetNames()) {
-    ModuleStats stats = AnalyzeOwnership(*llama, *compiler::FindTarget(name));
+  for (const std::string& name : targets::DescriptionNames()) {
+    ModuleStats stats = AnalyzeOwnership(*llama, *targets::FindDescription(name));
     int64_t forward = 0, backward = 0;
     for (const auto& entry : stats.entries) {
       if (entry.instruction == nullptr ||
@@ -171,7 +172,7 @@ TEST(OwnershipCorpusTest, KnownFactsOfCorpusModules) {
   // of numbers) and the 2 feature concatenations (no DMA program) run on the host; counted by
   // hand in the HLO text (grep ' gather(', ' concatenate(', 'reduce_and').
   auto dlrm = LoadCorpus("dlrm_keras_jax_f32_test_step.hlo");
-  ModuleStats systolic = AnalyzeOwnership(*dlrm, compiler::SystolicTarget());
+  ModuleStats systolic = AnalyzeOwnership(*dlrm, targets::SystolicDescription());
   EXPECT_EQ(systolic.instructions_by_owner.at("host-fallback"), 14);
   std::map<std::string, int> reasons;
   for (const auto& entry : systolic.entries) {
@@ -184,12 +185,12 @@ TEST(OwnershipCorpusTest, KnownFactsOfCorpusModules) {
                 {"systolic runs reduce only on s8, s32, u8, f16, f32, bf16, not pred", 6},
                 {"systolic cannot execute concatenate: the lowering has no DMA or vector-unit "
                  "program for concatenate", 2}}));
-  ModuleStats cpu = AnalyzeOwnership(*dlrm, compiler::CpuTarget());
+  ModuleStats cpu = AnalyzeOwnership(*dlrm, targets::CpuDescription());
   EXPECT_EQ(cpu.instructions_by_owner.at("host-fallback"), 0);
   // xnn.parallel_dots: four 512^3 matmuls in kCustom fusions owned by the dot's library on
   // the gpu, plus 4 row sums over 512x512 and 3 adds of 512.
   auto dots = LoadCorpus("xnn.parallel_dots.optimized.hlo");
-  ModuleStats gpu = AnalyzeOwnership(*dots, compiler::GpuTarget());
+  ModuleStats gpu = AnalyzeOwnership(*dots, targets::GpuDescription());
   EXPECT_EQ(gpu.instructions_by_owner.at("library"), 4);
   EXPECT_EQ(gpu.flops_by_owner.at("library"), 4 * 2.0 * 512 * 512 * 512);
   EXPECT_EQ(gpu.total_flops, 4 * 2.0 * 512 * 512 * 512 + 4 * 512.0 * 512 + 3 * 512);
@@ -198,10 +199,10 @@ TEST(OwnershipCorpusTest, KnownFactsOfCorpusModules) {
 TEST(OwnershipCorpusTest, InvariantsHoldAfterEachTargetPipeline) {
   for (const char* file : {"mha_block_1x12x128x64_bf16.hlo", "layer_norm_1x4096x768_bf16.hlo",
                            "dlrm_keras_jax_f32_test_step.hlo"}) {
-    for (const std::string& name : compiler::TargetNames()) {
+    for (const std::string& name : targets::DescriptionNames()) {
       SCOPED_TRACE(std::string(file) + " on " + name);
       auto module = LoadCorpus(file);
-      const compiler::TargetDescription& target = *compiler::FindTarget(name);
+      const compiler::TargetDescription& target = *targets::FindDescription(name);
       compiler::MakeTargetPipeline(target).Run(*module);
       ModuleStats stats = AnalyzeOwnership(*module, target);
       CheckInvariants(*module, stats);
@@ -316,8 +317,8 @@ TEST(OwnershipJsonTest, StatsOfEveryCorpusModuleAreValidJson) {
   for (const char* file : {"hlo_llama3_8b_cp_bf16_1x4.hlo", "xnn.parallel_dots.optimized.hlo",
                            "mha_block_1x12x128x64_bf16.hlo"}) {
     auto module = LoadCorpus(file);
-    for (const std::string& name : compiler::TargetNames()) {
-      ModuleStats stats = AnalyzeOwnership(*module, *compiler::FindTarget(name));
+    for (const std::string& name : targets::DescriptionNames()) {
+      ModuleStats stats = AnalyzeOwnership(*module, *targets::FindDescription(name));
       const std::string json = compiler::ModuleStatsToJson(stats, {{"dce", 1.5}, {"cse", 0.25}});
       EXPECT_TRUE(JsonReader(json).Valid()) << file << " " << name;
       EXPECT_NE(json.find("\"target\": \"" + name + "\""), std::string::npos);
@@ -336,7 +337,7 @@ ENTRY main {
   ROOT c = f32[4] custom-call(p), custom_call_target="evil\"name\\x"
 }
 )");
-  ModuleStats stats = AnalyzeOwnership(*module, compiler::GpuTarget());
+  ModuleStats stats = AnalyzeOwnership(*module, targets::GpuDescription());
   // Control characters, a lone continuation byte and a valid 2-byte sequence in a detail.
   compiler::OwnershipEntry extra = stats.entries.back();
   extra.info.detail = std::string("tab\there \x01 bad\x80 ok\xc3\xa9");
@@ -366,14 +367,14 @@ ENTRY main {
 }
 )");
   const std::string gpu =
-      compiler::ModuleStatsToJson(AnalyzeOwnership(*module, compiler::GpuTarget()), {});
+      compiler::ModuleStatsToJson(AnalyzeOwnership(*module, targets::GpuDescription()), {});
   // 2*4 outputs * 3 multiply-adds * 2 = 48 FLOPs in cuBLASLt.
   EXPECT_NE(gpu.find("\"library_instructions\": {\"cuBLASLt\": 1}"), std::string::npos) << gpu;
   EXPECT_NE(gpu.find("\"library_flops\": {\"cuBLASLt\": 48}"), std::string::npos) << gpu;
   EXPECT_NE(gpu.find("\"instructions\": 3,"), std::string::npos) << gpu;
   EXPECT_NE(gpu.find("\"no_code_instructions\": 3,"), std::string::npos) << gpu;
   const std::string systolic =
-      compiler::ModuleStatsToJson(AnalyzeOwnership(*module, compiler::SystolicTarget()), {});
+      compiler::ModuleStatsToJson(AnalyzeOwnership(*module, targets::SystolicDescription()), {});
   EXPECT_NE(systolic.find("\"details_by_owner\": {\"host-fallback\": "
                           "{\"systolic cannot execute gather: data-dependent addressing is not "
                           "in the accelerator's ISA\": 1}}"),

@@ -1,4 +1,4 @@
-// The systolic description (compiler/targets/systolic.cc) says what the lowering runs: per
+// The systolic description (targets/systolic/description.cc) says what the lowering runs: per
 // element type for the vector unit's ops, host fallback with a reason for the rest. Expected
 // owners come from targets/systolic/lowering/row_op_table.cc read by hand (e.g. and/or/xor
 // exist only for pred, negate not for u8) and the reasons are written out in full. The tour
@@ -12,6 +12,7 @@
 #include "compiler/cost_model.h"
 #include "compiler/ownership.h"
 #include "tests/test_support.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -20,7 +21,7 @@ using compiler::Owner;
 // The owner and detail of the ROOT of a one-instruction entry on the systolic target.
 compiler::OwnerInfo RootOwner(const std::string& body) {
   auto module = testing_support::ParseAndVerify("HloModule m\nENTRY main {\n" + body + "}\n");
-  compiler::ModuleStats stats = compiler::AnalyzeOwnership(*module, compiler::SystolicTarget());
+  compiler::ModuleStats stats = compiler::AnalyzeOwnership(*module, targets::SystolicDescription());
   for (const compiler::OwnershipEntry& entry : stats.entries) {
     if (entry.instruction == module->entry()->root()) return entry.info;
   }
@@ -73,7 +74,7 @@ TEST(OwnershipSystolic, SlicingIsAHostStepButReshapeIsAnAliasOfAnyType) {
 }
 
 TEST(OwnershipSystolic, EveryOpcodeWithCodeHasARuleAndEveryHostRuleAReason) {
-  const compiler::TargetDescription& target = compiler::SystolicTarget();
+  const compiler::TargetDescription& target = targets::SystolicDescription();
   for (int i = 0; i < hlo::OpcodeCount(); ++i) {
     const hlo::Opcode op = static_cast<hlo::Opcode>(i);
     const std::string name(hlo::OpcodeName(op));

@@ -1,5 +1,5 @@
 // "Ownership by construction": small modules whose owners are known by design give the expected
-// counts on each of the four targets (compiler::InterpTarget() ... SystolicTarget()), plus the
+// counts on each of the four targets (targets::InterpDescription() ... targets::SystolicDescription()), plus the
 // rules that need a hand-built TargetDescription (collectives with a runtime, custom-call
 // registries, element-type fallbacks) and the walk over control flow.
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 #include "compiler/target_pipelines.h"
 #include "tests/small_modules.h"
 #include "tests/test_support.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -91,10 +92,10 @@ TEST(OwnershipTest, DotBiasReluFusedIsOwnedByTheContractionsOwner) {
     std::string owner;
     std::string library;
   };
-  for (const Case& c : {Case{compiler::CpuTarget(), "library", "retarget-sgemm"},
-                        Case{compiler::GpuTarget(), "library", "cuBLASLt"},
-                        Case{compiler::SystolicTarget(), "accelerator-native", ""},
-                        Case{compiler::InterpTarget(), "generated-kernel", ""}}) {
+  for (const Case& c : {Case{targets::CpuDescription(), "library", "retarget-sgemm"},
+                        Case{targets::GpuDescription(), "library", "cuBLASLt"},
+                        Case{targets::SystolicDescription(), "accelerator-native", ""},
+                        Case{targets::InterpDescription(), "generated-kernel", ""}}) {
     SCOPED_TRACE(c.target.name);
     ModuleStats stats = Analyze(kDotBiasReluFused, c.target);
     EXPECT_EQ(Counts(stats), (std::map<std::string, int64_t>{{c.owner, 5}}));
@@ -117,16 +118,16 @@ TEST(OwnershipTest, DotBiasReluFusedIsOwnedByTheContractionsOwner) {
 
 TEST(OwnershipTest, DotBiasReluUnfused) {
   // Only the dot goes to the library; the epilogue ops are generated kernels of their own.
-  ModuleStats gpu = Analyze(kDotBiasReluUnfused, compiler::GpuTarget());
+  ModuleStats gpu = Analyze(kDotBiasReluUnfused, targets::GpuDescription());
   EXPECT_EQ(Counts(gpu), (std::map<std::string, int64_t>{{"library", 1}, {"generated-kernel", 4}}));
   EXPECT_EQ(gpu.kernel_count, 5);
   EXPECT_EQ(gpu.fusion_coverage, 0.0);
   EXPECT_EQ(gpu.flops_by_owner.at("library"), 1024);
   EXPECT_EQ(gpu.flops_by_owner.at("generated-kernel"), 128);
 
-  ModuleStats interp = Analyze(kDotBiasReluUnfused, compiler::InterpTarget());
+  ModuleStats interp = Analyze(kDotBiasReluUnfused, targets::InterpDescription());
   EXPECT_EQ(Counts(interp), (std::map<std::string, int64_t>{{"generated-kernel", 5}}));
-  ModuleStats systolic = Analyze(kDotBiasReluUnfused, compiler::SystolicTarget());
+  ModuleStats systolic = Analyze(kDotBiasReluUnfused, targets::SystolicDescription());
   EXPECT_EQ(Counts(systolic), (std::map<std::string, int64_t>{{"accelerator-native", 5}}));
   // Every owner key is present even when zero, so reports of targets line up.
   EXPECT_EQ(interp.instructions_by_owner.size(), 6u);
@@ -166,13 +167,13 @@ ENTRY main {
 TEST(OwnershipTest, SoftmaxIsGeneratedOnCpuAndGpuAndNativeOnSystolic) {
   // 7 non-trivial ops: 2 reduces, 2 broadcasts, subtract, exp, divide. The reducers' own
   // instructions belong to their reduce and are not counted.
-  for (const TargetDescription* target : {&compiler::CpuTarget(), &compiler::GpuTarget()}) {
+  for (const TargetDescription* target : {&targets::CpuDescription(), &targets::GpuDescription()}) {
     ModuleStats stats = Analyze(kSoftmaxFused, *target);
     EXPECT_EQ(Counts(stats), (std::map<std::string, int64_t>{{"generated-kernel", 7}}))
         << target->name;
     EXPECT_EQ(stats.kernel_count, 1);
   }
-  ModuleStats systolic = Analyze(kSoftmaxFused, compiler::SystolicTarget());
+  ModuleStats systolic = Analyze(kSoftmaxFused, targets::SystolicDescription());
   EXPECT_EQ(Counts(systolic), (std::map<std::string, int64_t>{{"accelerator-native", 7}}));
   // Each reduce, subtract, exp and divide touch 16 elements once: 5 * 16; exp is transcendental.
   EXPECT_EQ(systolic.total_flops, 80);
@@ -189,8 +190,8 @@ ENTRY main {
   ROOT c = f32[4] custom-call(p), custom_call_target="acme_fused_attn_ffi"
 }
 )";
-  for (const std::string& name : compiler::TargetNames()) {
-    ModuleStats stats = Analyze(text, *compiler::FindTarget(name));
+  for (const std::string& name : targets::DescriptionNames()) {
+    ModuleStats stats = Analyze(text, *targets::FindDescription(name));
     EXPECT_EQ(Counts(stats), (std::map<std::string, int64_t>{{"unsupported-custom-call", 1}}))
         << name;
     EXPECT_EQ(OnlyCodeEntry(stats).info.detail, "acme_fused_attn_ffi");
@@ -205,9 +206,9 @@ ENTRY main {
   ROOT c = (f32[1,5], s32[1,5]) custom-call(p), custom_call_target="TopK"
 }
 )";
-  EXPECT_EQ(Counts(Analyze(text, compiler::CpuTarget())),
+  EXPECT_EQ(Counts(Analyze(text, targets::CpuDescription())),
             (std::map<std::string, int64_t>{{"generated-kernel", 1}}));
-  ModuleStats systolic = Analyze(text, compiler::SystolicTarget());
+  ModuleStats systolic = Analyze(text, targets::SystolicDescription());
   EXPECT_EQ(Counts(systolic), (std::map<std::string, int64_t>{{"host-fallback", 1}}));
   EXPECT_EQ(OnlyCodeEntry(systolic).info.detail, "custom-call TopK runs on the host of systolic");
 
@@ -234,8 +235,8 @@ ENTRY main {
 )";
 
 TEST(OwnershipTest, AllReduceNeedsAMultiDeviceRuntime) {
-  for (const std::string& name : compiler::TargetNames()) {
-    ModuleStats stats = Analyze(kAllReduce, *compiler::FindTarget(name));
+  for (const std::string& name : targets::DescriptionNames()) {
+    ModuleStats stats = Analyze(kAllReduce, *targets::FindDescription(name));
     EXPECT_EQ(Counts(stats), (std::map<std::string, int64_t>{{"collective", 1}})) << name;
     EXPECT_EQ(OnlyCodeEntry(stats).info.detail, "all-reduce needs a multi-device runtime");
     EXPECT_EQ(stats.flops_by_owner.at("collective"), 8);
@@ -262,7 +263,7 @@ ENTRY main {
 )";
 
 TEST(OwnershipTest, GatherFallsBackToTheHostOnSystolic) {
-  ModuleStats systolic = Analyze(kGather, compiler::SystolicTarget());
+  ModuleStats systolic = Analyze(kGather, targets::SystolicDescription());
   EXPECT_EQ(Counts(systolic), (std::map<std::string, int64_t>{{"host-fallback", 1}}));
   EXPECT_EQ(OnlyCodeEntry(systolic).info.detail,
             "systolic cannot execute gather: data-dependent addressing is not in the "
@@ -270,7 +271,7 @@ TEST(OwnershipTest, GatherFallsBackToTheHostOnSystolic) {
   EXPECT_EQ(systolic.kernel_count, 0);
   // It reads the 3 gathered rows and the indices, not the whole table.
   EXPECT_EQ(systolic.total_bytes, (12 + 3) * 4 + 12 * 4);
-  EXPECT_EQ(Counts(Analyze(kGather, compiler::CpuTarget())),
+  EXPECT_EQ(Counts(Analyze(kGather, targets::CpuDescription())),
             (std::map<std::string, int64_t>{{"generated-kernel", 1}}));
 }
 
@@ -289,12 +290,12 @@ ENTRY main {
   ROOT f = f32[3,4] fusion(t, i), kind=kLoop, calls=fused
 }
 )";
-  ModuleStats systolic = Analyze(text, compiler::SystolicTarget());
+  ModuleStats systolic = Analyze(text, targets::SystolicDescription());
   EXPECT_EQ(Counts(systolic), (std::map<std::string, int64_t>{{"host-fallback", 2}}));
   EXPECT_EQ(OnlyCodeEntry(systolic).info.detail,
             "fused g: systolic cannot execute gather: data-dependent addressing is not in the "
             "accelerator's ISA");
-  ModuleStats gpu = Analyze(text, compiler::GpuTarget());
+  ModuleStats gpu = Analyze(text, targets::GpuDescription());
   EXPECT_EQ(Counts(gpu), (std::map<std::string, int64_t>{{"generated-kernel", 2}}));
   EXPECT_EQ(gpu.fusion_coverage, 1.0);
 }
@@ -307,7 +308,7 @@ ENTRY main {
   ROOT d = f64[2,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }
 )";
-  ModuleStats systolic = Analyze(text, compiler::SystolicTarget());
+  ModuleStats systolic = Analyze(text, targets::SystolicDescription());
   EXPECT_EQ(Counts(systolic), (std::map<std::string, int64_t>{{"host-fallback", 1}}));
   EXPECT_EQ(OnlyCodeEntry(systolic).info.detail,
             "systolic runs dot only on s8, f32, bf16, not f64");
@@ -367,7 +368,7 @@ ENTRY main {
 }
 )";
   auto module = Parse(text);
-  ModuleStats stats = AnalyzeOwnership(*module, compiler::CpuTarget());
+  ModuleStats stats = AnalyzeOwnership(*module, targets::CpuDescription());
   // entry 9 + cond 4 + body 7 + helper 2 (once, though called twice); add_c is not walked.
   EXPECT_EQ(stats.entries.size(), 22u);
   std::map<std::string, int> per_computation;
@@ -409,7 +410,7 @@ ENTRY main {
   ROOT m = f32[4] multiply(v, x)
 }
 )";
-  ModuleStats stats = Analyze(text, compiler::GpuTarget());
+  ModuleStats stats = Analyze(text, targets::GpuDescription());
   EXPECT_EQ(Counts(stats), (std::map<std::string, int64_t>{{"generated-kernel", 5}}));
   EXPECT_DOUBLE_EQ(stats.fusion_coverage, 3.0 / 5.0);
   EXPECT_EQ(stats.kernel_count, 3);
@@ -431,7 +432,7 @@ ENTRY main {
   ROOT g = f32[4] fusion(x), kind=kLoop, calls=outer
 }
 )";
-  ModuleStats stats = Analyze(text, compiler::CpuTarget());
+  ModuleStats stats = Analyze(text, targets::CpuDescription());
   EXPECT_EQ(Counts(stats), (std::map<std::string, int64_t>{{"generated-kernel", 2}}));
   EXPECT_EQ(stats.total_flops, 8);
   EXPECT_EQ(stats.kernel_count, 1);
@@ -463,7 +464,7 @@ TEST(OwnershipTest, OwnersAfterEachTargetsPipeline) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.target + ": " + std::string(c.module).substr(0, 40));
     auto module = Parse(c.module);
-    const TargetDescription& target = *compiler::FindTarget(c.target);
+    const TargetDescription& target = *targets::FindDescription(c.target);
     compiler::MakeTargetPipeline(target).Run(*module);
     ModuleStats stats = AnalyzeOwnership(*module, target);
     std::set<std::string> owners;
@@ -478,8 +479,8 @@ TEST(OwnershipTest, OwnersAfterEachTargetsPipeline) {
   // With output fusion, dot + bias + relu is one library call on cpu and gpu.
   for (const char* name : {"cpu", "gpu"}) {
     auto module = Parse(kDotBiasReluUnfused);
-    compiler::MakeTargetPipeline(*compiler::FindTarget(name)).Run(*module);
-    EXPECT_EQ(AnalyzeOwnership(*module, *compiler::FindTarget(name)).kernel_count, 1) << name;
+    compiler::MakeTargetPipeline(*targets::FindDescription(name)).Run(*module);
+    EXPECT_EQ(AnalyzeOwnership(*module, *targets::FindDescription(name)).kernel_count, 1) << name;
   }
 }
 
@@ -495,18 +496,18 @@ ENTRY main {
   ROOT f = f32[4,4] fusion(x), kind=kCustom, calls=fused
 }
 )";
-  ModuleStats gpu = Analyze(text, compiler::GpuTarget());
+  ModuleStats gpu = Analyze(text, targets::GpuDescription());
   EXPECT_EQ(Counts(gpu), (std::map<std::string, int64_t>{{"library", 2}}));
   EXPECT_EQ(OnlyCodeEntry(gpu).info.library, "cuBLAS");
   // The cpu does not know the custom-call: the whole fused kernel is unsupported.
-  ModuleStats cpu = Analyze(text, compiler::CpuTarget());
+  ModuleStats cpu = Analyze(text, targets::CpuDescription());
   EXPECT_EQ(Counts(cpu), (std::map<std::string, int64_t>{{"unsupported-custom-call", 2}}));
   EXPECT_EQ(OnlyCodeEntry(cpu).info.detail, "__cublas$gemm");
 }
 
 TEST(OwnershipTest, ModuleWithoutEntryGivesEmptyStats) {
   hlo::Module module("no_entry");
-  ModuleStats stats = AnalyzeOwnership(module, compiler::CpuTarget());
+  ModuleStats stats = AnalyzeOwnership(module, targets::CpuDescription());
   EXPECT_TRUE(stats.entries.empty());
   EXPECT_EQ(stats.kernel_count, 0);
   EXPECT_EQ(stats.total_flops, 0);
@@ -515,7 +516,7 @@ TEST(OwnershipTest, ModuleWithoutEntryGivesEmptyStats) {
 
 TEST(OwnershipTest, EmptyEntryGivesZeroStats) {
   ModuleStats stats = Analyze("ENTRY main {\n  ROOT p = f32[0] parameter(0)\n}\n",
-                              compiler::GpuTarget());
+                              targets::GpuDescription());
   EXPECT_EQ(Counts(stats), (std::map<std::string, int64_t>{}));
   EXPECT_EQ(stats.fusion_coverage, 0.0);
   EXPECT_EQ(stats.kernel_count, 0);

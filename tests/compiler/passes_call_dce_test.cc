@@ -7,6 +7,7 @@
 #include "compiler/passes/dce.h"
 #include "compiler/target_description.h"
 #include "tests/compiler/passes_test_util.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -283,7 +284,7 @@ ENTRY main {
 }
 
 TEST(Registry, BasicPassesAreRegisteredUnderTheirNames) {
-  const compiler::TargetDescription& cpu = compiler::CpuTarget();
+  const compiler::TargetDescription& cpu = targets::CpuDescription();
   for (const char* name : {"call-inliner", "dce", "cse", "constant-folding", "tuple-simplifier",
                            "while-loop-invariant-hoisting"}) {
     std::unique_ptr<compiler::Pass> pass = compiler::MakePass(name, cpu);

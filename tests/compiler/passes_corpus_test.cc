@@ -14,6 +14,7 @@
 #include "hlo/evaluator.h"
 #include "hlo/parser.h"
 #include "tests/compiler/passes_test_util.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -79,7 +80,7 @@ TEST_P(BasicPassesOnCorpus, VerifyHonestAndSameResults) {
       evaluate = false;
     }
   }
-  const compiler::TargetDescription& cpu = compiler::CpuTarget();
+  const compiler::TargetDescription& cpu = targets::CpuDescription();
   // Each pass alone on the original (verify + honest "changed" + idempotence) ...
   for (const char* name : kBasicPasses) {
     SCOPED_TRACE(name);
@@ -120,7 +121,7 @@ INSTANTIATE_TEST_SUITE_P(Corpus, BasicPassesOnCorpus,
 TEST(BasicPassesTiming, EachPassUnder100MsOnGemma3) {
   auto module = ParseCorpus("gemma3_1b_flax_call.hlo");
   ASSERT_GT(module->instruction_count(), 5000);
-  const compiler::TargetDescription& cpu = compiler::CpuTarget();
+  const compiler::TargetDescription& cpu = targets::CpuDescription();
   // In pipeline order, so later passes see the inlined module they see in practice.
   for (const char* name : kBasicPasses) {
     std::unique_ptr<compiler::Pass> pass = compiler::MakePass(name, cpu);

@@ -6,6 +6,7 @@
 #include "compiler/pass_registry.h"
 #include "compiler/target_description.h"
 #include "tests/compiler/passes_test_util.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -34,7 +35,7 @@ ENTRY main {
 }
 )");
   std::unique_ptr<hlo::Module> original = module->Clone();
-  const compiler::TargetDescription& cpu = compiler::CpuTarget();
+  const compiler::TargetDescription& cpu = targets::CpuDescription();
   for (const char* name : {"call-inliner", "tuple-simplifier", "constant-folding", "cse", "dce"}) {
     std::unique_ptr<compiler::Pass> pass = compiler::MakePass(name, cpu);
     pass->Run(*module);

@@ -1,4 +1,4 @@
-// Semantic preservation of the whole optimizer: for every target in compiler::TargetNames() and
+// Semantic preservation of the whole optimizer: for every target in targets::DescriptionNames() and
 // every corpus module the interpreter runs quickly, the module after MakeTargetPipeline(target)
 // (verified after every pass, "no change" checked honest) evaluates to the same results as the
 // original on the same seeded random inputs. Tolerance is io::CompareArrays' per-type default
@@ -19,6 +19,7 @@
 #include "tests/test_support.h"
 #include "tools/io/compare.h"
 #include "tools/io/inputs.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -35,10 +36,10 @@ TEST_P(PreservationTest, EveryTargetPipelineKeepsTheResults) {
   std::vector<hlo::Literal> inputs = io::MakeRandomInputs(original, kSeed);
   std::vector<io::NpyArray> expected = io::FlattenOutputs(hlo::Evaluate(original, inputs));
 
-  for (const std::string& target_name : compiler::TargetNames()) {
+  for (const std::string& target_name : targets::DescriptionNames()) {
     SCOPED_TRACE("target " + target_name);
     std::unique_ptr<hlo::Module> optimized = original.Clone();
-    compiler::Pipeline pipeline = compiler::MakeTargetPipeline(*compiler::FindTarget(target_name));
+    compiler::Pipeline pipeline = compiler::MakeTargetPipeline(*targets::FindDescription(target_name));
     compiler::PipelineOptions options;
     options.verify_each = true;
     options.check_honest_change = true;
@@ -82,7 +83,7 @@ TEST(PipelinePerformance, FullCpuPipelineOnGemma3UnderOneSecond) {
       hlo::LoadModule(testing_support::CorpusPath("gemma3_1b_flax_call.hlo"), true, quiet);
   hlo::Module& module = *loaded.module;
   const int64_t before = module.instruction_count();
-  compiler::Pipeline pipeline = compiler::MakeTargetPipeline(compiler::CpuTarget());
+  compiler::Pipeline pipeline = compiler::MakeTargetPipeline(targets::CpuDescription());
   // Production settings: no per-pass verification or honesty printing (that is test scaffolding
   // the pipeline excludes from pass time anyway).
   auto start = std::chrono::steady_clock::now();

@@ -18,6 +18,7 @@
 #include "tests/llvm/elemental_test_util.h"
 #include "tests/llvm/jit_harness.h"
 #include "tests/test_support.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -60,7 +61,7 @@ Tally CheckFusions(const std::string& file, const std::string& extent = "",
   hlo::ParseOptions quiet;
   quiet.warn = [](const std::string&) {};
   auto module = hlo::ParseHloText(text, file, quiet);
-  compiler::MakeTargetPipeline(compiler::CpuTarget()).Run(*module);
+  compiler::MakeTargetPipeline(targets::CpuDescription()).Run(*module);
   std::mt19937_64 random(1234);
   Tally tally;
   const auto start = std::chrono::steady_clock::now();

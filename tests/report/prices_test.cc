@@ -7,6 +7,7 @@
 #include "hlo/diagnostic.h"
 #include "tests/test_support.h"
 #include "tools/report/prices.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -28,13 +29,13 @@ std::string ErrorOf(const std::string& text) {
 
 TEST(PricesTest, DefaultsAreTheTargetDescriptionsPricesWithCitations) {
   const PriceTable table = DefaultPrices();
-  EXPECT_EQ(table.size(), compiler::TargetNames().size());
+  EXPECT_EQ(table.size(), targets::DescriptionNames().size());
   EXPECT_EQ(*table.at("cpu").usd_per_hour, 0.1008);
   EXPECT_EQ(*table.at("gpu").usd_per_hour, 4.54);
   EXPECT_EQ(*table.at("systolic").usd_per_hour, 1.20);
   EXPECT_EQ(*table.at("interp").usd_per_hour, 0.0504);
   for (const auto& [name, price] : table) {
-    EXPECT_EQ(*price.usd_per_hour, compiler::FindTarget(name)->price_per_hour_usd) << name;
+    EXPECT_EQ(*price.usd_per_hour, targets::FindDescription(name)->price_per_hour_usd) << name;
     EXPECT_FALSE(price.source.empty()) << name;
   }
   EXPECT_NE(table.at("cpu").source.find("aws.amazon.com/ec2/pricing"), std::string::npos);

@@ -10,6 +10,7 @@
 #include "tests/report/json_value.h"
 #include "tests/report/report_test_util.h"
 #include "tools/report/arch_target.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -48,7 +49,7 @@ TEST(ReportCostTest, EnergyIsEstimatedFromTheEnergyModel) {
   EXPECT_NEAR(*gpu.energy_mj, gpu_joules * 1e3, 1e-12);
   EXPECT_EQ(gpu.energy_source, "estimated");
   // The interpreter target's rates are defined too; a target without any energy figure has none.
-  compiler::TargetDescription bare = compiler::CpuTarget();
+  compiler::TargetDescription bare = targets::CpuDescription();
   bare.name = "bare";
   bare.energy = compiler::EnergyModel{};
   const report::ModelReport none = ReportOf(report_test::kSoftmax, {&bare});
@@ -110,7 +111,7 @@ TEST(ReportCostTest, AnUnusableMeasurementIsAnErrorOfThatCell) {
 
 TEST(ReportCostTest, TpuV1ConfigHasTheBuiltInRates) {
   const compiler::TargetDescription t = report::SystolicTargetFromConfig(systolic::Preset("tpu-v1"));
-  const compiler::TargetDescription& builtin = compiler::SystolicTarget();
+  const compiler::TargetDescription& builtin = targets::SystolicDescription();
   EXPECT_EQ(t.name, "systolic");
   // TPU v1's MXU is int8 only: int8 at the built-in peak, no other matrix type native.
   EXPECT_EQ(t.peak.matrix_ops_per_second,
@@ -149,7 +150,7 @@ TEST(ReportCostTest, GemminiConfigByHand) {
   EXPECT_NEAR(cell.latency_ms, host_seconds * 1e3, 1e-12);
   // Energy at the cpu target's figures (the host did the work, though the simulator charges no
   // energy for it).
-  const compiler::EnergyModel& cpu = compiler::CpuTarget().energy;
+  const compiler::EnergyModel& cpu = targets::CpuDescription().energy;
   const double joules = 1152 * cpu.joules_per_flop + 960 * cpu.joules_per_dram_byte;
   ASSERT_TRUE(cell.energy_mj);
   EXPECT_NEAR(*cell.energy_mj, joules * 1e3, 1e-15);

@@ -16,6 +16,7 @@
 #include "tests/report/report_test_util.h"
 #include "tools/report/graph_dot.h"
 #include "tools/report/report_html.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -97,7 +98,7 @@ TEST(ReportHtmlTest, CustomCallsNameTheTargetsThatImplementThem) {
 
 TEST(ReportHtmlTest, TheGraphKeepsToItsNodeBudget) {
   auto module = testing_support::ParseAndVerify(report_test::kSoftmax);
-  const compiler::TargetDescription& interp = compiler::InterpTarget();  // no fusion: every op
+  const compiler::TargetDescription& interp = targets::InterpDescription();  // no fusion: every op
   compiler::MakeTargetPipeline(interp).Run(*module);
   const compiler::ModuleStats stats = compiler::AnalyzeOwnership(*module, interp);
   const size_t all = module->entry()->instructions().size();

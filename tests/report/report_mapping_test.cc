@@ -6,6 +6,7 @@
 #include "compiler/ownership.h"
 #include "tests/report/report_test_util.h"
 #include "tools/report/carried_across.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -43,7 +44,7 @@ ENTRY main {
 TEST(ReportMappingTest, FusedDuplicatedAndVanishedInstructions) {
   auto original = testing_support::ParseAndVerify(kOriginal);
   auto compiled = testing_support::ParseAndVerify(kCompiled);
-  const compiler::TargetDescription& gpu = compiler::GpuTarget();
+  const compiler::TargetDescription& gpu = targets::GpuDescription();
   const compiler::ModuleStats unoptimized = compiler::AnalyzeOwnership(*original, gpu);
   const std::vector<report::OriginalInstruction> originals =
       report::OriginalInstructions(unoptimized);
@@ -93,7 +94,7 @@ ENTRY main {
 )";
   auto original = testing_support::ParseAndVerify(kOriginal);
   auto compiled = testing_support::ParseAndVerify(kDuplicated);
-  const compiler::TargetDescription& cpu = compiler::CpuTarget();
+  const compiler::TargetDescription& cpu = targets::CpuDescription();
   const compiler::ModuleStats unoptimized = compiler::AnalyzeOwnership(*original, cpu);
   const auto originals = report::OriginalInstructions(unoptimized);
   const auto owners = report::OwnersOfOriginals(

@@ -9,6 +9,7 @@
 #include "tests/small_modules.h"
 #include "tests/test_support.h"
 #include "tools/report/report.h"
+#include "targets/descriptions.h"
 
 namespace report_test {
 
@@ -41,7 +42,7 @@ ENTRY main {
 inline std::vector<const compiler::TargetDescription*> Targets(
     const std::vector<std::string>& names) {
   std::vector<const compiler::TargetDescription*> targets;
-  for (const std::string& name : names) targets.push_back(compiler::FindTarget(name));
+  for (const std::string& name : names) targets.push_back(targets::FindDescription(name));
   return targets;
 }
 

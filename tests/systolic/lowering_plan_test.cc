@@ -22,6 +22,7 @@
 #include "targets/systolic/lowering/tiling.h"
 #include "tests/small_modules.h"
 #include "tests/test_support.h"
+#include "targets/descriptions.h"
 
 namespace systolic::lowering {
 namespace {
@@ -416,7 +417,7 @@ ENTRY main {
 TEST(Lowering, EmittedAssemblyReassembles) {
   auto module = testing_support::ParseAndVerify(testing_support::ReadFile(
       testing_support::CorpusPath("mha_block_1x12x128x64_bf16.hlo")));
-  compiler::MakeTargetPipeline(compiler::SystolicTarget()).Run(*module);
+  compiler::MakeTargetPipeline(targets::SystolicDescription()).Run(*module);
   LoweredModule lowered = Lower(*module, SmallConfig(16, 16));
   ASSERT_EQ(lowered.steps.size(), 1u);
   const Program& program = std::get<AcceleratorStep>(lowered.steps[0]).program;

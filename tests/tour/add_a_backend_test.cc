@@ -19,12 +19,13 @@
 #include "tests/test_support.h"
 #include "tools/io/compare.h"
 #include "tools/io/inputs.h"
+#include "targets/descriptions.h"
 
 namespace {
 
 using hlo::Opcode;
 
-// ---- Step 1: describe the target (in a real backend: compiler/targets/tour.cc) ----
+// ---- Step 1: describe the target (in a real backend: targets/tour/description.cc) ----
 // A made-up device: 1 TFLOP/s of f32 matrix work through a library called "TourBLAS", 100
 // Gop/s of generated elementwise code, 100 GB/s of memory. Everything else: host fallback.
 compiler::TargetDescription MakeTourTarget() {
@@ -271,15 +272,15 @@ TEST(TourAddABackend, Step1_TheOwnershipTableFollowsTheDescription) {
 TEST(TourAddABackend, Step1_EveryTargetDescribesItself) {
   const std::string prices = testing_support::ReadFile(std::string(RETARGET_SOURCE_DIR) +
                                                        "/examples/prices.cfg");
-  for (const std::string& name : compiler::TargetNames()) {
+  for (const std::string& name : targets::DescriptionNames()) {
     SCOPED_TRACE("target " + name);
-    const compiler::TargetDescription* target = compiler::FindTarget(name);
-    ASSERT_NE(target, nullptr) << "add-a-backend.md step 1: FindTarget";
+    const compiler::TargetDescription* target = targets::FindDescription(name);
+    ASSERT_NE(target, nullptr) << "add-a-backend.md step 1: FindDescription";
     EXPECT_EQ(target->name, name);
     EXPECT_FALSE(target->description.empty()) << "add-a-backend.md step 1: description";
-    EXPECT_TRUE(std::filesystem::exists(std::string(RETARGET_SOURCE_DIR) + "/compiler/targets/" +
-                                        name + ".cc"))
-        << "add-a-backend.md step 1: compiler/targets/" << name << ".cc";
+    EXPECT_TRUE(std::filesystem::exists(std::string(RETARGET_SOURCE_DIR) + "/targets/" + name +
+                                        "/description.cc"))
+        << "add-a-backend.md step 1: targets/" << name << "/description.cc";
     EXPECT_GT(target->price_per_hour_usd, 0) << "add-a-backend.md step 1: $/hour";
     EXPECT_GT(target->peak.vector_ops_per_second, 0) << "add-a-backend.md step 1: peak rates";
     EXPECT_GT(target->peak.memory_bytes_per_second, 0) << "add-a-backend.md step 1: bandwidth";

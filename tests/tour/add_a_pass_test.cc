@@ -21,6 +21,7 @@
 #include "hlo/evaluator.h"
 #include "hlo/printer.h"
 #include "tests/test_support.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -81,7 +82,7 @@ std::unique_ptr<compiler::Pass> MakeTourPass(const std::string& name,
 compiler::Pipeline PipelineOf(const std::vector<std::string>& names) {
   compiler::Pipeline pipeline("tour");
   for (const std::string& name : names) {
-    pipeline.Add(MakeTourPass(name, compiler::CpuTarget()));
+    pipeline.Add(MakeTourPass(name, targets::CpuDescription()));
   }
   return pipeline;
 }
@@ -196,7 +197,7 @@ TEST(TourAddAPass, Step2_ThePipelineVerifiesAfterEveryPassAndChecksChanged) {
 
 TEST(TourAddAPass, Step4_UnknownNamesListTheValidOnes) {
   try {
-    compiler::MakePass("no-such-pass", compiler::CpuTarget());
+    compiler::MakePass("no-such-pass", targets::CpuDescription());
     ADD_FAILURE() << "an unknown pass name was accepted";
   } catch (const hlo::Error& e) {
     EXPECT_NE(std::string(e.what()).find("unknown pass 'no-such-pass'; valid passes: "),
@@ -230,7 +231,7 @@ TEST(TourAddAPass, EveryRegisteredPassFollowsTheChecklist) {
     SCOPED_TRACE("pass '" + entry.name + "'");
     EXPECT_TRUE(seen.insert(entry.name).second) << "add-a-pass.md step 4: duplicate row";
     EXPECT_TRUE(std::regex_match(entry.name, kebab)) << "add-a-pass.md step 1: kebab-case name";
-    std::unique_ptr<compiler::Pass> pass = entry.make(compiler::CpuTarget());
+    std::unique_ptr<compiler::Pass> pass = entry.make(targets::CpuDescription());
     EXPECT_EQ(pass->name(), entry.name)
         << "add-a-pass.md step 4: the registry key must be the pass's name()";
     EXPECT_FALSE(pass->description().empty()) << "add-a-pass.md step 1: description()";

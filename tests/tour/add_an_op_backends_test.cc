@@ -1,12 +1,12 @@
 // The "add an op" checklist (docs/add-an-op.md), step 10c-10e: every opcode's example module
 // (op_examples.h) on every backend this test constructs, compared with the interpreter.
 //   10c cpu: the same numbers as the interpreter (what it does not compile, it runs on the
-//       evaluator and lists in fallbacks.txt, and compiler/targets/cpu.cc must then call it a
+//       evaluator and lists in fallbacks.txt, and targets/cpu/description.cc must then call it a
 //       host fallback); it may reject only what it cannot run at all
 //   10d systolic: the same numbers; an op the lowering cannot run is a `# host:` step with its
-//       reason, and compiler/targets/systolic.cc must then not call it native
+//       reason, and targets/systolic/description.cc must then not call it native
 //   10e gpu (the generated artifact, run by host emulation): the same numbers, or a Compile
-//       error naming the instruction, and then compiler/targets/gpu.cc must not claim it
+//       error naming the instruction, and then targets/gpu/description.cc must not claim it
 // The mismatches between a description and its backend that an OpRule cannot express are
 // listed explicitly (KnownSystolicNativeGaps, KnownGpuGaps): a NEW one fails, a closed one is
 // printed.
@@ -29,6 +29,7 @@
 #include "tests/tour/op_tour_util.h"
 #include "tools/io/compare.h"
 #include "tools/io/inputs.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -109,7 +110,7 @@ void ExpectHonestRejection(const compiler::TargetDescription& target, Opcode op,
   const bool claimed = handling == compiler::OpHandling::kGenerated ||
                        handling == compiler::OpHandling::kLibrary;
   EXPECT_TRUE(!claimed || known_gaps.count(Name(op)))
-      << step << ": compiler/targets/" << target.name << ".cc says '" << Name(op)
+      << step << ": targets/" << target.name << "/description.cc says '" << Name(op)
       << "' is a generated kernel or library call, but the backend rejects it (" << run.error
       << "): implement it, or make its OpRule a host fallback";
 }
@@ -120,9 +121,9 @@ TEST(TourAddAnOp, Step10c_CpuBackendMatchesTheInterpreter) {
   const std::string step = "add-an-op.md step 10c (targets/cpu, targets/llvm)";
   ForEachExample([&](Opcode op, const hlo::Module& module) {
     BackendRun run = RunAgainstInterpreter(*cpu, op, module, step);
-    ExpectHonestRejection(compiler::CpuTarget(), op, module, run, {}, step);
+    ExpectHonestRejection(targets::CpuDescription(), op, module, run, {}, step);
     // An op the code generator leaves to the reference evaluator (fallbacks.txt: "subject
-    // (op): reason") is not compiled code: compiler/targets/cpu.cc must call it a host
+    // (op): reason") is not compiled code: targets/cpu/description.cc must call it a host
     // fallback, not a generated kernel.
     auto fallbacks = run.artifacts.find("fallbacks.txt");
     if (fallbacks == run.artifacts.end()) return;
@@ -132,28 +133,28 @@ TEST(TourAddAnOp, Step10c_CpuBackendMatchesTheInterpreter) {
     std::string library;
     const hlo::Instruction& inst = ExampleInstruction(module);
     compiler::OpHandling handling =
-        compiler::CpuTarget().HandlingFor(op, RuleType(inst), &library);
+        targets::CpuDescription().HandlingFor(op, RuleType(inst), &library);
     if (!evaluated) {
       if (handling == compiler::OpHandling::kHostFallback && !run.rejected) {
-        std::cout << "note: the cpu backend now compiles '" << Name(op) << "'; compiler/targets/"
-                  << "cpu.cc can stop calling it a host fallback\n";
+        std::cout << "note: the cpu backend now compiles '" << Name(op) << "'; targets/"
+                  << "cpu/description.cc can stop calling it a host fallback\n";
       }
       return;
     }
     if (op == Opcode::kCustomCall) {
-      auto rule = compiler::CpuTarget().custom_calls.find(inst.attr<hlo::CustomCallAttrs>().target);
-      if (rule == compiler::CpuTarget().custom_calls.end()) return;  // unsupported: honest
+      auto rule = targets::CpuDescription().custom_calls.find(inst.attr<hlo::CustomCallAttrs>().target);
+      if (rule == targets::CpuDescription().custom_calls.end()) return;  // unsupported: honest
       handling = rule->second.handling;
     }
     EXPECT_TRUE(handling == compiler::OpHandling::kHostFallback || compiler::GeneratesNoCode(op) ||
                 hlo::OpcodeClass(op) == hlo::OpClass::kCollective)
-        << step << ": compiler/targets/cpu.cc says '" << Name(op) << "' is compiled, but the "
+        << step << ": targets/cpu/description.cc says '" << Name(op) << "' is compiled, but the "
         << "cpu backend runs it on the reference evaluator (" << text
         << "): compile it, or make its OpRule a host fallback";
   });
 }
 
-// Opcodes that compiler/targets/systolic.cc declares native (OpHandling::kNative for the
+// Opcodes that targets/systolic/description.cc declares native (OpHandling::kNative for the
 // example's element type) but that the lowering runs as a host step: the portability report
 // would count them as carried across although the accelerator does not run them. A NEW one
 // fails here (fix the description or the lowering, docs/add-an-op.md step 10d); a closed one is
@@ -182,7 +183,7 @@ TEST(TourAddAnOp, Step10d_SystolicBackendMatchesTheInterpreterOrSaysWhyNot) {
   ForEachExample([&](Opcode op, const hlo::Module& module) {
     const std::string step = "add-an-op.md step 10d (targets/systolic/lowering)";
     BackendRun run = RunAgainstInterpreter(*systolic, op, module, step);
-    ExpectHonestRejection(compiler::SystolicTarget(), op, module, run, {}, step);
+    ExpectHonestRejection(targets::SystolicDescription(), op, module, run, {}, step);
     const std::map<std::string, std::string>& artifacts = run.artifacts;
     auto program = artifacts.find("program.sasm");
     if (program == artifacts.end()) return;
@@ -196,12 +197,12 @@ TEST(TourAddAnOp, Step10d_SystolicBackendMatchesTheInterpreterOrSaysWhyNot) {
     EXPECT_GT(reason.size(), 1u) << "add-an-op.md step 10d: a host step must give its reason";
     std::string library;
     const hlo::Instruction& inst = ExampleInstruction(module);
-    if (compiler::SystolicTarget().HandlingFor(op, RuleType(inst), &library) ==
+    if (targets::SystolicDescription().HandlingFor(op, RuleType(inst), &library) ==
             compiler::OpHandling::kNative &&
         !compiler::GeneratesNoCode(op) && hlo::OpcodeClass(op) != hlo::OpClass::kCollective) {
       gaps.insert(Name(op));
       EXPECT_TRUE(KnownSystolicNativeGaps().count(Name(op)))
-          << "add-an-op.md step 10d: compiler/targets/systolic.cc declares '" << Name(op)
+          << "add-an-op.md step 10d: targets/systolic/description.cc declares '" << Name(op)
           << "' native, but the lowering runs it on the host (" << reason
           << "): lower it, or make its OpRule a host fallback";
     }
@@ -214,7 +215,7 @@ TEST(TourAddAnOp, Step10d_SystolicBackendMatchesTheInterpreterOrSaysWhyNot) {
   }
 }
 
-// Opcodes compiler/targets/gpu.cc claims (generated kernel or library) that the GPU code
+// Opcodes targets/gpu/description.cc claims (generated kernel or library) that the GPU code
 // generator or its host emulation rejects today; a NEW one fails step 10e, a closed one is
 // printed. The description marks every op the code generator rejects as host-fallback (the
 // GPU target has no fallback; compiling fails), so what is left is not a description gap:
@@ -236,7 +237,7 @@ TEST(TourAddAnOp, Step10e_GpuBackendMatchesTheInterpreterOrRejectsTheOp) {
   ForEachExample([&](Opcode op, const hlo::Module& module) {
     BackendRun run = RunAgainstInterpreter(*gpu, op, module, step);
     if (run.rejected) rejected.insert(Name(op));
-    ExpectHonestRejection(compiler::GpuTarget(), op, module, run, KnownGpuGaps(), step);
+    ExpectHonestRejection(targets::GpuDescription(), op, module, run, KnownGpuGaps(), step);
   });
   for (const std::string& op : KnownGpuGaps()) {
     if (!rejected.count(op)) {

@@ -11,7 +11,7 @@
 //   9   reference evaluator: the example evaluates to a value of the declared shape, or the
 //       opcode is in NotEvaluated() with the error the evaluator gives
 //   10a cost model: the counting rules of compiler/cost_model.h, recomputed here by formula
-//   10b every target's op rules (compiler/targets/*.cc): the ownership analysis gives the
+//   10b every target's op rules (targets/*/description.cc): the ownership analysis gives the
 //       instruction exactly one owner, consistent with the rule (a library has a name)
 //   10c-e the backends: add_an_op_backends_test.cc
 //   12  docs/hlo.md: the attribute struct the op carries has a row naming the op
@@ -36,6 +36,7 @@
 #include "tests/tour/op_examples.h"
 #include "tests/tour/op_tour_util.h"
 #include "tools/io/inputs.h"
+#include "targets/descriptions.h"
 
 namespace {
 
@@ -227,8 +228,8 @@ TEST(TourAddAnOp, Step10a_CostModelRules) {
 }
 
 TEST(TourAddAnOp, Step10b_EveryTargetOwnsTheInstructionOnce) {
-  for (const std::string& target_name : compiler::TargetNames()) {
-    const compiler::TargetDescription& target = *compiler::FindTarget(target_name);
+  for (const std::string& target_name : targets::DescriptionNames()) {
+    const compiler::TargetDescription& target = *targets::FindDescription(target_name);
     ForEachExample([&](Opcode op, const hlo::Module& module) {
       SCOPED_TRACE("target " + target_name);
       compiler::ModuleStats stats = compiler::AnalyzeOwnership(module, target);
@@ -238,8 +239,8 @@ TEST(TourAddAnOp, Step10b_EveryTargetOwnsTheInstructionOnce) {
         ++owners;
         if (entry.info.owner == compiler::Owner::kLibrary) {
           EXPECT_FALSE(entry.info.library.empty())
-              << "add-an-op.md step 10b (compiler/targets/" << target_name
-              << ".cc): a library owner must name the library";
+              << "add-an-op.md step 10b (targets/" << target_name
+              << "/description.cc): a library owner must name the library";
         }
         std::string library;
         compiler::OpHandling handling =
@@ -248,8 +249,9 @@ TEST(TourAddAnOp, Step10b_EveryTargetOwnsTheInstructionOnce) {
                                        : hlo::PrimitiveType::kF32,
                                &library);
         if (handling == compiler::OpHandling::kLibrary && !compiler::GeneratesNoCode(op)) {
-          EXPECT_FALSE(library.empty()) << "add-an-op.md step 10b (compiler/targets/"
-                                        << target_name << ".cc): OpRule::library is empty";
+          EXPECT_FALSE(library.empty()) << "add-an-op.md step 10b (targets/"
+                                        << target_name
+                                        << "/description.cc): OpRule::library is empty";
         }
       }
       EXPECT_EQ(owners, 1) << "add-an-op.md step 10b: the ownership analysis must give the "

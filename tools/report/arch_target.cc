@@ -1,5 +1,6 @@
 // SystolicTargetFromConfig (contract and the derivation rules in arch_target.h).
 #include "tools/report/arch_target.h"
+#include "targets/descriptions.h"
 
 #include <cstdio>
 #include <set>
@@ -37,7 +38,7 @@ double MacPicojoules(const systolic::ArchConfig& config) {
 }  // namespace
 
 compiler::TargetDescription SystolicTargetFromConfig(const systolic::ArchConfig& config) {
-  compiler::TargetDescription t = compiler::SystolicTarget();
+  compiler::TargetDescription t = targets::SystolicDescription();
   const double clock_hz = config.clock_mhz * 1e6;
   char description[200];
   std::snprintf(description, sizeof description,

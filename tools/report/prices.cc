@@ -15,6 +15,7 @@
 
 #include "compiler/target_description.h"
 #include "hlo/diagnostic.h"
+#include "targets/descriptions.h"
 
 namespace report {
 namespace {
@@ -96,8 +97,8 @@ double ParseUsd(std::string_view text, const hlo::SourceLocation& at, std::strin
 
 PriceTable DefaultPrices() {
   PriceTable table;
-  for (const std::string& name : compiler::TargetNames()) {
-    const compiler::TargetDescription* target = compiler::FindTarget(name);
+  for (const std::string& name : targets::DescriptionNames()) {
+    const compiler::TargetDescription* target = targets::FindDescription(name);
     Price price;
     if (target != nullptr && target->price_per_hour_usd > 0) {
       price.usd_per_hour = target->price_per_hour_usd;
@@ -136,7 +137,7 @@ void ApplyPriceText(PriceTable& table, std::string_view text, const std::string&
     const std::string target(key.substr(0, dot));
     if (table.count(target) == 0) {
       throw hlo::Error(key_at, "unknown target " + Quote(target) + " (targets: " +
-                                   Joined(compiler::TargetNames()) + ")");
+                                   Joined(targets::DescriptionNames()) + ")");
     }
     const std::string_view field_name =
         dot == std::string_view::npos ? std::string_view() : key.substr(dot + 1);

@@ -2,7 +2,7 @@
 // with where the figure comes from, and the `--prices FILE` format that overrides it.
 //
 // Defaults are compiled in from each TargetDescription's price_per_hour_usd (the numbers and
-// their sources are in compiler/targets/*.cc; the citation text is repeated in prices.cc and in
+// their sources are in targets/*/description.cc; the citation text is repeated in prices.cc and in
 // examples/prices.cfg, and a test checks the three agree).
 //
 // File format (docs/report.md): `key = value` lines like the accelerator's config files; a line
@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include "targets/descriptions.h"
 
 namespace report {
 
@@ -27,7 +28,7 @@ struct Price {
   std::string source;                  // citation, or "FILE:LINE" of the override
 };
 
-// Target name -> price, for every target of compiler::TargetNames().
+// Target name -> price, for every target of targets::DescriptionNames().
 using PriceTable = std::map<std::string, Price>;
 
 inline constexpr int64_t kMaxPriceFileBytes = int64_t{1} << 20;

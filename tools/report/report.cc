@@ -18,6 +18,7 @@
 #include "compiler/target_pipelines.h"
 #include "tools/report/carried_across.h"
 #include "tools/report/graph_dot.h"
+#include "targets/descriptions.h"
 
 namespace report {
 namespace {
@@ -90,7 +91,7 @@ double HostFallbackSeconds(const hlo::Instruction& inst, const compiler::Instruc
     return (link > 0 ? HostStepLinkBytes(inst) / link : 0) + target.peak.kernel_launch_seconds;
   }
   const double bytes = cost.bytes_read + cost.bytes_written;
-  return compiler::RooflineSeconds(inst, cost, compiler::CpuTarget()) +
+  return compiler::RooflineSeconds(inst, cost, targets::CpuDescription()) +
          (link > 0 ? 2 * bytes / link : 0);
 }
 
@@ -99,7 +100,7 @@ double HostFallbackSeconds(const hlo::Instruction& inst, const compiler::Instruc
 // model: the host does the work, whatever the time model charges); unsupported custom-calls and
 // collectives are not included (their time is unknown to the compiler).
 Estimate EstimateModule(const compiler::ModuleStats& stats, const TargetDescription& target) {
-  const TargetDescription& host = compiler::CpuTarget();
+  const TargetDescription& host = targets::CpuDescription();
   Estimate estimate;
   for (const compiler::OwnershipEntry& entry : stats.entries) {
     if (entry.instruction == nullptr) continue;

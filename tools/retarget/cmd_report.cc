@@ -23,6 +23,7 @@
 #include "tools/retarget/opt_support.h"
 #include "tools/retarget/report_latency.h"
 #include "tools/retarget/run_support.h"
+#include "targets/descriptions.h"
 
 namespace cli {
 namespace {
@@ -36,13 +37,13 @@ const std::vector<std::string>& ReportTargetNames() {
 // The --targets list, in the order given, without repeats; a UsageError lists the valid names.
 std::vector<const compiler::TargetDescription*> TargetsArgument(const ParsedArgs& args) {
   std::string valid;
-  for (const std::string& name : compiler::TargetNames()) valid += (valid.empty() ? "" : ", ") + name;
+  for (const std::string& name : targets::DescriptionNames()) valid += (valid.empty() ? "" : ", ") + name;
   std::vector<std::string> names = ReportTargetNames();
   if (std::optional<std::string> list = args.Get("--targets")) names = SplitCommaList(*list);
   if (names.empty()) throw UsageError("--targets needs at least one target (" + valid + ")");
   std::vector<const compiler::TargetDescription*> targets;
   for (const std::string& name : names) {
-    const compiler::TargetDescription* target = compiler::FindTarget(name);
+    const compiler::TargetDescription* target = targets::FindDescription(name);
     if (target == nullptr) {
       throw UsageError("unknown target '" + name + "' (targets: " + valid + ")");
     }
@@ -60,7 +61,7 @@ std::optional<systolic::ArchConfig> ConfigArgument(
   const bool has_sets = sets != args.all.end() && !sets->second.empty();
   if (!args.Has("--config") && !has_sets) return std::nullopt;
   bool has_systolic = false;
-  for (const auto* target : targets) has_systolic |= target == &compiler::SystolicTarget();
+  for (const auto* target : targets) has_systolic |= target == &targets::SystolicDescription();
   if (!has_systolic) throw UsageError("--config and --set describe the systolic target, "
                                       "which --targets does not include");
   const std::string config = args.Get("--config").value_or("tpu-v1");
@@ -163,7 +164,7 @@ int RunReport(const ParsedArgs& args, const Context& context) {
     configured = std::make_unique<compiler::TargetDescription>(
         report::SystolicTargetFromConfig(*config));
     for (auto*& target : targets) {
-      if (target == &compiler::SystolicTarget()) target = configured.get();
+      if (target == &targets::SystolicDescription()) target = configured.get();
     }
     result.systolic_config = config->name;
     if (auto sets = args.all.find("--set"); sets != args.all.end()) {

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   // This process has no GPU runtime: `run --target gpu` executes the generated artifact by host
   // emulation (retarget-gpu-run runs it on a real GPU).
   backends.Add(gpu_emulator::MakeGpuEmulationBackend());
-  // The accelerator: TPU v1 with the bf16/f32 matrix modes compiler/targets/systolic.cc assumes
+  // The accelerator: TPU v1 with the bf16/f32 matrix modes targets/systolic/description.cc assumes
   // (`run --config/--set` builds others); its host fallback runs on the interpreter.
   backends.Add(targets::MakeSystolicBackend(
       systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.dtypes=int8,bf16,f32"}),

@@ -6,17 +6,18 @@
 
 #include "hlo/diagnostic.h"
 #include "tools/retarget/run_support.h"
+#include "targets/descriptions.h"
 
 namespace cli {
 
 const compiler::TargetDescription& TargetArgument(const ParsedArgs& args) {
   std::string names;
-  for (const std::string& name : compiler::TargetNames()) {
+  for (const std::string& name : targets::DescriptionNames()) {
     names += (names.empty() ? "" : ", ") + name;
   }
   std::optional<std::string> name = args.Get("--target");
   if (!name) throw UsageError("--target is required (" + names + ")");
-  const compiler::TargetDescription* target = compiler::FindTarget(*name);
+  const compiler::TargetDescription* target = targets::FindDescription(*name);
   if (target == nullptr)
     throw UsageError("unknown target '" + *name + "' (targets: " + names + ")");
   return *target;

@@ -12,7 +12,7 @@ namespace cli {
 
 // `config` (a preset or a config file) with `overrides` applied in order. Without `config`:
 // tpu-v1 with array.dtypes=int8,bf16,f32 — the multi-pass bf16/f32 MXU modes that the systolic
-// target description assumes (compiler/targets/systolic.cc), applied before the overrides.
+// target description assumes (targets/systolic/description.cc), applied before the overrides.
 systolic::ArchConfig SystolicRunConfig(const std::optional<std::string>& config,
                                        std::vector<std::string> overrides);
 

@@ -13,12 +13,13 @@
 #include "targets/gpu/codegen/gpu_compiler_internal.h"
 #include "targets/gpu/codegen/matmul_lowering.h"
 #include "targets/gpu/codegen/nvptx_target.h"
+#include "targets/gpu/description.h"
 
 namespace gpu_codegen {
 namespace internal {
 
 void ArtifactBuilder::LayOutArena() {
-  assignment_ = compiler::AssignBuffers(module_, compiler::GpuTarget());
+  assignment_ = compiler::AssignBuffers(module_, targets::GpuDescription());
   for (const compiler::Allocation& allocation : assignment_.allocations()) {
     allocation_base_.push_back(arena_top_);
     arena_top_ = AlignUp(arena_top_ + static_cast<uint64_t>(allocation.size));
@@ -269,7 +270,7 @@ GpuCompileResult CompileOptimizedModule(const hlo::Module& module,
 }
 
 GpuCompileResult CompileModule(hlo::Module& module, const GpuCompileOptions& options) {
-  compiler::MakeTargetPipeline(compiler::GpuTarget()).Run(module);
+  compiler::MakeTargetPipeline(targets::GpuDescription()).Run(module);
   return CompileOptimizedModule(module, options);
 }
 

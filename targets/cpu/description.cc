@@ -24,15 +24,21 @@
 //   * Energy: Xeon Platinum 8592+ TDP 350 W over 64 cores ~ 5.5 W per busy core (Intel ARK);
 //     DDR5 access ~15 pJ/bit (O'Connor et al., "Fine-Grained DRAM", MICRO 2017, Fig. 1 order of
 //     magnitude for DDR-class DRAM).
-#include "compiler/targets/target_instances.h"
+#include "targets/cpu/description.h"
 
-namespace compiler::targets_internal {
+namespace targets {
+namespace {
+
+using compiler::Epilogue;
+using compiler::OpHandling;
+using compiler::OpRule;
+using compiler::TargetDescription;
 
 using hlo::FusionKind;
 using hlo::Opcode;
 using hlo::PrimitiveType;
 
-TargetDescription MakeCpuTarget() {
+TargetDescription MakeCpuDescription() {
   TargetDescription t;
   t.name = "cpu";
   t.description = "x86-64 AVX-512 CPU: LLVM codegen, dot/convolution through retarget-sgemm";
@@ -93,4 +99,11 @@ TargetDescription MakeCpuTarget() {
   return t;
 }
 
-}  // namespace compiler::targets_internal
+}  // namespace
+
+const compiler::TargetDescription& CpuDescription() {
+  static const compiler::TargetDescription description = MakeCpuDescription();
+  return description;
+}
+
+}  // namespace targets

@@ -5,13 +5,19 @@
 // The rates are a rough order of magnitude for the evaluator's single-threaded loops on the build
 // machine's CPU (no SIMD, f32/f64 accumulation); they exist so that cost-model arithmetic is
 // defined on every target, not to predict interpreter run times.
-#include "compiler/targets/target_instances.h"
+#include "targets/interp/description.h"
 
-namespace compiler::targets_internal {
+namespace targets {
+namespace {
+
+using compiler::Epilogue;
+using compiler::OpHandling;
+using compiler::OpRule;
+using compiler::TargetDescription;
 
 using hlo::PrimitiveType;
 
-TargetDescription MakeInterpTarget() {
+TargetDescription MakeInterpDescription() {
   TargetDescription t;
   t.name = "interp";
   t.description = "reference interpreter (hlo/evaluator): every op generated, no fusion";
@@ -50,4 +56,11 @@ TargetDescription MakeInterpTarget() {
   return t;
 }
 
-}  // namespace compiler::targets_internal
+}  // namespace
+
+const compiler::TargetDescription& InterpDescription() {
+  static const compiler::TargetDescription description = MakeInterpDescription();
+  return description;
+}
+
+}  // namespace targets

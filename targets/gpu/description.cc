@@ -18,15 +18,21 @@
 //     ~4 pJ/bit (O'Connor et al., MICRO 2017, HBM2 3.9 pJ/bit); idle ~75 W (an estimate).
 //   * Price: on-demand H200 SXM rental, $4.54 per GPU-hour (spheron.network, March 2026); the
 //     hyperscaler range is $4.50-7.00 (mercatus-ai.com/blog/cloud-gpu-pricing, May 2026).
-#include "compiler/targets/target_instances.h"
+#include "targets/gpu/description.h"
 
-namespace compiler::targets_internal {
+namespace targets {
+namespace {
+
+using compiler::Epilogue;
+using compiler::OpHandling;
+using compiler::OpRule;
+using compiler::TargetDescription;
 
 using hlo::FusionKind;
 using hlo::Opcode;
 using hlo::PrimitiveType;
 
-TargetDescription MakeGpuTarget() {
+TargetDescription MakeGpuDescription() {
   TargetDescription t;
   t.name = "gpu";
   t.description = "NVIDIA H200: NVPTX codegen, dot through cuBLASLt, convolution through cuDNN";
@@ -120,4 +126,11 @@ TargetDescription MakeGpuTarget() {
   return t;
 }
 
-}  // namespace compiler::targets_internal
+}  // namespace
+
+const compiler::TargetDescription& GpuDescription() {
+  static const compiler::TargetDescription description = MakeGpuDescription();
+  return description;
+}
+
+}  // namespace targets

@@ -31,9 +31,15 @@
 // one op per lane per cycle), the ~10 us per host-issued instruction batch, and the energy split
 // of the 40 W. The price stands in with Google Cloud TPU v5e's on-demand $1.20 per chip-hour
 // (cloud.google.com/tpu/pricing); TPU v1 was never rented.
-#include "compiler/targets/target_instances.h"
+#include "targets/systolic/description.h"
 
-namespace compiler::targets_internal {
+namespace targets {
+namespace {
+
+using compiler::Epilogue;
+using compiler::OpHandling;
+using compiler::OpRule;
+using compiler::TargetDescription;
 
 using hlo::FusionKind;
 using hlo::Opcode;
@@ -152,7 +158,7 @@ std::optional<Rule> RuleFor(Opcode op) {
 
 }  // namespace
 
-TargetDescription MakeSystolicTarget() {
+TargetDescription MakeSystolicDescription() {
   TargetDescription t;
   t.name = "systolic";
   t.description = "TPU-v1-like systolic array: 256x256 MXU, 256-lane vector unit, 24 MiB SRAM";
@@ -204,4 +210,11 @@ TargetDescription MakeSystolicTarget() {
   return t;
 }
 
-}  // namespace compiler::targets_internal
+}  // namespace
+
+const compiler::TargetDescription& SystolicDescription() {
+  static const compiler::TargetDescription description = MakeSystolicDescription();
+  return description;
+}
+
+}  // namespace targets
