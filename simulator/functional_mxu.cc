@@ -258,17 +258,21 @@ void Conv(const Instruction& inst, const systolic::ArchConfig& config,
 
 }  // namespace
 
-void ExecuteMxu(const Instruction& inst, const systolic::ArchConfig& config,
-                const RegisterFile& registers, WeightBuffers& weights, Memories& memories) {
-  switch (inst.opcode) {
-    case Opcode::kMxuLoadWeights: return LoadWeights(inst, config, registers, weights, memories);
-    case Opcode::kMxuMatmul: return Matmul(inst, config, registers, weights, memories);
-    case Opcode::kMxuConv: return Conv(inst, config, registers, weights, memories);
-    default:
-      break;
-  }
-  throw hlo::Error(std::string(systolic::GetInstrInfo(inst.opcode).mnemonic) +
-                   " is not a matrix-unit instruction");
+namespace mxu_internal {
+
+void ExecuteLoadWeights(const Instruction& inst, const systolic::ArchConfig& config,
+                        const RegisterFile& registers, WeightBuffers& weights, Memories& memories) {
+  LoadWeights(inst, config, registers, weights, memories);
 }
+void ExecuteMatmul(const Instruction& inst, const systolic::ArchConfig& config,
+                   const RegisterFile& registers, WeightBuffers& weights, Memories& memories) {
+  Matmul(inst, config, registers, weights, memories);
+}
+void ExecuteConv(const Instruction& inst, const systolic::ArchConfig& config,
+                 const RegisterFile& registers, WeightBuffers& weights, Memories& memories) {
+  Conv(inst, config, registers, weights, memories);
+}
+
+}  // namespace mxu_internal
 
 }  // namespace simulator

@@ -312,25 +312,4 @@ void ExecuteElementwise(const Instruction& inst, Memories& memories) {
 
 }  // namespace vector_internal
 
-void ExecuteVector(const systolic::Instruction& inst, const RegisterFile& registers,
-                   Memories& memories) {
-  using systolic::Opcode;
-  switch (systolic::GetInstrInfo(inst.opcode).unit) {
-    case systolic::Unit::kVector: break;
-    case systolic::Unit::kLoad:
-    case systolic::Unit::kStore:
-    case systolic::Unit::kMxu:
-    case systolic::Unit::kControl:
-      throw hlo::Error(vector_internal::Mnemonic(inst) + " is not a vector-unit instruction");
-  }
-  if (inst.opcode == Opcode::kVCvt || inst.opcode == Opcode::kVRequant) {
-    return vector_internal::ExecuteConversion(inst, registers, memories);
-  }
-  if (inst.opcode == Opcode::kVRedSum || inst.opcode == Opcode::kVRedMax ||
-      inst.opcode == Opcode::kVBcast) {
-    return vector_internal::ExecuteRowOp(inst, memories);
-  }
-  vector_internal::ExecuteElementwise(inst, memories);
-}
-
 }  // namespace simulator

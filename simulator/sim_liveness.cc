@@ -5,6 +5,8 @@
 #include <array>
 #include <map>
 
+#include "simulator/isa/instruction_visitor.h"
+
 namespace simulator {
 namespace {
 
@@ -119,8 +121,9 @@ class LiveRanges {
   int64_t OccupancyDelta::*field_;
 };
 
-// Walks the program, turning each instruction into the accesses the units will make.
-class Planner {
+// Walks the program, turning each instruction into the accesses the units will make: one
+// handler per row of isa.def (InstructionVisitor).
+class Planner final : public systolic::InstructionVisitor<void> {
  public:
   Planner(const systolic::Program& program, const systolic::ArchConfig& config)
       : program_(program), config_(config) {
@@ -132,7 +135,8 @@ class Planner {
     for (size_t i = 0; i < program_.instructions.size() && plan_.tracked; ++i) {
       const Instruction& inst = program_.instructions[i];
       if (inst.opcode == Opcode::kHalt) break;
-      Visit(i, inst);
+      index_ = i;
+      Visit(inst);
     }
     if (!plan_.tracked) return LivenessPlan{false, {}};
     ub_.Finish();
@@ -203,7 +207,41 @@ class Planner {
     uint64_t dst = 0, buf = 0, rows = 0, accumulate = 0;
   };
 
-  void Visit(size_t i, const Instruction& inst);
+  // The reads and writes of each instruction of isa.def (of index_).
+  void OnNop(const Instruction&) override {}  // no data
+  void OnHalt(const Instruction&) override {}
+  void OnSemSignal(const Instruction&) override {}
+  void OnSemWait(const Instruction&) override {}
+  void OnCfgSet(const Instruction& inst) override {
+    const uint64_t reg = inst.get(systolic::CfgSetField::reg);
+    if (reg < registers_.size()) registers_[reg] = inst.get(systolic::CfgSetField::value);
+  }
+  void OnDmaLoad(const Instruction& inst) override { VisitDma(index_, inst); }
+  void OnDmaStore(const Instruction& inst) override { VisitDma(index_, inst); }
+  void OnMxuLoadWeights(const Instruction& inst) override { VisitLoadWeights(index_, inst); }
+  void OnMxuMatmul(const Instruction& inst) override {
+    VisitMxuCompute(index_, MatmulAccess(inst));
+  }
+  void OnMxuConv(const Instruction& inst) override { VisitMxuCompute(index_, ConvAccess(inst)); }
+  void OnVAdd(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVSub(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVMul(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVMax(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVMin(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVCmp(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVSel(const Instruction& inst) override { VisitSelect(index_, inst); }
+  void OnVMov(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVExp(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVRecip(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVRsqrt(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVTanh(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVFill(const Instruction& inst) override { VisitFill(index_, inst); }
+  void OnVCvt(const Instruction& inst) override { VisitConvert(index_, inst); }
+  void OnVRequant(const Instruction& inst) override { VisitConvert(index_, inst); }
+  void OnVRedSum(const Instruction& inst) override { VisitReduce(index_, inst); }
+  void OnVRedMax(const Instruction& inst) override { VisitReduce(index_, inst); }
+  void OnVBcast(const Instruction& inst) override { VisitBroadcast(index_, inst); }
+
   void VisitDma(size_t i, const Instruction& inst);
   void VisitLoadWeights(size_t i, const Instruction& inst);
   MxuCompute MatmulAccess(const Instruction& inst) const;
@@ -219,6 +257,7 @@ class Planner {
 
   const systolic::Program& program_;
   const systolic::ArchConfig& config_;
+  size_t index_ = 0;  // the instruction being visited
   LivenessPlan plan_;
   std::vector<int64_t> last_reader_;  // per writing instruction
   LiveRanges ub_{plan_.at_completion, last_reader_, &OccupancyDelta::ub};
@@ -230,58 +269,6 @@ class Planner {
   };
   std::array<Tile, 2> tiles_{};
 };
-
-// One case per instruction of simulator/isa/isa.def and no `default:`: with -Werror=switch,
-// adding an instruction stops the build here until its reads and writes are described. (A raw
-// opcode outside the table matches no case and touches nothing; the decoder rejects it first.)
-void Planner::Visit(size_t i, const Instruction& inst) {
-  switch (inst.opcode) {
-    case Opcode::kNop:
-    case Opcode::kHalt:
-    case Opcode::kSemSignal:
-    case Opcode::kSemWait:
-      return;  // no data
-    case Opcode::kCfgSet: {
-      const uint64_t reg = inst.get(systolic::CfgSetField::reg);
-      if (reg < registers_.size()) registers_[reg] = inst.get(systolic::CfgSetField::value);
-      return;
-    }
-    case Opcode::kDmaLoad:
-    case Opcode::kDmaStore:
-      return VisitDma(i, inst);
-    case Opcode::kMxuLoadWeights:
-      return VisitLoadWeights(i, inst);
-    case Opcode::kMxuMatmul:
-      return VisitMxuCompute(i, MatmulAccess(inst));
-    case Opcode::kMxuConv:
-      return VisitMxuCompute(i, ConvAccess(inst));
-    case Opcode::kVAdd:
-    case Opcode::kVSub:
-    case Opcode::kVMul:
-    case Opcode::kVMax:
-    case Opcode::kVMin:
-    case Opcode::kVCmp:
-      return VisitVectorBinary(i, inst);
-    case Opcode::kVSel:
-      return VisitSelect(i, inst);
-    case Opcode::kVMov:
-    case Opcode::kVExp:
-    case Opcode::kVRecip:
-    case Opcode::kVRsqrt:
-    case Opcode::kVTanh:
-      return VisitVectorUnary(i, inst);
-    case Opcode::kVFill:
-      return VisitFill(i, inst);
-    case Opcode::kVCvt:
-    case Opcode::kVRequant:
-      return VisitConvert(i, inst);
-    case Opcode::kVRedSum:
-    case Opcode::kVRedMax:
-      return VisitReduce(i, inst);
-    case Opcode::kVBcast:
-      return VisitBroadcast(i, inst);
-  }
-}
 
 void Planner::VisitDma(size_t i, const Instruction& inst) {
   const bool load = inst.opcode == Opcode::kDmaLoad;

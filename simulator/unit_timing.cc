@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hlo/diagnostic.h"
+#include "simulator/isa/instruction_visitor.h"
 #include "simulator/mxu_timing.h"
 
 namespace simulator {
@@ -78,43 +79,40 @@ UnitCost GemmCost(const ArrayShape& array, const WeightBuffers::Buffer& tile, in
   return cost;
 }
 
-UnitCost MxuCost(const Instruction& inst, const systolic::ArchConfig& config,
-                 const WeightBuffers& weights) {
-  switch (inst.opcode) {
-    case Opcode::kMxuLoadWeights: {
-      using F = systolic::MxuLoadWeightsField;
-      const ArrayShape array{config.array_rows, config.array_cols, config.dataflow};
-      const int64_t k = static_cast<int64_t>(inst.get(F::k));
-      const int64_t n = static_cast<int64_t>(inst.get(F::n));
-      UnitCost cost;
-      cost.cycles = WeightLoadCycles(array, k);
-      cost.ub_bytes_read = Bytes(k * n, FieldDtype(inst, inst.get(F::dtype)));
-      return cost;
-    }
-    case Opcode::kMxuMatmul: {
-      using F = systolic::MxuMatmulField;
-      const int64_t m = static_cast<int64_t>(inst.get(F::m));
-      return GemmCost(Array(inst, config, inst.get(F::dataflow)),
-                      Loaded(inst, weights, inst.get(F::buf)), m, inst.get(F::acc) != 0);
-    }
-    case Opcode::kMxuConv: {
-      using F = systolic::MxuConvField;
-      const int64_t kh = static_cast<int64_t>(inst.get(F::kh));
-      const int64_t kw = static_cast<int64_t>(inst.get(F::kw));
-      const int64_t stride = static_cast<int64_t>(inst.get(F::stride));
-      const int64_t in_h = static_cast<int64_t>(inst.get(F::in_h));
-      const int64_t in_w = static_cast<int64_t>(inst.get(F::in_w));
-      if (kh < 1 || kw < 1 || stride < 1 || in_h < kh || in_w < kw) {
-        throw hlo::Error("mxu.conv: need 1 <= kh <= in_h, 1 <= kw <= in_w and stride >= 1");
-      }
-      const int64_t pixels = ((in_h - kh) / stride + 1) * ((in_w - kw) / stride + 1);
-      return GemmCost(Array(inst, config, inst.get(F::dataflow)),
-                      Loaded(inst, weights, inst.get(F::buf)), pixels, inst.get(F::acc) != 0);
-    }
-    default:
-      break;
+UnitCost LoadWeightsCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  using F = systolic::MxuLoadWeightsField;
+  const ArrayShape array{config.array_rows, config.array_cols, config.dataflow};
+  const int64_t k = static_cast<int64_t>(inst.get(F::k));
+  const int64_t n = static_cast<int64_t>(inst.get(F::n));
+  UnitCost cost;
+  cost.cycles = WeightLoadCycles(array, k);
+  cost.issue_interval = cost.cycles;
+  cost.ub_bytes_read = Bytes(k * n, FieldDtype(inst, inst.get(F::dtype)));
+  return cost;
+}
+
+UnitCost MatmulCost(const Instruction& inst, const systolic::ArchConfig& config,
+                    const WeightBuffers& weights) {
+  using F = systolic::MxuMatmulField;
+  const int64_t m = static_cast<int64_t>(inst.get(F::m));
+  return GemmCost(Array(inst, config, inst.get(F::dataflow)),
+                  Loaded(inst, weights, inst.get(F::buf)), m, inst.get(F::acc) != 0);
+}
+
+UnitCost ConvCost(const Instruction& inst, const systolic::ArchConfig& config,
+                  const WeightBuffers& weights) {
+  using F = systolic::MxuConvField;
+  const int64_t kh = static_cast<int64_t>(inst.get(F::kh));
+  const int64_t kw = static_cast<int64_t>(inst.get(F::kw));
+  const int64_t stride = static_cast<int64_t>(inst.get(F::stride));
+  const int64_t in_h = static_cast<int64_t>(inst.get(F::in_h));
+  const int64_t in_w = static_cast<int64_t>(inst.get(F::in_w));
+  if (kh < 1 || kw < 1 || stride < 1 || in_h < kh || in_w < kw) {
+    throw hlo::Error("mxu.conv: need 1 <= kh <= in_h, 1 <= kw <= in_w and stride >= 1");
   }
-  throw hlo::Error(Mnemonic(inst) + " is not a matrix-unit instruction");
+  const int64_t pixels = ((in_h - kh) / stride + 1) * ((in_w - kw) / stride + 1);
+  return GemmCost(Array(inst, config, inst.get(F::dataflow)),
+                  Loaded(inst, weights, inst.get(F::buf)), pixels, inst.get(F::acc) != 0);
 }
 
 // Streaming cost: ceil(elements / L) + the pipeline depth (+ the transcendental stages).
@@ -122,127 +120,165 @@ int64_t StreamCycles(const systolic::ArchConfig& config, int64_t elements, int64
   return CeilDiv(elements, config.vector_lanes) + config.vector_pipeline_depth + extra;
 }
 
-UnitCost VectorCost(const Instruction& inst, const systolic::ArchConfig& config) {
+UnitCost BinaryCost(const Instruction& inst, const systolic::ArchConfig& config) {
   UnitCost cost;
-  switch (inst.opcode) {
-    case Opcode::kVAdd:
-    case Opcode::kVSub:
-    case Opcode::kVMul:
-    case Opcode::kVMax:
-    case Opcode::kVMin:
-    case Opcode::kVCmp: {
-      using F = systolic::VAddField;  // shared layout of the binary ops
-      const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
-      const int64_t count = static_cast<int64_t>(field(F::count));
-      const Dtype dtype = FieldDtype(inst, field(F::dtype));
-      CountAccess(cost, field(F::a), Bytes(count, dtype), false);
-      CountAccess(cost, field(F::b), Bytes(count, dtype), false);
-      CountAccess(cost, field(F::dst),
-                  Bytes(count, inst.opcode == Opcode::kVCmp ? Dtype::kPred : dtype), true);
-      cost.vector_element_ops = count;
-      cost.cycles = StreamCycles(config, count);
-      return cost;
-    }
-    case Opcode::kVSel: {
-      using F = systolic::VSelField;
-      const int64_t count = static_cast<int64_t>(inst.get(F::count));
-      const Dtype dtype = FieldDtype(inst, inst.get(F::dtype));
-      CountAccess(cost, inst.get(F::mask), Bytes(count, Dtype::kPred), false);
-      CountAccess(cost, inst.get(F::src), Bytes(count, dtype), false);
-      CountAccess(cost, inst.get(F::dst), Bytes(count, dtype), false);  // the on-false operand
-      CountAccess(cost, inst.get(F::dst), Bytes(count, dtype), true);
-      cost.vector_element_ops = count;
-      cost.cycles = StreamCycles(config, count);
-      return cost;
-    }
-    case Opcode::kVMov:
-    case Opcode::kVExp:
-    case Opcode::kVRecip:
-    case Opcode::kVRsqrt:
-    case Opcode::kVTanh: {
-      using F = systolic::VMovField;  // shared layout of the unary ops
-      const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
-      const int64_t count = static_cast<int64_t>(field(F::count));
-      const Dtype dtype = FieldDtype(inst, field(F::dtype));
-      CountAccess(cost, field(F::src), Bytes(count, dtype), false);
-      CountAccess(cost, field(F::dst), Bytes(count, dtype), true);
-      cost.vector_element_ops = count;
-      cost.cycles = StreamCycles(config, count,
-                                 inst.opcode == Opcode::kVMov ? 0 : config.vector_transcendental_depth);
-      return cost;
-    }
-    case Opcode::kVFill: {
-      using F = systolic::VFillField;
-      const int64_t count = static_cast<int64_t>(inst.get(F::count));
-      CountAccess(cost, inst.get(F::dst), Bytes(count, FieldDtype(inst, inst.get(F::dtype))), true);
-      cost.vector_element_ops = count;
-      cost.cycles = StreamCycles(config, count);
-      return cost;
-    }
-    case Opcode::kVCvt:
-    case Opcode::kVRequant: {
-      using F = systolic::VCvtField;  // vrequant shares the layout
-      const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
-      const int64_t count = static_cast<int64_t>(field(F::count));
-      CountAccess(cost, field(F::src), Bytes(count, FieldDtype(inst, field(F::src_type))), false);
-      CountAccess(cost, field(F::dst), Bytes(count, FieldDtype(inst, field(F::dst_type))), true);
-      cost.vector_element_ops = count;
-      cost.cycles = StreamCycles(config, count);
-      return cost;
-    }
-    case Opcode::kVRedSum:
-    case Opcode::kVRedMax: {
-      using F = systolic::VRedSumField;  // vredmax shares the layout
-      const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
-      const int64_t rows = static_cast<int64_t>(field(F::rows));
-      const int64_t cols = static_cast<int64_t>(field(F::cols));
-      const Dtype dtype = FieldDtype(inst, field(F::dtype));
-      CountAccess(cost, field(F::src), Bytes(rows * cols, dtype), false);
-      CountAccess(cost, field(F::dst), Bytes(rows, dtype), true);
-      cost.vector_element_ops = rows * cols;
-      // Each row enters L elements per cycle; the adder tree finishes the last row.
-      cost.cycles = rows * CeilDiv(cols, config.vector_lanes) + CeilLog2(config.vector_lanes) +
-                    config.vector_pipeline_depth;
-      return cost;
-    }
-    case Opcode::kVBcast: {
-      using F = systolic::VBcastField;
-      const int64_t rows = static_cast<int64_t>(inst.get(F::rows));
-      const int64_t cols = static_cast<int64_t>(inst.get(F::cols));
-      const Dtype dtype = FieldDtype(inst, inst.get(F::dtype));
-      CountAccess(cost, inst.get(F::src), Bytes(inst.get(F::per_row) ? rows : cols, dtype), false);
-      CountAccess(cost, inst.get(F::dst), Bytes(rows * cols, dtype), true);
-      cost.vector_element_ops = rows * cols;
-      cost.cycles = StreamCycles(config, rows * cols);
-      return cost;
-    }
-    default:
-      break;
-  }
-  throw hlo::Error(Mnemonic(inst) + " is not a vector-unit instruction");
+  using F = systolic::VAddField;  // shared layout of the binary ops
+  const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+  const int64_t count = static_cast<int64_t>(field(F::count));
+  const Dtype dtype = FieldDtype(inst, field(F::dtype));
+  CountAccess(cost, field(F::a), Bytes(count, dtype), false);
+  CountAccess(cost, field(F::b), Bytes(count, dtype), false);
+  CountAccess(cost, field(F::dst),
+              Bytes(count, inst.opcode == Opcode::kVCmp ? Dtype::kPred : dtype), true);
+  cost.vector_element_ops = count;
+  cost.cycles = StreamCycles(config, count);
+  return cost;
 }
+
+UnitCost SelectCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  UnitCost cost;
+  using F = systolic::VSelField;
+  const int64_t count = static_cast<int64_t>(inst.get(F::count));
+  const Dtype dtype = FieldDtype(inst, inst.get(F::dtype));
+  CountAccess(cost, inst.get(F::mask), Bytes(count, Dtype::kPred), false);
+  CountAccess(cost, inst.get(F::src), Bytes(count, dtype), false);
+  CountAccess(cost, inst.get(F::dst), Bytes(count, dtype), false);  // the on-false operand
+  CountAccess(cost, inst.get(F::dst), Bytes(count, dtype), true);
+  cost.vector_element_ops = count;
+  cost.cycles = StreamCycles(config, count);
+  return cost;
+}
+
+// vmov streams; exp, recip, rsqrt and tanh add the transcendental stages.
+UnitCost UnaryCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  UnitCost cost;
+  using F = systolic::VMovField;  // shared layout of the unary ops
+  const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+  const int64_t count = static_cast<int64_t>(field(F::count));
+  const Dtype dtype = FieldDtype(inst, field(F::dtype));
+  CountAccess(cost, field(F::src), Bytes(count, dtype), false);
+  CountAccess(cost, field(F::dst), Bytes(count, dtype), true);
+  cost.vector_element_ops = count;
+  cost.cycles = StreamCycles(config, count,
+                             inst.opcode == Opcode::kVMov ? 0 : config.vector_transcendental_depth);
+  return cost;
+}
+
+UnitCost FillCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  UnitCost cost;
+  using F = systolic::VFillField;
+  const int64_t count = static_cast<int64_t>(inst.get(F::count));
+  CountAccess(cost, inst.get(F::dst), Bytes(count, FieldDtype(inst, inst.get(F::dtype))), true);
+  cost.vector_element_ops = count;
+  cost.cycles = StreamCycles(config, count);
+  return cost;
+}
+
+UnitCost ConvertCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  UnitCost cost;
+  using F = systolic::VCvtField;  // vrequant shares the layout
+  const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+  const int64_t count = static_cast<int64_t>(field(F::count));
+  CountAccess(cost, field(F::src), Bytes(count, FieldDtype(inst, field(F::src_type))), false);
+  CountAccess(cost, field(F::dst), Bytes(count, FieldDtype(inst, field(F::dst_type))), true);
+  cost.vector_element_ops = count;
+  cost.cycles = StreamCycles(config, count);
+  return cost;
+}
+
+UnitCost ReduceCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  UnitCost cost;
+  using F = systolic::VRedSumField;  // vredmax shares the layout
+  const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
+  const int64_t rows = static_cast<int64_t>(field(F::rows));
+  const int64_t cols = static_cast<int64_t>(field(F::cols));
+  const Dtype dtype = FieldDtype(inst, field(F::dtype));
+  CountAccess(cost, field(F::src), Bytes(rows * cols, dtype), false);
+  CountAccess(cost, field(F::dst), Bytes(rows, dtype), true);
+  cost.vector_element_ops = rows * cols;
+  // Each row enters L elements per cycle; the adder tree finishes the last row.
+  cost.cycles = rows * CeilDiv(cols, config.vector_lanes) + CeilLog2(config.vector_lanes) +
+                config.vector_pipeline_depth;
+  return cost;
+}
+
+UnitCost BroadcastCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  UnitCost cost;
+  using F = systolic::VBcastField;
+  const int64_t rows = static_cast<int64_t>(inst.get(F::rows));
+  const int64_t cols = static_cast<int64_t>(inst.get(F::cols));
+  const Dtype dtype = FieldDtype(inst, inst.get(F::dtype));
+  CountAccess(cost, inst.get(F::src), Bytes(inst.get(F::per_row) ? rows : cols, dtype), false);
+  CountAccess(cost, inst.get(F::dst), Bytes(rows * cols, dtype), true);
+  cost.vector_element_ops = rows * cols;
+  cost.cycles = StreamCycles(config, rows * cols);
+  return cost;
+}
+
+// One handler per row of isa.def: the compute units' rows have a cost here; the DMA engines'
+// and the front end's are timed by their units (sim_dma.cc, sim_unit.cc) and are refused.
+class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
+ public:
+  CostOfInstruction(const systolic::ArchConfig& config, const WeightBuffers& weights)
+      : config_(config), weights_(weights) {}
+
+  UnitCost OnNop(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnHalt(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnCfgSet(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnSemSignal(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnSemWait(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnDmaLoad(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnDmaStore(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnMxuLoadWeights(const Instruction& inst) override {
+    return LoadWeightsCost(inst, config_);
+  }
+  UnitCost OnMxuMatmul(const Instruction& inst) override {
+    return MatmulCost(inst, config_, weights_);
+  }
+  UnitCost OnMxuConv(const Instruction& inst) override { return ConvCost(inst, config_, weights_); }
+  UnitCost OnVAdd(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVSub(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVMul(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVMax(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVMin(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVCmp(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVSel(const Instruction& inst) override { return Vector(SelectCost(inst, config_)); }
+  UnitCost OnVMov(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVExp(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVRecip(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVRsqrt(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVTanh(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVFill(const Instruction& inst) override { return Vector(FillCost(inst, config_)); }
+  UnitCost OnVCvt(const Instruction& inst) override { return Vector(ConvertCost(inst, config_)); }
+  UnitCost OnVRequant(const Instruction& inst) override {
+    return Vector(ConvertCost(inst, config_));
+  }
+  UnitCost OnVRedSum(const Instruction& inst) override { return Vector(ReduceCost(inst, config_)); }
+  UnitCost OnVRedMax(const Instruction& inst) override { return Vector(ReduceCost(inst, config_)); }
+  UnitCost OnVBcast(const Instruction& inst) override {
+    return Vector(BroadcastCost(inst, config_));
+  }
+
+ private:
+  // The vector unit takes one instruction at a time: it issues the next when this one is done.
+  static UnitCost Vector(UnitCost cost) {
+    cost.issue_interval = cost.cycles;
+    return cost;
+  }
+  static UnitCost NotComputeUnit(const Instruction& inst) {
+    throw hlo::Error(Mnemonic(inst) + " is not a compute-unit instruction (mxu or vector)");
+  }
+
+  const systolic::ArchConfig& config_;
+  const WeightBuffers& weights_;
+};
 
 }  // namespace
 
 UnitCost ComputeCost(const Instruction& inst, const systolic::ArchConfig& config,
                      const RegisterFile& registers, const WeightBuffers& weights) {
   (void)registers;  // strides change addresses, not cycles or byte counts
-  UnitCost cost;
-  switch (systolic::GetInstrInfo(inst.opcode).unit) {
-    case systolic::Unit::kMxu:
-      cost = MxuCost(inst, config, weights);
-      if (inst.opcode == Opcode::kMxuLoadWeights) cost.issue_interval = cost.cycles;
-      return cost;
-    case systolic::Unit::kVector:
-      cost = VectorCost(inst, config);
-      cost.issue_interval = cost.cycles;
-      return cost;
-    case systolic::Unit::kLoad:
-    case systolic::Unit::kStore:
-    case systolic::Unit::kControl:
-      break;
-  }
-  throw hlo::Error(Mnemonic(inst) + " is not a compute-unit instruction (mxu or vector)");
+  return CostOfInstruction(config, weights).Visit(inst);
 }
 
 }  // namespace simulator
