@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hlo/custom_call_targets.h"
+
 namespace compiler {
 namespace {
 
@@ -341,6 +343,10 @@ InstructionCost CostModel::Work(const hlo::Instruction& inst) {
 }
 
 InstructionCost CostModel::Cost(const hlo::Instruction& inst) {
+  if (inst.opcode() == hlo::Opcode::kCustomCall && inst.has_attr<hlo::CustomCallAttrs>() &&
+      hlo::IsAnnotationCustomCall(inst.attr<hlo::CustomCallAttrs>().target)) {
+    return {};  // an annotation for a later XLA pass moves and computes nothing
+  }
   InstructionCost cost = Work(inst);
   const int64_t n = inst.operand_count();
   const double result = ShapeBytes(inst.shape());

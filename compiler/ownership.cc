@@ -16,6 +16,7 @@
 
 #include "compiler/cost_model.h"
 #include "compiler/memory/buffer_assignment.h"
+#include "hlo/custom_call_targets.h"
 
 namespace compiler {
 namespace {
@@ -100,6 +101,8 @@ OwnerInfo FromHandling(OpHandling handling, const std::string& library, const In
 OwnerInfo CustomCallOwner(const Instruction& inst, const TargetDescription& target) {
   const std::string name =
       inst.has_attr<hlo::CustomCallAttrs>() ? inst.attr<hlo::CustomCallAttrs>().target : "";
+  // An annotation for a later XLA pass computes nothing: no kernel on any target.
+  if (hlo::IsAnnotationCustomCall(name)) return {Owner::kNoCode, "", "annotation " + name};
   auto known = target.custom_calls.find(name);
   if (known == target.custom_calls.end()) return {Owner::kUnsupportedCustomCall, "", name};
   const OpRule& rule = known->second;

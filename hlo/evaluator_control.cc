@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hlo/custom_call_targets.h"
 #include "hlo/evaluator_family.h"
 
 namespace hlo::eval {
@@ -120,8 +121,8 @@ void RegisterBuiltinCustomCalls(CustomCallRegistry& registry) {
   registry.Register("TopK", eval::EvaluateTopKCustomCall);
   // Annotations JAX and XLA put on values that do not change them on one device: SPMD sharding
   // hints, and placement between device and host memory (host offloading).
-  for (const char* target : {"Sharding", "annotate_device_placement", "MoveToHost", "MoveToDevice"})
-    registry.Register(target, eval::EvaluateAnnotationCustomCall);
+  for (std::string_view target : AnnotationCustomCallTargets())
+    registry.Register(std::string(target), eval::EvaluateAnnotationCustomCall);
   registry.Register("AllocateBuffer", eval::EvaluateAllocateBufferCustomCall);
   registry.Register("GetRngSeed", eval::EvaluateGetRngSeedCustomCall);
 }

@@ -39,13 +39,22 @@ bool Trivial(hlo::Opcode op) {
   return trivial.count(op) != 0;
 }
 
+// No code either: the annotation custom-calls of SPMD programs and host offloading.
+bool Trivial(const hlo::Instruction& inst) {
+  static const std::set<std::string> annotations = {"Sharding", "annotate_device_placement",
+                                                    "MoveToHost", "MoveToDevice"};
+  if (inst.opcode() == hlo::Opcode::kCustomCall)
+    return annotations.count(inst.attr<hlo::CustomCallAttrs>().target) != 0;
+  return Trivial(inst.opcode());
+}
+
 // Non-trivial instructions a fusion stands for (nested fusions opened, at least 1).
 int64_t FusedCount(const hlo::Computation& computation) {
   int64_t count = 0;
   for (const auto& inst : computation.instructions()) {
     if (inst->opcode() == hlo::Opcode::kFusion) {
       count += FusedCount(*inst->called_computations()[0]);
-    } else if (!Trivial(inst->opcode())) {
+    } else if (!Trivial(*inst)) {
       ++count;
     }
   }
@@ -65,7 +74,7 @@ void Walk(const hlo::Computation& computation, Expected& expected) {
     ++expected.instructions;
     if (inst->opcode() == hlo::Opcode::kFusion) {
       expected.non_trivial += std::max<int64_t>(1, FusedCount(*inst->called_computations()[0]));
-    } else if (!Trivial(inst->opcode())) {
+    } else if (!Trivial(*inst)) {
       ++expected.non_trivial;
     }
     const hlo::Opcode op = inst->opcode();
@@ -86,7 +95,7 @@ void CheckInvariants(const hlo::Module& module, const ModuleStats& stats) {
   for (const auto& entry : stats.entries) {
     EXPECT_TRUE(seen.insert(entry.instruction).second) << entry.instruction->name();
     EXPECT_TRUE(expected.walked.count(entry.instruction->parent()));
-    EXPECT_EQ(entry.info.owner == Owner::kNoCode, Trivial(entry.instruction->opcode()))
+    EXPECT_EQ(entry.info.owner == Owner::kNoCode, Trivial(*entry.instruction))
         << entry.instruction->name();
     EXPECT_EQ(entry.info.owner == Owner::kLibrary, !entry.info.library.empty());
     EXPECT_GE(entry.cost.flops, 0);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "compiler/cost_model.h"
 #include "compiler/ownership.h"
 #include "compiler/target_pipelines.h"
 #include "tests/small_modules.h"
@@ -196,6 +197,31 @@ ENTRY main {
         << name;
     EXPECT_EQ(OnlyCodeEntry(stats).info.detail, "acme_fused_attn_ffi");
     EXPECT_EQ(stats.kernel_count, 0);
+  }
+}
+
+// SPMD and host-offload annotations (hlo/custom_call_targets.h) compute nothing: no code on any
+// target, no cost, never "locked in" — MaxText's 39 Sharding calls are not vendor kernels.
+TEST(OwnershipTest, AnnotationCustomCallsAreNoCodeEverywhere) {
+  const char* text = R"(
+ENTRY main {
+  p = f32[4] parameter(0)
+  s = f32[4] custom-call(p), custom_call_target="Sharding", sharding={replicated}
+  h = f32[4] custom-call(s), custom_call_target="MoveToHost"
+  ROOT n = f32[4] negate(h)
+}
+)";
+  for (const std::string& name : targets::DescriptionNames()) {
+    ModuleStats stats = Analyze(text, *targets::FindDescription(name));
+    EXPECT_EQ(Counts(stats).count("unsupported-custom-call"), 0u) << name;
+    EXPECT_EQ(stats.kernel_count, 1) << name;  // the negate
+  }
+  auto module = testing_support::ParseAndVerify(std::string("HloModule m\n") + text);
+  compiler::CostModel cost;
+  for (const auto& inst : module->entry()->instructions()) {
+    if (inst->opcode() != hlo::Opcode::kCustomCall) continue;
+    const compiler::InstructionCost c = cost.Cost(*inst);
+    EXPECT_EQ(c.bytes_read + c.bytes_written + c.flops, 0) << inst->name();
   }
 }
 
