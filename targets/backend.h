@@ -37,6 +37,9 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;         // "interp", "cpu", "gpu", "systolic"
   virtual std::string description() const = 0;  // one line for --help
+  // What `retarget compile --emit KIND` can write for this target besides the optimized HLO
+  // every target gives ("llvm", "obj", "ptx", "asm"). The CLI asks instead of naming targets.
+  virtual std::vector<std::string> emit_kinds() const { return {}; }
   // Compiles a copy of `module` (the caller's module is not modified). Throws hlo::Error.
   virtual std::unique_ptr<Executable> Compile(const hlo::Module& module) = 0;
 };

@@ -241,6 +241,7 @@ class CpuBackend final : public targets::Backend {
  public:
   explicit CpuBackend(CpuBackendOptions options) : options_(std::move(options)) {}
   std::string name() const override { return "cpu"; }
+  std::vector<std::string> emit_kinds() const override { return {"llvm", "obj"}; }
   std::string description() const override {
     return "LLVM CPU backend: generated AVX-512 kernels (ORC JIT) + own GEMM/convolution";
   }

@@ -346,6 +346,7 @@ class SystolicBackend final : public Backend {
   SystolicBackend(systolic::ArchConfig config, Backend* host, simulator::TraceSink* trace)
       : config_(std::move(config)), host_(host), trace_(trace) {}
   std::string name() const override { return "systolic"; }
+  std::vector<std::string> emit_kinds() const override { return {"asm"}; }
   std::string description() const override {
     return "systolic-array accelerator (" + config_.name + ", " +
            std::to_string(config_.array_rows) + "x" + std::to_string(config_.array_cols) +

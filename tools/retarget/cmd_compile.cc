@@ -7,8 +7,11 @@
 // Guarantees: flags are checked and output paths vetted before any work; OUT never replaces
 // FILE and replaces an existing file only with --force; diagnostics (timing table, fusion
 // explanations, progress) go to stderr so stdout stays a parseable module.
+#include <algorithm>
 #include <iostream>
 #include <map>
+#include <set>
+#include <vector>
 
 #include "compiler/ownership.h"
 #include "compiler/target_pipelines.h"
@@ -27,23 +30,29 @@
 namespace cli {
 namespace {
 
-// Emit kinds of DESIGN.md's CLI table: hlo for every target; llvm and obj from the cpu backend
-// (emit_cpu.h); llvm and ptx from the gpu code generator (emit_gpu.h); asm from the systolic
-// lowering. Any other pairing is an error naming what the target can emit.
-void CheckEmitKind(const std::string& kind, const std::string& target) {
+// Emit kinds: hlo for every target, and what each backend says it emits (Backend::emit_kinds).
+// A kind some backend emits but not this one is an error naming what this target can emit.
+void CheckEmitKind(const std::string& kind, const std::string& target, const Context& context) {
   if (kind == "hlo") return;
-  if (target == "cpu" && (kind == "llvm" || kind == "obj")) return;
-  if (target == "gpu" && (kind == "llvm" || kind == "ptx")) return;  // emit_gpu.h
-  if (target == "systolic" && kind == "asm") return;
-  if (kind == "llvm" || kind == "ptx" || kind == "asm" || kind == "obj") {
-    const char* kinds = target == "cpu"   ? "hlo, llvm, obj"
-                        : target == "gpu" ? "hlo, llvm, ptx (or -o OUT.rtgpu)"
-                        : target == "systolic" ? "hlo, asm"
-                                               : "hlo";
-    throw hlo::Error("--emit " + kind + " does not apply to --target " + target +
-                     " (it emits " + kinds + ")");
+  std::vector<std::string> own = {"hlo"};
+  std::set<std::string> any = {"hlo"};
+  for (const auto& backend : context.backends->backends()) {
+    for (const std::string& k : backend->emit_kinds()) {
+      any.insert(k);
+      if (backend->name() == target) own.push_back(k);
+    }
   }
-  throw UsageError("--emit must be hlo, llvm, ptx, asm or obj, got '" + kind + "'");
+  if (std::find(own.begin(), own.end(), kind) != own.end()) return;
+  auto join = [](const auto& kinds) {
+    std::string out;
+    for (const std::string& k : kinds) out += (out.empty() ? "" : ", ") + k;
+    return out;
+  };
+  if (any.count(kind)) {
+    throw hlo::Error("--emit " + kind + " does not apply to --target " + target + " (it emits " +
+                     join(own) + ")");
+  }
+  throw UsageError("--emit must be one of " + join(any) + ", got '" + kind + "'");
 }
 
 std::string FusionExplanations(const hlo::Module& module,
@@ -126,7 +135,7 @@ int RunCompile(const ParsedArgs& args, const Context& context) {
   if (args.positional.empty()) throw UsageError("missing argument FILE");
   const std::string& input = args.positional[0];
   const std::string emit = args.Get("--emit").value_or("hlo");
-  CheckEmitKind(emit, target.name);
+  CheckEmitKind(emit, target.name, context);
   const bool force = args.Has("--force");
   std::optional<std::string> output = args.Get("--output");
   std::optional<std::string> stats_json = args.Get("--stats-json");

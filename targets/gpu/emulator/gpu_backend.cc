@@ -47,6 +47,8 @@ class EmulatedExecutable : public targets::Executable {
 class GpuEmulationBackend : public targets::Backend {
  public:
   std::string name() const override { return "gpu"; }
+  // The kernels' IR and PTX (`-o OUT.rtgpu` writes the whole artifact).
+  std::vector<std::string> emit_kinds() const override { return {"llvm", "ptx"}; }
   std::string description() const override {
     return "NVIDIA GPU code (LLVM NVPTX kernels, cuBLASLt steps), run by host emulation";
   }
