@@ -70,10 +70,8 @@ done
 # Checkout-independent text: the folders this run used become placeholders.
 find "$out" -type f -print0 |
   xargs -0 sed -i -e "s#$out#<out>#g" -e "s#$root#<repo>#g" -e "s#$shared#<shared>#g"
-# Run-dependent values: times become <t>; graphviz numbers the report graph's edges differently
-# from run to run (same binary, same input), so edge ids become id="edge".
+# Run-dependent values: times become <t>.
 find "$out" -name '*.json' -print0 | xargs -0 sed -i -E \
   -e 's/("([a-z_]*_ms|ms|[a-z_]*_seconds|seconds|wall_[a-z_]*)": )-?[0-9][0-9.e+-]*/\1<t>/g' \
   -e 's/("pass_times_ms": )\{[^}]*\}/\1<t>/g' -e 's/("times_ms": )\[[^]]*\]/\1<t>/g'
-find "$out" -name '*.html' -print0 | xargs -0 sed -i -E 's/id="edge[0-9]+"/id="edge"/g'
 echo "emitted_outputs: $(find "$out" -type f | wc -l) files in $out" >&2

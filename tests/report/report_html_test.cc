@@ -96,6 +96,27 @@ TEST(ReportHtmlTest, CustomCallsNameTheTargetsThatImplementThem) {
             std::string::npos);
 }
 
+// Edges follow operand order (an operand used twice gives one edge), never the order of the
+// instructions' addresses: the same module gives the same text, and graphviz the same ids.
+TEST(ReportHtmlTest, TheGraphListsEdgesInOperandOrder) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  s = f32[4] subtract(b, a)
+  ROOT t = f32[4] multiply(s, s)
+})");
+  const compiler::ModuleStats stats =
+      compiler::AnalyzeOwnership(*module, targets::InterpDescription());
+  const std::string dot = report::EntryGraphDot(*module, stats, 1000);
+  const size_t from_b = dot.find("n1 -> n2;"), from_a = dot.find("n0 -> n2;");
+  ASSERT_NE(from_b, std::string::npos) << dot;
+  ASSERT_NE(from_a, std::string::npos) << dot;
+  EXPECT_LT(from_b, from_a) << dot;
+  EXPECT_EQ(Count(dot, "n2 -> n3;"), 1u) << dot;
+  EXPECT_EQ(report::EntryGraphDot(*module, stats, 1000), dot);
+}
+
 TEST(ReportHtmlTest, TheGraphKeepsToItsNodeBudget) {
   auto module = testing_support::ParseAndVerify(report_test::kSoftmax);
   const compiler::TargetDescription& interp = targets::InterpDescription();  // no fusion: every op

@@ -131,7 +131,13 @@ std::string EntryGraphDot(const hlo::Module& compiled, const compiler::ModuleSta
            std::string(ColourOf(owner_of(inst))) + "\"];\n";
   }
   for (const hlo::Instruction* inst : shown) {
-    std::set<const hlo::Instruction*> operands(inst->operands().begin(), inst->operands().end());
+    // Each operand once, in operand order: the text (and graphviz's edge ids) must not depend on
+    // where the instructions happen to live in memory.
+    std::vector<const hlo::Instruction*> operands;
+    for (const hlo::Instruction* operand : inst->operands()) {
+      if (std::find(operands.begin(), operands.end(), operand) == operands.end())
+        operands.push_back(operand);
+    }
     for (const hlo::Instruction* operand : operands) {
       if (kept.count(operand) == 0) continue;
       dot += "  n" + std::to_string(id[operand]) + " -> n" + std::to_string(id[inst]) + ";\n";
