@@ -111,6 +111,25 @@ TEST_F(UnitTimingTest, Convolution) {
   EXPECT_THROW(Cost(inst), hlo::Error);
 }
 
+// The pipeline depths are rows of the architecture table: a config that changes them changes
+// the cycles (ceil(count / L) + depth, + the transcendental stages for vexp), and the presets say
+// 4 and 8.
+TEST_F(UnitTimingTest, VectorPipelineDepthsComeFromTheArchitectureTable) {
+  EXPECT_EQ(systolic::Preset("tpu-v1").vector_pipeline_depth, 4);
+  EXPECT_EQ(systolic::Preset("gemmini").vector_transcendental_depth, 8);
+  config_.vector_pipeline_depth = 9;
+  config_.vector_transcendental_depth = 3;
+  Instruction exp = systolic::MakeInstruction(Opcode::kVExp);
+  exp.set(systolic::VExpField::dst, 0x100);
+  exp.set(systolic::VExpField::src, 0x800);
+  exp.set(systolic::VExpField::count, 33);
+  exp.set(systolic::VExpField::dtype, static_cast<uint64_t>(Dtype::kF32));
+  EXPECT_EQ(Cost(exp).cycles, 3 + 9 + 3);  // ceil(33 / 16) = 3
+  Instruction mov = exp;
+  mov.opcode = Opcode::kVMov;
+  EXPECT_EQ(Cost(mov).cycles, 3 + 9);
+}
+
 TEST_F(UnitTimingTest, VectorOps) {
   Instruction add = systolic::MakeInstruction(Opcode::kVAdd);
   add.set(systolic::VAddField::dst, 0x100);

@@ -581,6 +581,29 @@ halt
   EXPECT_EQ(order, expected);
 }
 
+// How far loads move up is the architecture's queue depth less one: with queue.depth = 3, two
+// of the three loads go ahead of the matmul and the third follows it.
+TEST(Lowering, HoistLoadsStopsOneShortOfTheQueueDepth) {
+  Program program = Assemble(R"(mxu.matmul src=ub:0x0, dst=acc:0x0, m=4, dtype=f32, buf=0, acc=0, dataflow=ws
+dma.load dram=0x100, local=ub:0x100, row_bytes=16, rows=1, planes=1
+dma.load dram=0x200, local=ub:0x200, row_bytes=16, rows=1, planes=1
+dma.load dram=0x300, local=ub:0x300, row_bytes=16, rows=1, planes=1
+halt
+)",
+                             "hoist_depth.sasm");
+  ArchConfig config = Preset("tpu-v1");
+  config.queue_depth = 3;
+  HoistLoads(program, config);
+  std::vector<std::string> order;
+  for (const Instruction& inst : program.instructions) {
+    std::string text = Disassemble(Program{{inst}, {}});
+    order.push_back(text.substr(0, text.find_first_of(",\n")));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"dma.load dram=0x100", "dma.load dram=0x200",
+                                              "mxu.matmul src=ub:0x0", "dma.load dram=0x300",
+                                              "halt"}));
+}
+
 // An int8 3x3 convolution with 4 input channels on a 16x16 array: a kernel row's three taps
 // are one 12-deep weight tile (its rows (j, c) are contiguous in HWIO, and the three input
 // pixels of an output pixel are contiguous in the tile), so the band takes 3 weight tiles,
