@@ -19,6 +19,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "hlo/literal.h"
 #include "targets/gpu/emulator/fiber_block.h"
 
 namespace gpu_emulator {
@@ -87,17 +88,13 @@ std::string Message(llvm::Error error) { return llvm::toString(std::move(error))
 
 // x86-64 without AVX512-BF16 converts f32 to bf16 through the runtime function __truncsfbf2
 // (LLVM legalizes bfloat vectors by promoting them to f32 and back), which the libgcc of GCC 12
-// does not have; the JIT would fail to link the kernel. This is it: round to nearest even, NaNs
-// stay (quiet) NaNs, as the GPU's cvt.rn.bf16.f32 does. The bf16 result travels in the low 16
-// bits of xmm0, as a _Float16 does.
+// does not have; the JIT would fail to link the kernel. This is it, with hlo/'s rounding (nearest
+// even, NaNs stay quiet NaNs), as the GPU's cvt.rn.bf16.f32 rounds. The bf16 result travels in
+// the low 16 bits of xmm0, as a _Float16 does.
 extern "C" _Float16 EmuTruncSfBf2(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  const uint16_t high = std::isnan(value)
-                            ? static_cast<uint16_t>((bits >> 16) | 0x40)
-                            : static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+  const uint16_t bits = hlo::FloatToBF16(value);
   _Float16 out;
-  std::memcpy(&out, &high, 2);
+  std::memcpy(&out, &bits, 2);
   return out;
 }
 
