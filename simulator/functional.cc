@@ -14,11 +14,14 @@ namespace simulator {
 namespace {
 
 using systolic::Instruction;
+namespace vec = vector_internal;
 
+// The matrix unit reads the architecture and the weight buffers; the vector unit neither, so
+// ExecuteVector passes none (nullptr) instead of building stand-ins per instruction.
 class DataEffect final : public systolic::InstructionVisitor<void> {
  public:
-  DataEffect(const systolic::ArchConfig& config, const RegisterFile& registers,
-             WeightBuffers& weights, Memories& memories)
+  DataEffect(const systolic::ArchConfig* config, const RegisterFile& registers,
+             WeightBuffers* weights, Memories& memories)
       : config_(config), registers_(registers), weights_(weights), memories_(memories) {}
 
   void OnNop(const Instruction& inst) override { NotComputeUnit(inst); }
@@ -29,49 +32,54 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
   void OnDmaLoad(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnDmaStore(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnMxuLoadWeights(const Instruction& inst) override {
-    mxu_internal::ExecuteLoadWeights(inst, config_, registers_, weights_, memories_);
+    mxu_internal::ExecuteLoadWeights(inst, *config_, registers_, *weights_, memories_);
   }
   void OnMxuMatmul(const Instruction& inst) override {
-    mxu_internal::ExecuteMatmul(inst, config_, registers_, weights_, memories_);
+    mxu_internal::ExecuteMatmul(inst, *config_, registers_, *weights_, memories_);
   }
   void OnMxuConv(const Instruction& inst) override {
-    mxu_internal::ExecuteConv(inst, config_, registers_, weights_, memories_);
+    mxu_internal::ExecuteConv(inst, *config_, registers_, *weights_, memories_);
   }
-  void OnVAdd(const Instruction& inst) override { Elementwise(inst); }
-  void OnVSub(const Instruction& inst) override { Elementwise(inst); }
-  void OnVMul(const Instruction& inst) override { Elementwise(inst); }
-  void OnVMax(const Instruction& inst) override { Elementwise(inst); }
-  void OnVMin(const Instruction& inst) override { Elementwise(inst); }
-  void OnVCmp(const Instruction& inst) override { Elementwise(inst); }
-  void OnVSel(const Instruction& inst) override { Elementwise(inst); }
-  void OnVMov(const Instruction& inst) override { Elementwise(inst); }
-  void OnVExp(const Instruction& inst) override { Elementwise(inst); }
-  void OnVRecip(const Instruction& inst) override { Elementwise(inst); }
-  void OnVRsqrt(const Instruction& inst) override { Elementwise(inst); }
-  void OnVTanh(const Instruction& inst) override { Elementwise(inst); }
-  void OnVFill(const Instruction& inst) override { Elementwise(inst); }
-  void OnVCvt(const Instruction& inst) override { Conversion(inst); }
-  void OnVRequant(const Instruction& inst) override { Conversion(inst); }
-  void OnVRedSum(const Instruction& inst) override { RowOp(inst); }
-  void OnVRedMax(const Instruction& inst) override { RowOp(inst); }
-  void OnVBcast(const Instruction& inst) override { RowOp(inst); }
+  void OnVAdd(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVSub(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVMul(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVMax(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVMin(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVCmp(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVSel(const Instruction& inst) override { vec::ExecuteSelect(inst, memories_); }
+  void OnVMov(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVExp(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVRecip(const Instruction& inst) override {
+    vec::ExecuteUnary(inst, memories_);
+  }
+  void OnVRsqrt(const Instruction& inst) override {
+    vec::ExecuteUnary(inst, memories_);
+  }
+  void OnVTanh(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVFill(const Instruction& inst) override { vec::ExecuteFill(inst, memories_); }
+  void OnVCvt(const Instruction& inst) override { vec::ExecuteConvert(inst, memories_); }
+  void OnVRequant(const Instruction& inst) override {
+    vec::ExecuteRequantize(inst, registers_, memories_);
+  }
+  void OnVRedSum(const Instruction& inst) override {
+    vec::ExecuteReduce(inst, memories_);
+  }
+  void OnVRedMax(const Instruction& inst) override {
+    vec::ExecuteReduce(inst, memories_);
+  }
+  void OnVBcast(const Instruction& inst) override {
+    vec::ExecuteBroadcast(inst, memories_);
+  }
 
  private:
-  void Elementwise(const Instruction& inst) {
-    vector_internal::ExecuteElementwise(inst, memories_);
-  }
-  void Conversion(const Instruction& inst) {
-    vector_internal::ExecuteConversion(inst, registers_, memories_);
-  }
-  void RowOp(const Instruction& inst) { vector_internal::ExecuteRowOp(inst, memories_); }
   [[noreturn]] static void NotComputeUnit(const Instruction& inst) {
     throw hlo::Error(std::string(systolic::GetInstrInfo(inst.opcode).mnemonic) +
                      " has no compute-unit data effect (its unit executes it)");
   }
 
-  const systolic::ArchConfig& config_;
+  const systolic::ArchConfig* config_;
   const RegisterFile& registers_;
-  WeightBuffers& weights_;
+  WeightBuffers* weights_;
   Memories& memories_;
 };
 
@@ -88,15 +96,12 @@ void RequireUnit(const Instruction& inst, systolic::Unit unit, const char* what)
 void ExecuteMxu(const Instruction& inst, const systolic::ArchConfig& config,
                 const RegisterFile& registers, WeightBuffers& weights, Memories& memories) {
   RequireUnit(inst, systolic::Unit::kMxu, "matrix-unit");
-  DataEffect(config, registers, weights, memories).Visit(inst);
+  DataEffect(&config, registers, &weights, memories).Visit(inst);
 }
 
 void ExecuteVector(const Instruction& inst, const RegisterFile& registers, Memories& memories) {
   RequireUnit(inst, systolic::Unit::kVector, "vector-unit");
-  // The vector unit reads neither the architecture nor the weight buffers.
-  static const systolic::ArchConfig kNoConfig{};
-  WeightBuffers no_weights;
-  DataEffect(kNoConfig, registers, no_weights, memories).Visit(inst);
+  DataEffect(nullptr, registers, nullptr, memories).Visit(inst);
 }
 
 }  // namespace simulator

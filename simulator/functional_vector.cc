@@ -288,27 +288,10 @@ void Fill(const Instruction& inst, Memories& memories) {
 
 }  // namespace
 
-void ExecuteElementwise(const Instruction& inst, Memories& memories) {
-  switch (inst.opcode) {
-    case Opcode::kVAdd:
-    case Opcode::kVSub:
-    case Opcode::kVMul:
-    case Opcode::kVMax:
-    case Opcode::kVMin:
-    case Opcode::kVCmp:
-      return Binary(inst, memories);
-    case Opcode::kVSel: return Select(inst, memories);
-    case Opcode::kVMov:
-    case Opcode::kVExp:
-    case Opcode::kVRecip:
-    case Opcode::kVRsqrt:
-    case Opcode::kVTanh:
-      return Unary(inst, memories);
-    case Opcode::kVFill: return Fill(inst, memories);
-    default: break;
-  }
-  throw hlo::Error(Mnemonic(inst) + " is not an elementwise vector instruction");
-}
+void ExecuteBinary(const Instruction& inst, Memories& memories) { Binary(inst, memories); }
+void ExecuteSelect(const Instruction& inst, Memories& memories) { Select(inst, memories); }
+void ExecuteUnary(const Instruction& inst, Memories& memories) { Unary(inst, memories); }
+void ExecuteFill(const Instruction& inst, Memories& memories) { Fill(inst, memories); }
 
 }  // namespace vector_internal
 

@@ -82,11 +82,10 @@ void Requantize(const Instruction& inst, const RegisterFile& registers, Memories
 
 }  // namespace
 
-void ExecuteConversion(const Instruction& inst, const RegisterFile& registers,
+void ExecuteConvert(const Instruction& inst, Memories& memories) { Convert(inst, memories); }
+void ExecuteRequantize(const Instruction& inst, const RegisterFile& registers,
                        Memories& memories) {
-  if (inst.opcode == systolic::Opcode::kVCvt) return Convert(inst, memories);
-  if (inst.opcode == systolic::Opcode::kVRequant) return Requantize(inst, registers, memories);
-  throw hlo::Error(Mnemonic(inst) + " is not a conversion");
+  Requantize(inst, registers, memories);
 }
 
 }  // namespace simulator::vector_internal

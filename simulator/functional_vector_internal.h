@@ -58,10 +58,18 @@ uint64_t AdvanceAddress(uint64_t address, uint64_t bytes);
 float FloatMax(float a, float b);
 float FloatMin(float a, float b);
 
-// The families (one file each).
-void ExecuteElementwise(const systolic::Instruction& inst, Memories& memories);
-void ExecuteConversion(const systolic::Instruction& inst, const RegisterFile& registers,
+// The data effect of each vector-unit family, for the dispatch in functional.cc: elementwise
+// (functional_vector.cc: the binary ops and vcmp share one layout, as do vmov and the
+// transcendentals), conversions (functional_vector_convert.cc) and row operations
+// (functional_vector_rows.cc).
+void ExecuteBinary(const systolic::Instruction& inst, Memories& memories);
+void ExecuteSelect(const systolic::Instruction& inst, Memories& memories);
+void ExecuteUnary(const systolic::Instruction& inst, Memories& memories);
+void ExecuteFill(const systolic::Instruction& inst, Memories& memories);
+void ExecuteConvert(const systolic::Instruction& inst, Memories& memories);
+void ExecuteRequantize(const systolic::Instruction& inst, const RegisterFile& registers,
                        Memories& memories);
-void ExecuteRowOp(const systolic::Instruction& inst, Memories& memories);
+void ExecuteReduce(const systolic::Instruction& inst, Memories& memories);
+void ExecuteBroadcast(const systolic::Instruction& inst, Memories& memories);
 
 }  // namespace simulator::vector_internal

@@ -77,17 +77,7 @@ void Broadcast(const Instruction& inst, Memories& memories) {
 
 }  // namespace
 
-void ExecuteRowOp(const Instruction& inst, Memories& memories) {
-  switch (inst.opcode) {
-    case Opcode::kVRedSum:
-    case Opcode::kVRedMax:
-      return Reduce(inst, memories);
-    case Opcode::kVBcast:
-      return Broadcast(inst, memories);
-    default:
-      break;
-  }
-  throw hlo::Error(Mnemonic(inst) + " is not a row operation");
-}
+void ExecuteReduce(const Instruction& inst, Memories& memories) { Reduce(inst, memories); }
+void ExecuteBroadcast(const Instruction& inst, Memories& memories) { Broadcast(inst, memories); }
 
 }  // namespace simulator::vector_internal
