@@ -6,7 +6,7 @@
 # Writes BUILD_DIR/bench/:
 #   parse_bench.json, interp_bench.json   Google Benchmark JSON (bench/*.cc)
 #   numpy_1thread.json, numpy_default.json  numpy/OpenBLAS matmul + copy baselines (same run,
-#                                         same machine); {"available": false} without numpy
+#                                         same machine; the build's venv numpy)
 #   summary.json + the Markdown table printed at the end (ratios and floors; docs/perf.md)
 # Environment: BENCH_FILTER (a --benchmark_filter regex), BENCH_MIN_TIME (seconds per benchmark),
 # BENCH_JOBS (build parallelism, default nproc).
@@ -31,11 +31,10 @@ for program in parse_bench interp_bench; do
 done
 
 # Baselines: one BLAS thread is the fair comparison for the single-threaded evaluator; the
-# library default shows what the machine can do.
-if command -v python3 >/dev/null; then
-  OPENBLAS_NUM_THREADS=1 python3 "$root/bench/numpy_baseline.py" "$out/numpy_1thread.json"
-  python3 "$root/bench/numpy_baseline.py" "$out/numpy_default.json"
-  python3 "$root/bench/summarize.py" "$out" | tee "$out/summary.md"
-else
-  echo "bench.sh: python3 not found: no numpy baseline and no summary table" >&2
-fi
+# library default shows what the machine can do. They run under the build's own Python (its
+# pinned numpy, scripts/setup-python.sh), never a python3 from PATH.
+python="$build/venv/bin/python3"
+"$root/scripts/setup-python.sh" "$build/venv"
+OPENBLAS_NUM_THREADS=1 "$python" "$root/bench/numpy_baseline.py" "$out/numpy_1thread.json"
+"$python" "$root/bench/numpy_baseline.py" "$out/numpy_default.json"
+"$python" "$root/bench/summarize.py" "$out" | tee "$out/summary.md"
