@@ -10,7 +10,6 @@
 namespace targets {
 namespace {
 
-using compiler::Epilogue;
 using compiler::OpHandling;
 using compiler::OpRule;
 using compiler::TargetDescription;

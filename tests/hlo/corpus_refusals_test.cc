@@ -30,13 +30,4 @@ TEST(CorpusRefusals, EachRefusedModuleFailsWithItsRecordedError) {
   }
 }
 
-TEST(CorpusRefusals, EveryOtherCorpusModuleIsListed) {
-  size_t on_disk = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(testing_support::CorpusDir()))
-    on_disk += entry.path().extension() == ".hlo";
-  EXPECT_EQ(testing_support::CorpusFiles().size() +
-                testing_support::CorpusFilesNotYetAccepted().size(),
-            on_disk);
-}
-
 }  // namespace

@@ -553,6 +553,16 @@ ENTRY main {
   EXPECT_EQ(mxu, expected) << text;
 }
 
+// Each instruction as its mnemonic and first operand ("dma.load dram=0x200"), in program order.
+std::vector<std::string> MnemonicsAndFirstOperand(const Program& program) {
+  std::vector<std::string> order;
+  for (const Instruction& inst : program.instructions) {
+    const std::string text = Disassemble(Program{{inst}, {}});
+    order.push_back(text.substr(0, text.find_first_of(",\n")));
+  }
+  return order;
+}
+
 // HoistLoads moves load-unit work up to where the front end can dispatch it early: a load
 // without a wait goes to the top, a load-unit wait only after the signal it consumes (store ->
 // load is semaphore 1 * 4 + 0 = 4), and every unit keeps its own order.
@@ -569,11 +579,7 @@ halt
 )",
                              "hoist.sasm");
   HoistLoads(program, Preset("tpu-v1"));
-  std::vector<std::string> order;
-  for (const Instruction& inst : program.instructions) {
-    std::string text = Disassemble(Program{{inst}, {}});
-    order.push_back(text.substr(0, text.find_first_of(",\n")));
-  }
+  const std::vector<std::string> order = MnemonicsAndFirstOperand(program);
   std::vector<std::string> expected = {
       "dma.load dram=0x200",  "mxu.matmul src=ub:0x0", "sem.signal unit=mxu",
       "sem.wait unit=store",  "dma.store local=acc:0x0", "sem.signal unit=store",
@@ -594,11 +600,7 @@ halt
   ArchConfig config = Preset("tpu-v1");
   config.queue_depth = 3;
   HoistLoads(program, config);
-  std::vector<std::string> order;
-  for (const Instruction& inst : program.instructions) {
-    std::string text = Disassemble(Program{{inst}, {}});
-    order.push_back(text.substr(0, text.find_first_of(",\n")));
-  }
+  const std::vector<std::string> order = MnemonicsAndFirstOperand(program);
   EXPECT_EQ(order, (std::vector<std::string>{"dma.load dram=0x100", "dma.load dram=0x200",
                                               "mxu.matmul src=ub:0x0", "dma.load dram=0x300",
                                               "halt"}));
