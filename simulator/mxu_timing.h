@@ -2,10 +2,10 @@
 // convolution mapped to a GEMM), per dataflow, at fold granularity.
 //
 // Guarantees:
-//   - One formula for the per-fold latency (FoldCycles), used by the SCALE-Sim compatibility
-//     mode (folds run back to back, stall-free memory: `folds overlapped: no`). The SystemC
-//     simulator's matrix unit schedules its instructions against DMA and SRAM in
-//     mxu_schedule.h instead.
+//   - One formula for the per-fold latency (FoldCycles), shared by the SCALE-Sim compatibility
+//     mode (folds run back to back, stall-free memory: `folds overlapped: no`) and the SystemC
+//     simulator's matrix unit (TimeInstructionPipelined, through unit_timing.cc), which
+//     schedules the same folds against DMA and SRAM.
 //   - In compat mode the numbers equal SCALE-Sim v2's compute model exactly (integers exactly;
 //     the utilisation ratios bit for bit, by summing in SCALE-Sim's order): see docs/scalesim.md.
 //   - Bad shapes (non-positive or overflowing dimensions) throw hlo::Error; nothing aborts.
