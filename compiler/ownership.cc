@@ -128,6 +128,13 @@ OwnerInfo OpOwner(const Instruction& inst, const TargetDescription& target) {
   const PrimitiveType type = RuleType(inst);
   std::string library;
   const OpHandling handling = target.HandlingFor(inst.opcode(), type, &library);
+  if (handling != OpHandling::kHostFallback && target.instruction_host_reason) {
+    if (std::optional<std::string> why = target.instruction_host_reason(inst)) {
+      return {Owner::kHostFallback, "",
+              target.name + " cannot execute " + std::string(hlo::OpcodeName(inst.opcode())) +
+                  ": " + *why};
+    }
+  }
   return FromHandling(handling, library, inst, type, target);
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +16,10 @@
 #include "hlo/attributes.h"
 #include "hlo/opcodes.h"
 #include "hlo/shape.h"
+
+namespace hlo {
+class Instruction;
+}  // namespace hlo
 
 namespace compiler {
 
@@ -80,6 +85,11 @@ struct TargetDescription {
   // Why an opcode runs on the host, e.g. "no vector-unit instruction for cosine": the ownership
   // analysis appends it to the host-fallback detail of an op whose rule is kHostFallback.
   std::map<hlo::Opcode, std::string> host_fallback_details;
+  // What an OpRule cannot hold (it keys on the opcode and one element type): the backend's own
+  // answer for one instruction, e.g. that a float -> int convert truncates where the target's
+  // instruction rounds. Returns why `inst` runs on the host although its rule says otherwise,
+  // or nullopt when the rule's answer stands. Empty: the rules are the whole answer.
+  std::function<std::optional<std::string>(const hlo::Instruction&)> instruction_host_reason;
   // Custom-call targets the target knows, and who runs them. Unknown ones are
   // Owner::kUnsupportedCustomCall.
   std::map<std::string, OpRule> custom_calls;

@@ -32,6 +32,15 @@ class Executable {
   virtual std::map<std::string, std::string> artifacts() const { return {}; }
 };
 
+// Where the portability report takes a target's latency from (tools/retarget/report_latency.cc
+// asks the backend; it never names one).
+enum class LatencySource {
+  kNone,       // none: the reference interpreter's time says nothing about any hardware
+  kWallClock,  // the median wall time of Run on this machine
+  kSimulated,  // the simulated time Run reports as profile().counters["seconds"]
+  kDevice,     // only on the device itself (retarget-gpu-run, where one is present)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -40,6 +49,8 @@ class Backend {
   // What `retarget compile --emit KIND` can write for this target besides the optimized HLO
   // every target gives ("llvm", "obj", "ptx", "asm"). The CLI asks instead of naming targets.
   virtual std::vector<std::string> emit_kinds() const { return {}; }
+  // How the report obtains this target's latency.
+  virtual LatencySource latency_source() const { return LatencySource::kNone; }
   // Compiles a copy of `module` (the caller's module is not modified). Throws hlo::Error.
   virtual std::unique_ptr<Executable> Compile(const hlo::Module& module) = 0;
 };

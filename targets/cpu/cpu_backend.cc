@@ -242,6 +242,10 @@ class CpuBackend final : public targets::Backend {
   explicit CpuBackend(CpuBackendOptions options) : options_(std::move(options)) {}
   std::string name() const override { return "cpu"; }
   std::vector<std::string> emit_kinds() const override { return {"llvm", "obj"}; }
+  // Native code on this machine: its wall time is the latency.
+  targets::LatencySource latency_source() const override {
+    return targets::LatencySource::kWallClock;
+  }
   std::string description() const override {
     return "LLVM CPU backend: generated AVX-512 kernels (ORC JIT) + own GEMM/convolution";
   }

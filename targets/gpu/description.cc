@@ -20,6 +20,9 @@
 //     hyperscaler range is $4.50-7.00 (mercatus-ai.com/blog/cloud-gpu-pricing, May 2026).
 #include "targets/gpu/description.h"
 
+#include "compiler/cost_model.h"
+#include "targets/gpu/codegen/op_lowering.h"
+
 namespace targets {
 namespace {
 
@@ -51,18 +54,24 @@ TargetDescription MakeGpuDescription() {
              {PrimitiveType::kF16, PrimitiveType::kBF16, PrimitiveType::kF32, PrimitiveType::kF64},
              OpHandling::kGenerated};
 
-  // Ops Retarget's GPU code generator rejects today ("not supported by the GPU backend yet:
-  // instruction …", targets/gpu/codegen; checked per opcode by tests/tour step 10e). The GPU
-  // target has no host fallback: compiling such a module fails. Of the ownership vocabulary
-  // (docs/ownership.md) the one owner that says "this target does not run it" for an op that is
-  // not a custom call is host-fallback, and the report counts it as not carried across: the
-  // honest reading, since the host (or a new GPU kernel) has to do that work. The detail says
-  // that the compile fails rather than falls back.
-  for (Opcode op : {Opcode::kSelectAndScatter, Opcode::kMap, Opcode::kRng,
-                    Opcode::kRngBitGenerator, Opcode::kRngGetAndUpdateState}) {
+  // Ops the GPU code generator has no lowering for (targets/gpu/codegen/op_lowering.h, the
+  // table it dispatches on; compiling them fails naming the instruction). The GPU target has no
+  // host fallback. Of the ownership vocabulary (docs/ownership.md) the one owner that says "this
+  // target does not run it" for an op that is not a custom call is host-fallback, and the report
+  // counts it as not carried across: the honest reading, since the host (or a new GPU kernel)
+  // has to do that work. The detail says that the compile fails rather than falls back.
+  // Opcodes the ownership analysis never asks about (no code, collectives, control flow) keep
+  // the default.
+  for (int i = 0; i < hlo::OpcodeCount(); ++i) {
+    const Opcode op = static_cast<Opcode>(i);
+    const hlo::OpClass op_class = hlo::OpcodeClass(op);
+    if (gpu_codegen::LoweringOf(op) != gpu_codegen::OpLowering::kNone ||
+        compiler::GeneratesNoCode(op) || op_class == hlo::OpClass::kCollective ||
+        op_class == hlo::OpClass::kControl) {
+      continue;
+    }
     t.op_rules[op] = OpRule{OpHandling::kHostFallback, "", {}, OpHandling::kHostFallback};
-    t.host_fallback_details[op] =
-        "no GPU kernel yet, and the gpu target has no host fallback (compiling it fails)";
+    t.host_fallback_details[op] = std::string(gpu_codegen::NoLoweringReason(op));
   }
 
   // Custom-call targets XLA:GPU emits after its own library rewrites, TopK, which XLA:GPU

@@ -29,6 +29,7 @@
 #include <llvm/IR/Value.h>
 
 #include "hlo/ir.h"
+#include "targets/llvm/elemental_ops.h"
 
 namespace llvm_codegen {
 
@@ -164,10 +165,5 @@ class ElementalEmitter {
   std::function<bool(const hlo::Instruction&)> fast_math_;  // see set_fast_math_predicate
 };
 
-// True for the opcodes MakeGenerator handles (elementwise math, compare/select/clamp, convert,
-// bitcast-convert, broadcast, reshape, bitcast, transpose, slice, concatenate, pad, iota,
-// reverse, dynamic-slice, reduce, reduce-precision, constant, parameter, tuple/gte inside
-// fusions). A backend emits everything else itself (dot, convolution, sort, scatter, ...).
-bool FusibleInEmitter(hlo::Opcode opcode);
 
 }  // namespace llvm_codegen

@@ -90,6 +90,15 @@ struct Totals {
   }
 };
 
+// Lowers `module` and checks that no op without accelerator program is one the description
+// calls native (lowering.h, CheckHostStepsAgainst).
+systolic::lowering::LoweredModule LowerChecked(const hlo::Module& module,
+                                               const systolic::ArchConfig& config) {
+  systolic::lowering::LoweredModule lowered = systolic::lowering::Lower(module, config);
+  systolic::lowering::CheckHostStepsAgainst(module, lowered, targets::SystolicDescription());
+  return lowered;
+}
+
 // Runs one lowered module (the entry, or a loop's condition or body): its host steps on the
 // host backend, its loops through runners of their own. The memories are allocated once and
 // reused by every run (a loop runs its body once per iteration); each run writes its inputs and
@@ -179,8 +188,7 @@ class LoweredRunner {
   };
 
   std::unique_ptr<LoweredRunner> MakeRunner(const hlo::Module& module, Backend* host) {
-    return std::make_unique<LoweredRunner>(config_, systolic::lowering::Lower(module, config_),
-                                           host);
+    return std::make_unique<LoweredRunner>(config_, LowerChecked(module, config_), host);
   }
 
   // Operands travel to the host and the result back over the host link; each step also pays
@@ -347,6 +355,8 @@ class SystolicBackend final : public Backend {
       : config_(std::move(config)), host_(host), trace_(trace) {}
   std::string name() const override { return "systolic"; }
   std::vector<std::string> emit_kinds() const override { return {"asm"}; }
+  // Run simulates: its profile holds the simulated seconds.
+  LatencySource latency_source() const override { return LatencySource::kSimulated; }
   std::string description() const override {
     return "systolic-array accelerator (" + config_.name + ", " +
            std::to_string(config_.array_rows) + "x" + std::to_string(config_.array_cols) +
@@ -355,8 +365,8 @@ class SystolicBackend final : public Backend {
   std::unique_ptr<Executable> Compile(const hlo::Module& module) override {
     std::unique_ptr<hlo::Module> optimized = module.Clone();
     compiler::MakeTargetPipeline(targets::SystolicDescription()).Run(*optimized);
-    return std::make_unique<SystolicExecutable>(
-        config_, systolic::lowering::Lower(*optimized, config_), host_, trace_);
+    return std::make_unique<SystolicExecutable>(config_, LowerChecked(*optimized, config_), host_,
+                                                trace_);
   }
 
  private:

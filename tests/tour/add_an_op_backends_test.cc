@@ -7,9 +7,9 @@
 //       reason, and targets/systolic/description.cc must then not call it native
 //   10e gpu (the generated artifact, run by host emulation): the same numbers, or a Compile
 //       error naming the instruction, and then targets/gpu/description.cc must not claim it
-// The mismatches between a description and its backend that an OpRule cannot express are
-// listed explicitly (KnownSystolicNativeGaps, KnownGpuGaps): a NEW one fails, a closed one is
-// printed.
+// The systolic and GPU descriptions are built from the tables their lowerings dispatch on
+// (targets/systolic/lowering/native_ops.h, targets/gpu/codegen/op_lowering.h): no mismatch is
+// tolerated.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -19,6 +19,7 @@
 #include <string>
 
 #include "compiler/cost_model.h"
+#include "compiler/ownership.h"
 #include "compiler/target_description.h"
 #include "hlo/diagnostic.h"
 #include "hlo/evaluator.h"
@@ -91,12 +92,10 @@ BackendRun RunAgainstInterpreter(targets::Backend& backend, Opcode op, const hlo
 // claim to run it (owner generated kernel or library): otherwise the report is wrong.
 void ExpectHonestRejection(const compiler::TargetDescription& target, Opcode op,
                            const hlo::Module& module, const BackendRun& run,
-                           const std::set<std::string>& known_gaps, const std::string& step) {
+                           const std::string& step) {
   if (!run.rejected) return;
-  if (!known_gaps.count(Name(op))) {
-    EXPECT_NE(run.error.find(tour::kExampleInstruction), std::string::npos)
-        << step << ": a rejection must name the instruction: " << run.error;
-  }
+  EXPECT_NE(run.error.find(tour::kExampleInstruction), std::string::npos)
+      << step << ": a rejection must name the instruction: " << run.error;
   if (compiler::GeneratesNoCode(op) || hlo::OpcodeClass(op) == hlo::OpClass::kCollective) return;
   std::string library;
   compiler::OpHandling handling =
@@ -108,8 +107,9 @@ void ExpectHonestRejection(const compiler::TargetDescription& target, Opcode op,
     handling = rule->second.handling;
   }
   const bool claimed = handling == compiler::OpHandling::kGenerated ||
-                       handling == compiler::OpHandling::kLibrary;
-  EXPECT_TRUE(!claimed || known_gaps.count(Name(op)))
+                       handling == compiler::OpHandling::kLibrary ||
+                       handling == compiler::OpHandling::kNative;
+  EXPECT_TRUE(!claimed)
       << step << ": targets/" << target.name << "/description.cc says '" << Name(op)
       << "' is a generated kernel or library call, but the backend rejects it (" << run.error
       << "): implement it, or make its OpRule a host fallback";
@@ -121,7 +121,7 @@ TEST(TourAddAnOp, Step10c_CpuBackendMatchesTheInterpreter) {
   const std::string step = "add-an-op.md step 10c (targets/cpu, targets/llvm)";
   ForEachExample([&](Opcode op, const hlo::Module& module) {
     BackendRun run = RunAgainstInterpreter(*cpu, op, module, step);
-    ExpectHonestRejection(targets::CpuDescription(), op, module, run, {}, step);
+    ExpectHonestRejection(targets::CpuDescription(), op, module, run, step);
     // An op the code generator leaves to the reference evaluator (fallbacks.txt: "subject
     // (op): reason") is not compiled code: targets/cpu/description.cc must call it a host
     // fallback, not a generated kernel.
@@ -154,36 +154,16 @@ TEST(TourAddAnOp, Step10c_CpuBackendMatchesTheInterpreter) {
   });
 }
 
-// Opcodes that targets/systolic/description.cc declares native (OpHandling::kNative for the
-// example's element type) but that the lowering runs as a host step: the portability report
-// would count them as carried across although the accelerator does not run them. A NEW one
-// fails here (fix the description or the lowering, docs/add-an-op.md step 10d); a closed one is
-// printed so that it can be removed. What is left cannot be expressed by an OpRule, which keys
-// on the opcode and ONE element type (compiler/ownership.cc RuleType):
-const std::set<std::string>& KnownSystolicNativeGaps() {
-  static const std::set<std::string> ops = {
-      // convert keys on the operand type. The lowering converts f32 to every float type and
-      // widens s8/u8 to s32 (vcvt), but f32 -> s32 (the example) truncates in HLO and rounds in
-      // vcvt, so it is a host step. Calling every f32 convert a host fallback would misreport
-      // the far more common f32 <-> bf16 converts (and every fusion holding one) instead.
-      "convert",
-      // native inside the int8 requantize idiom (one vrequant); a lone rounding, as in the
-      // example, runs on the host. Marking it host would split every requantize epilogue.
-      "round-nearest-even"};
-  return ops;
-}
-
 TEST(TourAddAnOp, Step10d_SystolicBackendMatchesTheInterpreterOrSaysWhyNot) {
   targets::Backend* interp = testing_support::Backends().Find("interp");
   ASSERT_NE(interp, nullptr);
   std::unique_ptr<targets::Backend> systolic = targets::MakeSystolicBackend(
       systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.dtypes=int8,bf16,f32"}),
       interp);
-  std::set<std::string> gaps;
   ForEachExample([&](Opcode op, const hlo::Module& module) {
     const std::string step = "add-an-op.md step 10d (targets/systolic/lowering)";
     BackendRun run = RunAgainstInterpreter(*systolic, op, module, step);
-    ExpectHonestRejection(targets::SystolicDescription(), op, module, run, {}, step);
+    ExpectHonestRejection(targets::SystolicDescription(), op, module, run, step);
     const std::map<std::string, std::string>& artifacts = run.artifacts;
     auto program = artifacts.find("program.sasm");
     if (program == artifacts.end()) return;
@@ -195,37 +175,15 @@ TEST(TourAddAnOp, Step10d_SystolicBackendMatchesTheInterpreterOrSaysWhyNot) {
     const std::string reason = sasm.substr(host + host_line.size(),
                                            sasm.find('\n', host) - host - host_line.size());
     EXPECT_GT(reason.size(), 1u) << "add-an-op.md step 10d: a host step must give its reason";
-    std::string library;
+    // The description is the lowering's own answer (lowering/native_ops.h), instruction by
+    // instruction: what it calls native, the lowering runs.
     const hlo::Instruction& inst = ExampleInstruction(module);
-    if (targets::SystolicDescription().HandlingFor(op, RuleType(inst), &library) ==
-            compiler::OpHandling::kNative &&
-        !compiler::GeneratesNoCode(op) && hlo::OpcodeClass(op) != hlo::OpClass::kCollective) {
-      gaps.insert(Name(op));
-      EXPECT_TRUE(KnownSystolicNativeGaps().count(Name(op)))
-          << "add-an-op.md step 10d: targets/systolic/description.cc declares '" << Name(op)
-          << "' native, but the lowering runs it on the host (" << reason
-          << "): lower it, or make its OpRule a host fallback";
-    }
+    EXPECT_NE(compiler::InstructionOwner(inst, targets::SystolicDescription()).owner,
+              compiler::Owner::kAcceleratorNative)
+        << "add-an-op.md step 10d: targets/systolic/description.cc declares '" << Name(op)
+        << "' native, but the lowering runs it on the host (" << reason
+        << "): lower it, or say why not in targets/systolic/lowering/native_ops.cc";
   });
-  for (const std::string& op : KnownSystolicNativeGaps()) {
-    if (!gaps.count(op)) {
-      std::cout << "note: '" << op << "' is no longer declared native while run on the host; "
-                << "remove it from KnownSystolicNativeGaps() in " << __FILE__ << "\n";
-    }
-  }
-}
-
-// Opcodes targets/gpu/description.cc claims (generated kernel or library) that the GPU code
-// generator or its host emulation rejects today; a NEW one fails step 10e, a closed one is
-// printed. The description marks every op the code generator rejects as host-fallback (the
-// GPU target has no fallback; compiling fails), so what is left is not a description gap:
-const std::set<std::string>& KnownGpuGaps() {
-  static const std::set<std::string> ops = {
-      // get-tuple-element is no-code everywhere (ownership never asks the rule): the example's
-      // tuple-shaped entry parameter is what the host emulation rejects, with "emulator: wrong
-      // input count", an error that does not name an instruction (targets/gpu/emulator).
-      "get-tuple-element"};
-  return ops;
 }
 
 TEST(TourAddAnOp, Step10e_GpuBackendMatchesTheInterpreterOrRejectsTheOp) {
@@ -233,18 +191,10 @@ TEST(TourAddAnOp, Step10e_GpuBackendMatchesTheInterpreterOrRejectsTheOp) {
   // interpreter, or a Compile error "not supported by the GPU backend yet: instruction r (op)".
   std::unique_ptr<targets::Backend> gpu = gpu_emulator::MakeGpuEmulationBackend();
   const std::string step = "add-an-op.md step 10e (targets/gpu/codegen)";
-  std::set<std::string> rejected;
   ForEachExample([&](Opcode op, const hlo::Module& module) {
     BackendRun run = RunAgainstInterpreter(*gpu, op, module, step);
-    if (run.rejected) rejected.insert(Name(op));
-    ExpectHonestRejection(targets::GpuDescription(), op, module, run, KnownGpuGaps(), step);
+    ExpectHonestRejection(targets::GpuDescription(), op, module, run, step);
   });
-  for (const std::string& op : KnownGpuGaps()) {
-    if (!rejected.count(op)) {
-      std::cout << "note: the GPU backend now runs '" << op << "'; remove it from KnownGpuGaps() "
-                << "in " << __FILE__ << "\n";
-    }
-  }
 }
 
 }  // namespace

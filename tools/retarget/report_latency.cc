@@ -1,6 +1,6 @@
-// ReportLatencyHook (contract in report_latency.h): the CPU backend measures, the systolic
-// backend simulates, the GPU is measured by retarget-gpu-run where a GPU is present
-// (report_gpu_latency.h).
+// ReportLatencyHook (contract in report_latency.h): each backend says where its latency comes
+// from (targets::LatencySource): measured here (the CPU), simulated (the accelerator), or on the
+// device by retarget-gpu-run where a GPU is present (report_gpu_latency.h).
 #include "tools/retarget/report_latency.h"
 
 #include <chrono>
@@ -15,12 +15,12 @@
 namespace cli {
 namespace {
 
-// Runs after the first (warm-up) one that the CPU backend's median is taken over: enough for a
+// Runs after the first (warm-up) one that a wall-clock median is taken over: enough for a
 // stable figure on a noisy machine, few enough that a report over the corpus stays quick.
 constexpr int kMeasuredRuns = 5;
 
-std::optional<report::MeasuredLatency> MeasureOnCpu(targets::Backend& backend,
-                                                    const hlo::Module& module) {
+std::optional<report::MeasuredLatency> MeasureWallClock(targets::Backend& backend,
+                                                        const hlo::Module& module) {
   std::unique_ptr<targets::Executable> executable = backend.Compile(module);
   const std::vector<hlo::Literal> inputs = io::MakeRandomInputs(module, /*seed=*/0);
   executable->Run(inputs);  // warm-up: page faults, thread pool start
@@ -35,15 +35,16 @@ std::optional<report::MeasuredLatency> MeasureOnCpu(targets::Backend& backend,
   return report::MeasuredLatency{Summarize(std::move(samples)).median_ms, "measured"};
 }
 
-std::optional<report::MeasuredLatency> SimulateOnSystolic(const systolic::ArchConfig& config,
-                                                          targets::Backend* host,
-                                                          const hlo::Module& module) {
-  std::unique_ptr<targets::Backend> backend = targets::MakeSystolicBackend(config, host);
-  std::unique_ptr<targets::Executable> executable = backend->Compile(module);
+// Runs once; the simulated time is the backend's own figure (LatencySource::kSimulated).
+std::optional<report::MeasuredLatency> Simulate(targets::Backend& backend,
+                                                const hlo::Module& module) {
+  std::unique_ptr<targets::Executable> executable = backend.Compile(module);
   executable->Run(io::MakeRandomInputs(module, /*seed=*/0));
   const std::map<std::string, double> counters = executable->profile().counters;
   auto seconds = counters.find("seconds");
-  if (seconds == counters.end()) throw hlo::Error("the systolic backend reported no 'seconds'");
+  if (seconds == counters.end()) {
+    throw hlo::Error("the " + backend.name() + " backend reported no simulated 'seconds'");
+  }
   return report::MeasuredLatency{seconds->second * 1e3, "simulated"};
 }
 
@@ -51,29 +52,38 @@ std::optional<report::MeasuredLatency> SimulateOnSystolic(const systolic::ArchCo
 
 report::LatencyFunction ReportLatencyHook(const Context& context,
                                           std::optional<systolic::ArchConfig> systolic_config) {
+  // The accelerator is simulated in the report's configuration (--config / --set), not in the
+  // one registered for `run`; host fallbacks run on the interpreter, as in `run --target
+  // systolic`, and are charged by the backend at the host-link bandwidth.
   const systolic::ArchConfig config =
       systolic_config ? *systolic_config : SystolicRunConfig(std::nullopt, {});
-  return [backends = context.backends, config](const hlo::Module& module,
-                                               const compiler::TargetDescription& target,
-                                               const report::LatencyBudget& budget)
-             -> report::LatencyAnswer {
-    if (target.name == "gpu") return MeasureOnGpu(module, budget);
+  std::shared_ptr<targets::Backend> configured;
+  if (context.backends != nullptr) {
+    configured = targets::MakeSystolicBackend(config, context.backends->Find("interp"));
+  }
+  return [backends = context.backends, configured, config_name = config.name](
+             const hlo::Module& module, const compiler::TargetDescription& target,
+             const report::LatencyBudget& budget) -> report::LatencyAnswer {
     if (backends == nullptr) return report::LatencyAnswer::None("no backends registered");
-    if (target.name == "cpu") {
-      targets::Backend* cpu = backends->Find("cpu");
-      if (cpu == nullptr) return report::LatencyAnswer::None("the cpu backend is not built in");
-      Heartbeat heartbeat("measuring " + module.name() + " on cpu");
-      return MeasureOnCpu(*cpu, module);
+    targets::Backend* backend = configured && configured->name() == target.name
+                                    ? configured.get()
+                                    : backends->Find(target.name);
+    if (backend == nullptr) {
+      return report::LatencyAnswer::None("the " + target.name + " backend is not built in");
     }
-    if (target.name == "systolic") {
-      if (backends->Find("systolic") == nullptr) {
-        return report::LatencyAnswer::None("the systolic backend is not built in");
+    switch (backend->latency_source()) {
+      case targets::LatencySource::kDevice:
+        return MeasureOnGpu(module, budget);
+      case targets::LatencySource::kWallClock: {
+        Heartbeat heartbeat("measuring " + module.name() + " on " + backend->name());
+        return MeasureWallClock(*backend, module);
       }
-      Heartbeat heartbeat("simulating " + module.name() + " on " + config.name);
-      // Host fallbacks run on the interpreter, as in `run --target systolic`; their time is
-      // charged by the backend at the host-link bandwidth, not by how long they take here.
-      targets::Backend* host = backends->Find("interp");
-      return SimulateOnSystolic(config, host, module);
+      case targets::LatencySource::kSimulated: {
+        Heartbeat heartbeat("simulating " + module.name() + " on " + config_name);
+        return Simulate(*backend, module);
+      }
+      case targets::LatencySource::kNone:
+        break;
     }
     return report::LatencyAnswer::None("no backend measures " + target.name);
   };

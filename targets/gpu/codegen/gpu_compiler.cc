@@ -13,6 +13,7 @@
 #include "targets/gpu/codegen/gpu_compiler_internal.h"
 #include "targets/gpu/codegen/matmul_lowering.h"
 #include "targets/gpu/codegen/nvptx_target.h"
+#include "targets/gpu/codegen/op_lowering.h"
 #include "targets/gpu/description.h"
 
 namespace gpu_codegen {
@@ -83,14 +84,10 @@ gpu::Slice ArtifactBuilder::ArraySlice(const Instruction& inst) {
 
 void ArtifactBuilder::Lower(const Instruction& inst) {
   gpu::Manifest& manifest = result_.artifact.manifest;
-  switch (inst.opcode()) {
-    case Opcode::kParameter:
-    case Opcode::kTuple:
-    case Opcode::kGetTupleElement:
-    case Opcode::kBitcast:
-    case Opcode::kOptimizationBarrier:
+  switch (LoweringOf(inst.opcode())) {
+    case OpLowering::kAlias:
       return;  // no work: their values are other instructions' buffers (Slices)
-    case Opcode::kConstant: {
+    case OpLowering::kConstant: {
       const hlo::Literal& literal = inst.attr<hlo::ConstantAttrs>().literal;
       if (!inst.shape().HasDefaultLayout())
         Unsupported(inst, "a constant with a non-default layout");
@@ -102,8 +99,7 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
       if (!bytes.empty()) manifest.constants.push_back({section, slice});
       return;
     }
-    case Opcode::kReshape:
-    case Opcode::kCopy: {
+    case OpLowering::kCopyOrKernel: {
       // Between identical physical orders (row-major reshape, same-layout copy) the bytes do
       // not move: a device-to-device copy instead of a kernel.
       const hlo::Shape& from = inst.operand(0)->shape();
@@ -120,23 +116,21 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
       }
       break;  // a layout change: a loop kernel below
     }
-    case Opcode::kConvolution:
+    case OpLowering::kConvolution:
       return LowerConvolution(inst);
-    case Opcode::kGather:
-    case Opcode::kReduceWindow:
-    case Opcode::kDynamicUpdateSlice:
+    case OpLowering::kIndexedKernel:
       return LowerIndexedOp(inst);
-    case Opcode::kScatter:
+    case OpLowering::kScatterKernel:
       return LowerScatter(inst);
-    case Opcode::kSort:
+    case OpLowering::kSortKernel:
       return LowerSort(inst);
-    case Opcode::kTopK:
+    case OpLowering::kTopKKernel:
       return LowerTopK(inst);
-    case Opcode::kCustomCall:
+    case OpLowering::kCustomCall:
       // XLA's custom-call form of top-k (the gpu target lists it as generated code).
       if (inst.attr<hlo::CustomCallAttrs>().target == "TopK") return LowerTopK(inst);
       Unsupported(inst);
-    case Opcode::kDot: {
+    case OpLowering::kMatmul: {
       auto lowered = LowerDotToMatmul(inst, ArraySlice(*inst.operand(0)),
                                       ArraySlice(*inst.operand(1)), ArraySlice(inst));
       if (auto* reason = std::get_if<std::string>(&lowered)) Unsupported(inst, *reason);
@@ -144,7 +138,7 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
       AddOwner(inst, "cuBLASLt");
       return;
     }
-    case Opcode::kFusion: {
+    case OpLowering::kFusion: {
       const hlo::FusionKind kind = inst.attr<hlo::FusionAttrs>().kind;
       // kCustom: a fusion another compiler formed for its own library (XNNPACK's
       // "__ynn_fusion", say). One built around a dot or convolution is what XLA:GPU would
@@ -165,10 +159,14 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
                 });
       return;
     }
-    default:
+    case OpLowering::kNone:
+      Unsupported(inst);
+    case OpLowering::kExpandedFirst:
+      Unsupported(inst, "expected the gpu pipeline's batch-norm-expander to rewrite it");
+    case OpLowering::kElementalKernel:
       break;
   }
-  if (!llvm_codegen::FusibleInEmitter(inst.opcode()) || !inst.shape().IsArray()) Unsupported(inst);
+  if (!inst.shape().IsArray()) Unsupported(inst);
   if (inst.opcode() == Opcode::kTranspose && TryTransposeKernel(inst)) return;
   std::vector<const Instruction*> operands(inst.operands().begin(), inst.operands().end());
   std::vector<gpu::Slice> slices;

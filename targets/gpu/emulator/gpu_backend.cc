@@ -1,6 +1,7 @@
 // MakeGpuEmulationBackend: see gpu_backend.h.
 #include "targets/gpu/emulator/gpu_backend.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -10,15 +11,29 @@
 namespace gpu_emulator {
 namespace {
 
+void AppendLeaves(const hlo::Literal& literal, std::vector<hlo::Literal>& leaves) {
+  if (!literal.IsTuple()) {
+    hlo::Literal copy(literal.shape());
+    std::copy(literal.bytes().begin(), literal.bytes().end(), copy.mutable_bytes().begin());
+    leaves.push_back(std::move(copy));
+    return;
+  }
+  for (const hlo::Literal& element : literal.elements()) AppendLeaves(element, leaves);
+}
+
 class EmulatedExecutable : public targets::Executable {
  public:
   EmulatedExecutable(gpu_codegen::GpuCompileResult compiled, bool tuple_root)
       : compiled_(std::move(compiled)), tuple_root_(tuple_root) {}
 
   hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
+    // The artifact's parameters are the array leaves of the entry parameters, depth first
+    // (a tuple-shaped parameter is one per leaf, "argP.I").
+    std::vector<hlo::Literal> leaves;
+    for (const hlo::Literal& input : inputs) AppendLeaves(input, leaves);
     std::vector<hlo::Literal> results;
     try {
-      results = EmulateArtifact(compiled_, inputs);
+      results = EmulateArtifact(compiled_, leaves);
     } catch (const std::runtime_error& error) {  // the emulator's own errors
       throw hlo::Error(std::string("gpu host emulation: ") + error.what());
     }
@@ -49,6 +64,10 @@ class GpuEmulationBackend : public targets::Backend {
   std::string name() const override { return "gpu"; }
   // The kernels' IR and PTX (`-o OUT.rtgpu` writes the whole artifact).
   std::vector<std::string> emit_kinds() const override { return {"llvm", "ptx"}; }
+  // Emulation on the host says nothing about the GPU's time: retarget-gpu-run measures it.
+  targets::LatencySource latency_source() const override {
+    return targets::LatencySource::kDevice;
+  }
   std::string description() const override {
     return "NVIDIA GPU code (LLVM NVPTX kernels, cuBLASLt steps), run by host emulation";
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "targets/systolic/lowering/row_program.h"
+#include "targets/systolic/lowering/row_op_table.h"
 
 namespace systolic::lowering {
 

@@ -1,8 +1,12 @@
 // HostStepModule (lowering.h): the module a host-fallback step runs — the instruction over fresh
 // parameters, with copies of just the computations it calls (transitively), so a step of a big
-// model does not carry the whole model (its constants included) along.
+// model does not carry the whole model (its constants included) along. And
+// CheckHostStepsAgainst: a host step of an op without accelerator program that the target's
+// description calls native is an error.
 #include <map>
 
+#include "compiler/ownership.h"
+#include "hlo/diagnostic.h"
 #include "targets/systolic/lowering/lowering.h"
 
 namespace systolic::lowering {
@@ -77,6 +81,26 @@ std::unique_ptr<hlo::Module> ComputationModule(const hlo::Module& module,
   CopyComputation(computation, *copy, copies);
   copy->set_entry(copies.at(&computation));
   return copy;
+}
+
+void CheckHostStepsAgainst(const hlo::Module& optimized, const LoweredModule& lowered,
+                           const compiler::TargetDescription& description) {
+  for (const Step& step : lowered.steps) {
+    const auto* host = std::get_if<HostStep>(&step);
+    if (host == nullptr || !host->no_instruction) continue;
+    const Instruction* inst = optimized.entry()->FindInstruction(host->instruction);
+    if (inst == nullptr) continue;  // not an entry instruction: nothing to compare
+    if (compiler::InstructionOwner(*inst, description).owner !=
+        compiler::Owner::kAcceleratorNative) {
+      continue;
+    }
+    throw hlo::Error(inst->location(),
+                     "systolic lowering: instruction " + inst->name() + " (" +
+                         std::string(hlo::OpcodeName(inst->opcode())) + ") runs on the host (" +
+                         host->reason + "), but targets/" + description.name +
+                         "/description.cc calls it native: lower it, or make the description "
+                         "say host (lowering/native_ops.cc)");
+  }
 }
 
 }  // namespace systolic::lowering

@@ -126,8 +126,9 @@ class Lowerer {
     if (pair && TryConvChain(inst, *pair)) return;
     if (pair && TryFuseWithConsumer(inst, *pair)) return;
     std::string why;
-    if (TryNative(inst, &why)) return;
-    LowerOnHost(inst, why);
+    bool no_instruction = false;
+    if (TryNative(inst, &why, &no_instruction)) return;
+    LowerOnHost(inst, why, no_instruction && inst.opcode() != Opcode::kFusion);
   }
 
   // A dot or convolution with a lone elementwise user is one op, the user its epilogue
@@ -278,7 +279,9 @@ class Lowerer {
     return copy;
   }
 
-  bool TryNative(const Instruction& inst, std::string* why) {
+  // False with the reason when `inst` does not run on the accelerator; `*no_instruction` when
+  // the reason is the op itself, not its shape or what the unified buffer holds.
+  bool TryNative(const Instruction& inst, std::string* why, bool* no_instruction) {
     if (!inst.shape().IsArray()) {
       *why = "tuple-shaped result";
       return false;
@@ -309,6 +312,7 @@ class Lowerer {
                        inst.opcode() == Opcode::kConvolution;
       if (!vector_op) {
         *why = "no accelerator lowering for " + std::string(hlo::OpcodeName(inst.opcode()));
+        *no_instruction = true;
         return false;
       }
       external = [&inst](const Instruction* x) -> std::optional<int64_t> {
@@ -320,7 +324,10 @@ class Lowerer {
     }
     std::optional<TransposePlan> transpose = AnalyzeTranspose(*root, external, nullptr);
     std::optional<RowProgram> program;
-    if (!transpose && !(program = AnalyzeRows(*root, external, allow_dot, why))) return false;
+    if (!transpose &&
+        !(program = AnalyzeRows(*root, external, allow_dot, why, {}, no_instruction))) {
+      return false;
+    }
     std::vector<uint64_t> params;
     for (const Instruction* operand : inst.operands()) {
       params.push_back(values_.at(operand).at(0).address);
@@ -407,7 +414,7 @@ class Lowerer {
     return ok;
   }
 
-  void LowerOnHost(const Instruction& inst, const std::string& why) {
+  void LowerOnHost(const Instruction& inst, const std::string& why, bool no_instruction = false) {
     Flush();
     HostStep step;
     step.module = HostStepModule(module_, inst);
@@ -416,6 +423,7 @@ class Lowerer {
     step.result = values_[&inst];
     step.instruction = inst.name();
     step.reason = why;
+    step.no_instruction = no_instruction;
     out_.steps.emplace_back(std::move(step));
     ++out_.host_instructions;
   }

@@ -38,6 +38,7 @@
 #include <variant>
 #include <vector>
 
+#include "compiler/target_description.h"
 #include "hlo/ir.h"
 #include "hlo/literal.h"
 #include "simulator/isa/arch_config.h"
@@ -61,6 +62,10 @@ struct HostStep {
   std::vector<DramBuffer> result;              // the result's array leaves
   std::string instruction;                     // the original instruction's name
   std::string reason;                          // why it is not on the accelerator
+  // The op itself has no accelerator program (its opcode, element types, attributes), as
+  // opposed to a shape, a fusion or a size that does not fit: what the target's description
+  // must then not call native (CheckHostStepsAgainst).
+  bool no_instruction = false;
 };
 
 // A while loop under host control: the host runs the condition and the body, each lowered as
@@ -100,6 +105,13 @@ struct LoweredModule {
 };
 
 LoweredModule Lower(const hlo::Module& optimized, const ArchConfig& config);
+
+// Throws hlo::Error naming the instruction and its opcode when a host step of `lowered` (the
+// lowering of `optimized`) is an op without accelerator program that `description` calls
+// native: the portability report would count as carried across what the accelerator does not
+// run. The systolic backend checks every module it lowers against targets::SystolicDescription.
+void CheckHostStepsAgainst(const hlo::Module& optimized, const LoweredModule& lowered,
+                           const compiler::TargetDescription& description);
 
 // The module a host step runs: `inst` with its operands replaced by parameters (called
 // computations are copied along).

@@ -30,7 +30,7 @@ std::optional<RequantizePattern> MatchRequantize(const hlo::Instruction& convert
   if (clamp->opcode() != hlo::Opcode::kClamp) return std::nullopt;
   const hlo::Instruction* round = clamp->operand(1);
   if (round->opcode() != hlo::Opcode::kRoundNearestEven ||
-      round->shape().type != hlo::PrimitiveType::kF32 ||
+      round->shape().type != kRequantizeInputType ||
       round->shape().ElementCount() != convert.shape().ElementCount()) {
     return std::nullopt;
   }

@@ -15,6 +15,9 @@
 
 namespace systolic::lowering {
 
+// The type of the rounded value x: the product of an f32 scale.
+inline constexpr hlo::PrimitiveType kRequantizeInputType = hlo::PrimitiveType::kF32;
+
 struct RequantizePattern {
   const hlo::Instruction* value = nullptr;  // x
   double lo = 0, hi = 0;

@@ -1,6 +1,11 @@
 // The elementwise op table (row_op_table.h), and the element types the vector unit holds.
 #include "targets/systolic/lowering/row_op_table.h"
 
+#include <cmath>
+
+#include "hlo/literal.h"
+#include "simulator/isa/arch_config.h"
+
 namespace systolic::lowering {
 namespace {
 
@@ -45,7 +50,13 @@ bool IsFloatDtype(Dtype d) { return d == Dtype::kF32 || d == Dtype::kBf16 || d =
 }  // namespace
 
 std::optional<RowOp> ElementwiseRowOp(const hlo::Instruction& inst, Dtype dtype, std::string* why) {
-  const Opcode op = inst.opcode();
+  const hlo::CompareAttrs compare =
+      inst.opcode() == Opcode::kCompare ? inst.attr<hlo::CompareAttrs>() : hlo::CompareAttrs{};
+  return ElementwiseRowOp(inst.opcode(), compare, dtype, why);
+}
+
+std::optional<RowOp> ElementwiseRowOp(Opcode op, const hlo::CompareAttrs& compare, Dtype dtype,
+                                      std::string* why) {
   const bool is_float = IsFloatDtype(dtype);
   RowOp row;
   if (auto binary = VectorBinary(op)) {
@@ -75,10 +86,9 @@ std::optional<RowOp> ElementwiseRowOp(const hlo::Instruction& inst, Dtype dtype,
                                      : systolic::Opcode::kVCmp;
   } else if (dtype == Dtype::kPred && op == Opcode::kNot) {
     row.kind = RowOpKind::kNot;
-  } else if (op == Opcode::kCompare &&
-             inst.attr<hlo::CompareAttrs>().type != hlo::ComparisonType::kTotalOrder) {
+  } else if (op == Opcode::kCompare && compare.type != hlo::ComparisonType::kTotalOrder) {
     row.kind = RowOpKind::kCompare;
-    row.compare = IsaCompare(inst.attr<hlo::CompareAttrs>().direction);
+    row.compare = IsaCompare(compare.direction);
   } else {
     if (why) {
       *why = "opcode " + std::string(hlo::OpcodeName(op)) + " on " + std::string(DtypeName(dtype));
@@ -104,6 +114,38 @@ std::optional<Dtype> IsaDtype(hlo::PrimitiveType type) {
     case PrimitiveType::kU8: return Dtype::kU8;
     case PrimitiveType::kPred: return Dtype::kPred;
     default: return std::nullopt;  // 16-bit and 64-bit integers, f64, tuples: not on the unit
+  }
+}
+
+std::optional<VectorReducer> VectorReducerOf(const hlo::Instruction& reduce) {
+  const hlo::Instruction* init = reduce.operand(1);
+  if (reduce.operand_count() != 2 || init->opcode() != Opcode::kConstant) return std::nullopt;
+  const hlo::Instruction* combine = reduce.called_computations().at(0)->root();
+  const bool over_params = combine->operand_count() == 2 &&
+                           combine->operand(0)->opcode() == Opcode::kParameter &&
+                           combine->operand(1)->opcode() == Opcode::kParameter;
+  const double init_value = init->attr<hlo::ConstantAttrs>().literal.GetAsDouble(0);
+  if (over_params && combine->opcode() == Opcode::kAdd && init_value == 0) {
+    return VectorReducer::kSum;
+  }
+  if (over_params && combine->opcode() == Opcode::kMaximum && std::isinf(init_value) &&
+      init_value < 0) {
+    return VectorReducer::kMax;
+  }
+  return std::nullopt;
+}
+
+bool VcvtMatchesConvert(PrimitiveType from, PrimitiveType to) {
+  return (hlo::IsFloating(to) && (hlo::IsFloating(from) || hlo::IsInteger(from))) ||
+         (to == PrimitiveType::kS32 && (from == PrimitiveType::kS8 || from == PrimitiveType::kU8));
+}
+
+uint32_t MxuBit(Dtype d) {
+  switch (d) {
+    case Dtype::kS8: return kMxuInt8;
+    case Dtype::kBf16: return kMxuBf16;
+    case Dtype::kF32: return kMxuF32;
+    default: return 0;  // the matrix unit takes no other input type
   }
 }
 

@@ -17,5 +17,23 @@ namespace systolic::lowering {
 // The row op of elementwise `inst` whose element type is `dtype` (kind, opcode, compare set;
 // srcs and dst left to the caller).
 std::optional<RowOp> ElementwiseRowOp(const hlo::Instruction& inst, Dtype dtype, std::string* why);
+// The same for an opcode alone (`compare` holds a compare's attributes; the default ones
+// otherwise): what native_ops.h asks to say which element types an opcode runs on.
+std::optional<RowOp> ElementwiseRowOp(hlo::Opcode op, const hlo::CompareAttrs& compare,
+                                      Dtype dtype, std::string* why);
+
+// Whether vcvt (round to nearest, saturate) computes HLO's convert from `from` to `to`
+// (truncate float -> int, wrap int -> int): on float -> float, int -> float and widening
+// s8/u8 -> s32. The requantize idiom (requantize_pattern.h) is the other convert it runs.
+bool VcvtMatchesConvert(hlo::PrimitiveType from, hlo::PrimitiveType to);
+
+// What a reduce's combiner and init value make of it on the vector unit: a sum from 0 or a max
+// from -inf (vredsum / vredmax, column vadd / vmax); nullopt for every other reduce. The init
+// operand must be a constant (the caller decides what a computed init means).
+enum class VectorReducer { kSum, kMax };
+std::optional<VectorReducer> VectorReducerOf(const hlo::Instruction& reduce);
+
+// The array.dtypes bit of a matrix-unit input type (0: not an MXU input type).
+uint32_t MxuBit(Dtype dtype);
 
 }  // namespace systolic::lowering

@@ -21,9 +21,13 @@ using hlo::PrimitiveType;
 // Thrown inside the analyzer; AnalyzeRows turns it into nullopt + reason.
 struct Unsupported {
   std::string reason;
+  bool no_instruction = false;  // the op itself has no vector-unit program (AnalyzeRows)
 };
 
 [[noreturn]] void Fail(std::string reason) { throw Unsupported{std::move(reason)}; }
+[[noreturn]] void FailNoInstruction(std::string reason) {
+  throw Unsupported{std::move(reason), true};
+}
 
 int64_t Count(const Instruction* inst) {
   if (!inst->shape().IsArray()) Fail(inst->name() + " is not an array");
@@ -241,24 +245,19 @@ class Analyzer {
     if ((!over_last && !over_leading) || input->shape().dims.back() != program_.inner) {
       Fail("reduce " + inst->name() + " over other than the last dimension or all the others");
     }
-    const hlo::Computation* reducer = inst->called_computations().at(0);
-    const Instruction* combine = reducer->root();
-    bool over_params = combine->operand_count() == 2 &&
-                       combine->operand(0)->opcode() == Opcode::kParameter &&
-                       combine->operand(1)->opcode() == Opcode::kParameter;
     // The init value only selects the instruction (it must be the combiner's identity), so an
     // unfused reduce's constant operand serves as well as a fused one.
     if (init->opcode() != Opcode::kConstant) Fail("reduce init not a constant");
-    double init_value = init->attr<hlo::ConstantAttrs>().literal.GetAsDouble(0);
+    std::optional<VectorReducer> reducer = VectorReducerOf(*inst);
+    if (!reducer) {
+      FailNoInstruction("reduce " + inst->name() + " is not a sum from 0 or a max from -inf");
+    }
     RowOp op;
     op.kind = over_last ? RowOpKind::kReduce : RowOpKind::kReduceColumns;
-    if (over_params && combine->opcode() == Opcode::kAdd && init_value == 0) {
+    if (*reducer == VectorReducer::kSum) {
       op.opcode = over_last ? systolic::Opcode::kVRedSum : systolic::Opcode::kVAdd;
-    } else if (over_params && combine->opcode() == Opcode::kMaximum &&
-               std::isinf(init_value) && init_value < 0) {
-      op.opcode = over_last ? systolic::Opcode::kVRedMax : systolic::Opcode::kVMax;
     } else {
-      Fail("reduce " + inst->name() + " is not a sum from 0 or a max from -inf");
+      op.opcode = over_last ? systolic::Opcode::kVRedMax : systolic::Opcode::kVMax;
     }
     op.srcs = {Get(input, RowClass::kFull)};
     RowClass cls = over_last ? RowClass::kRow : RowClass::kCol;
@@ -296,13 +295,8 @@ class Analyzer {
     if (std::optional<RequantizePattern> requantize = MatchRequantize(*inst)) {
       return DefineRequantize(inst, *requantize);
     }
-    // vcvt rounds to nearest and saturates; HLO convert truncates float -> int and wraps
-    // int -> int. They agree on float -> float, int -> float and widening int -> int.
-    bool exact = (hlo::IsFloating(to) && (hlo::IsFloating(from) || hlo::IsInteger(from))) ||
-                 (to == PrimitiveType::kS32 &&
-                  (from == PrimitiveType::kS8 || from == PrimitiveType::kU8));
-    if (!exact) {
-      Fail("convert " + std::string(hlo::PrimitiveTypeName(from)) + " -> " +
+    if (!VcvtMatchesConvert(from, to)) {
+      FailNoInstruction("convert " + std::string(hlo::PrimitiveTypeName(from)) + " -> " +
            std::string(hlo::PrimitiveTypeName(to)));
     }
     RowClass cls = ElementwiseClass(inst);
@@ -403,7 +397,7 @@ class Analyzer {
     Dtype dtype = DtypeOf(inst);
     std::string why;
     std::optional<RowOp> mapped = ElementwiseRowOp(*inst, dtype, &why);
-    if (!mapped) Fail(why);
+    if (!mapped) FailNoInstruction(why);
     RowOp row = *mapped;
     for (const Instruction* operand : inst->operands()) {
       if (Count(operand) != Count(inst)) Fail("implicit broadcast in " + inst->name());
@@ -448,11 +442,12 @@ bool RowProgram::has_vector_work() const {
 
 std::optional<RowProgram> AnalyzeRows(const hlo::Instruction& root, const ExternalIndex& external,
                                       bool allow_dot, std::string* why,
-                                      const Substitution& substitute) {
+                                      const Substitution& substitute, bool* no_instruction) {
   try {
     return Analyzer(external, allow_dot, substitute).Run(root);
   } catch (const Unsupported& u) {
     if (why) *why = u.reason;
+    if (no_instruction) *no_instruction = u.no_instruction;
     return std::nullopt;
   }
 }

@@ -98,10 +98,13 @@ using ExternalIndex = std::function<std::optional<int64_t>(const hlo::Instructio
 using Substitution = std::function<const hlo::Instruction*(const hlo::Instruction*)>;
 
 // Analyzes the computation rooted at `root`. `allow_dot` admits one dot or convolution
-// (output fusions) whose operands are external.
+// (output fusions) whose operands are external. On failure, `*no_instruction` says whether an
+// op has no vector-unit program at all (its opcode, element types or combiner: what
+// native_ops.h answers) rather than one that does not fit this shape or context.
 std::optional<RowProgram> AnalyzeRows(const hlo::Instruction& root, const ExternalIndex& external,
                                       bool allow_dot, std::string* why,
-                                      const Substitution& substitute = {});
+                                      const Substitution& substitute = {},
+                                      bool* no_instruction = nullptr);
 
 std::optional<Dtype> IsaDtype(hlo::PrimitiveType type);
 int64_t ClassElements(RowClass cls, int64_t rows, int64_t cols);

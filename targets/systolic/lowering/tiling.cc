@@ -5,6 +5,7 @@
 
 #include "targets/systolic/lowering/emit_vector.h"
 #include "targets/systolic/lowering/row_program.h"
+#include "targets/systolic/lowering/row_op_table.h"
 #include "targets/systolic/lowering/scratchpad.h"
 
 namespace systolic::lowering {
@@ -19,15 +20,6 @@ bool Iota(const std::vector<int64_t>& dims, int64_t count) {
 }
 
 }  // namespace
-
-uint32_t MxuBit(Dtype d) {
-  switch (d) {
-    case Dtype::kS8: return kMxuInt8;
-    case Dtype::kBf16: return kMxuBf16;
-    case Dtype::kF32: return kMxuF32;
-    default: return 0;  // the matrix unit takes no other input type
-  }
-}
 
 std::optional<MatmulShape> CanonicalMatmul(const hlo::Instruction& dot, const ArchConfig& config,
                                            std::string* why) {

@@ -21,8 +21,6 @@ namespace systolic::lowering {
 
 // A dot in canonical form: lhs [batch, M, K], rhs [batch, K, N], result [batch, M, N] (batch
 // and M/N may be absent), all with default layouts.
-// The array.dtypes bit of a matrix-unit input type (0: not an MXU input type).
-uint32_t MxuBit(Dtype dtype);
 
 struct MatmulShape {
   int64_t batch = 1, m = 1, k = 1, n = 1;

@@ -1,0 +1,61 @@
+// LoweringOf (op_lowering.h).
+#include "targets/gpu/codegen/op_lowering.h"
+
+#include "targets/llvm/elemental_ops.h"
+
+namespace gpu_codegen {
+
+using hlo::Opcode;
+
+OpLowering LoweringOf(Opcode op) {
+  switch (op) {
+    case Opcode::kParameter:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kBitcast:
+    case Opcode::kOptimizationBarrier:
+      return OpLowering::kAlias;
+    case Opcode::kConstant:
+      return OpLowering::kConstant;
+    case Opcode::kReshape:
+    case Opcode::kCopy:
+      return OpLowering::kCopyOrKernel;
+    case Opcode::kDot:
+      return OpLowering::kMatmul;
+    case Opcode::kConvolution:
+      return OpLowering::kConvolution;
+    case Opcode::kGather:
+    case Opcode::kReduceWindow:
+    case Opcode::kDynamicUpdateSlice:
+      return OpLowering::kIndexedKernel;
+    case Opcode::kScatter:
+      return OpLowering::kScatterKernel;
+    case Opcode::kSort:
+      return OpLowering::kSortKernel;
+    case Opcode::kTopK:
+      return OpLowering::kTopKKernel;
+    case Opcode::kCustomCall:
+      return OpLowering::kCustomCall;
+    case Opcode::kFusion:
+      return OpLowering::kFusion;
+    case Opcode::kBatchNormGrad:
+    case Opcode::kBatchNormInference:
+    case Opcode::kBatchNormTraining:
+      return OpLowering::kExpandedFirst;
+    default:
+      return llvm_codegen::FusibleInEmitter(op) ? OpLowering::kElementalKernel : OpLowering::kNone;
+  }
+}
+
+std::string_view NoLoweringReason(Opcode op) {
+  switch (hlo::OpcodeClass(op)) {
+    case hlo::OpClass::kControl:
+      return "control flow is not compiled for the GPU yet";
+    case hlo::OpClass::kCollective:
+      return "collectives need a multi-device runtime";
+    default:
+      return "no GPU kernel yet, and the gpu target has no host fallback (compiling it fails)";
+  }
+}
+
+}  // namespace gpu_codegen

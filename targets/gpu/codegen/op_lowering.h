@@ -1,0 +1,36 @@
+// How the GPU code generator lowers each opcode: the one table gpu_compiler.cc dispatches on
+// (ArtifactBuilder::Lower) and targets/gpu/description.cc builds the gpu target's rules from,
+// so the description cannot claim an op the code generator rejects. On hlo/ and the elemental
+// emitter's opcode table only (no LLVM), so the descriptions can read it without the backend.
+#pragma once
+
+#include <string_view>
+
+#include "hlo/opcodes.h"
+
+namespace gpu_codegen {
+
+enum class OpLowering {
+  kAlias,           // parameter, tuple, get-tuple-element, bitcast, barrier: other buffers
+  kConstant,        // bytes in the artifact
+  kCopyOrKernel,    // reshape / copy: a device copy between equal byte orders, else a kernel
+  kMatmul,          // dot: cuBLASLt, or a generated kernel for types it lacks
+  kConvolution,     // cuDNN, or a generated kernel
+  kIndexedKernel,   // gather, reduce-window, dynamic-update-slice
+  kScatterKernel,
+  kSortKernel,
+  kTopKKernel,
+  kCustomCall,      // per call target: TopK runs, the rest are refused
+  kFusion,          // loop / input / output / custom fusions
+  kElementalKernel, // what the elemental emitter generates (targets/llvm/elemental_ops.h)
+  kExpandedFirst,   // batch-norm-*: the gpu pipeline's batch-norm-expander rewrites them into
+                    // elementwise kernels and reductions before code generation
+  kNone,            // not supported: Compile fails naming the instruction
+};
+
+OpLowering LoweringOf(hlo::Opcode op);
+
+// Why an opcode with OpLowering::kNone has no GPU code.
+std::string_view NoLoweringReason(hlo::Opcode op);
+
+}  // namespace gpu_codegen

@@ -1,0 +1,167 @@
+// SupportFor and IntrinsicHostReason (native_ops.h). One exhaustive switch over the opcodes (no
+// `default:`), so a new opcode fails to compile until the lowering's answer for it is decided.
+#include "targets/systolic/lowering/native_ops.h"
+
+#include <functional>
+
+#include "simulator/isa/arch_config.h"
+#include "targets/systolic/lowering/requantize_pattern.h"
+#include "targets/systolic/lowering/row_op_table.h"
+
+namespace systolic::lowering {
+namespace {
+
+using hlo::Opcode;
+using hlo::PrimitiveType;
+
+// The element types the vector unit holds (IsaDtype) for which `keep` says yes.
+std::set<PrimitiveType> VectorTypesWhere(const std::function<bool(Dtype)>& keep) {
+  static constexpr PrimitiveType kAllTypes[] = {
+#define RETARGET_PRIMITIVE_TYPE(e, name, proto, bytes, ctype) PrimitiveType::e,
+#include "hlo/types.def"
+#undef RETARGET_PRIMITIVE_TYPE
+  };
+  std::set<PrimitiveType> types;
+  for (PrimitiveType type : kAllTypes) {
+    if (std::optional<Dtype> dtype = IsaDtype(type); dtype && keep(*dtype)) types.insert(type);
+  }
+  return types;
+}
+
+// The types on which the row-op table maps `op` (row_op_table.h).
+std::set<PrimitiveType> RowOpTypes(Opcode op) {
+  return VectorTypesWhere([op](Dtype dtype) {
+    return ElementwiseRowOp(op, hlo::CompareAttrs{}, dtype, nullptr).has_value();
+  });
+}
+
+OpcodeSupport Native(std::set<PrimitiveType> types) { return {false, std::move(types), ""}; }
+OpcodeSupport EveryType() { return {true, {}, ""}; }
+OpcodeSupport Host(std::string why) { return {false, {}, std::move(why)}; }
+
+bool IsRequantizeConvert(const hlo::Instruction* inst) {
+  return inst->opcode() == Opcode::kConvert && MatchRequantize(*inst).has_value();
+}
+
+}  // namespace
+
+std::optional<OpcodeSupport> SupportFor(Opcode op) {
+  const std::string name(hlo::OpcodeName(op));
+  const std::string no_vector_op = "no vector-unit instruction for " + name;
+  const std::string no_dma = "the lowering has no DMA or vector-unit program for " + name;
+  switch (op) {
+    // No code (GeneratesNoCode), collectives (kCollective), control flow run by the host
+    // sequencer with its bodies lowered separately: the ownership analysis never asks.
+    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple:
+    case Opcode::kGetTupleElement: case Opcode::kAfterAll: case Opcode::kOptimizationBarrier:
+    case Opcode::kWhile: case Opcode::kConditional: case Opcode::kCall: case Opcode::kFusion:
+    case Opcode::kPartitionId: case Opcode::kReplicaId: case Opcode::kAllGather:
+    case Opcode::kAllReduce: case Opcode::kAllToAll: case Opcode::kCollectivePermute:
+    case Opcode::kReduceScatter:
+      return std::nullopt;
+    // The matrix unit: the input types it has a mode for (tiling.cc, conv_shape.cc; whether a
+    // configuration's array.dtypes enables the mode is decided per configuration by Lower).
+    case Opcode::kDot: case Opcode::kConvolution:
+      return Native(VectorTypesWhere([](Dtype dtype) { return MxuBit(dtype) != 0; }));
+    // The vector unit: the row-op table (row_op_table.cc) on each type it holds.
+    case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kMaximum:
+    case Opcode::kMinimum: case Opcode::kClamp: case Opcode::kExp: case Opcode::kTanh:
+    case Opcode::kRsqrt: case Opcode::kDivide: case Opcode::kSqrt: case Opcode::kNegate:
+    case Opcode::kAbs: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor: case Opcode::kNot:
+    case Opcode::kCompare: case Opcode::kSelect:
+      return Native(RowOpTypes(op));
+    // vcvt, keyed on the operand type: from each type some convert of it computes exactly.
+    case Opcode::kConvert: {
+      const std::set<PrimitiveType> held = VectorTypesWhere([](Dtype) { return true; });
+      std::set<PrimitiveType> from_types;
+      for (PrimitiveType from : held) {
+        for (PrimitiveType to : held) {
+          if (from != to && VcvtMatchesConvert(from, to)) from_types.insert(from);
+        }
+      }
+      return Native(from_types);
+    }
+    // Only inside the int8 requantize idiom (one vrequant, requantize_pattern.h); elsewhere
+    // IntrinsicHostReason sends it to the host.
+    case Opcode::kRoundNearestEven:
+      return Native({kRequantizeInputType});
+    // A sum from 0 or a max from -inf: vredsum / vredmax / column vadd, on the types vadd takes.
+    case Opcode::kReduce:
+      return Native(RowOpTypes(Opcode::kAdd));
+    case Opcode::kBroadcast:  // vbcast / vfill on every type the unit holds
+      return Native(VectorTypesWhere([](Dtype) { return true; }));
+    // A strided DMA (transpose), or an alias of the operand's DRAM bytes.
+    case Opcode::kTranspose: case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kCopy:
+      return EveryType();
+    // Elementwise ops the vector unit has no instruction for.
+    case Opcode::kBitcastConvert: case Opcode::kCbrt: case Opcode::kCeil: case Opcode::kClz:
+    case Opcode::kCos: case Opcode::kErf: case Opcode::kExpm1: case Opcode::kFloor:
+    case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic:
+    case Opcode::kPopulationCount: case Opcode::kReducePrecision: case Opcode::kRoundNearestAfz:
+    case Opcode::kSign: case Opcode::kSin: case Opcode::kTan:
+    case Opcode::kAtan2: case Opcode::kPower: case Opcode::kRemainder: case Opcode::kShiftLeft:
+    case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
+      return Host(no_vector_op);
+    // Data movement and windows the lowering does not program.
+    case Opcode::kIota: case Opcode::kConcatenate: case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice: case Opcode::kPad: case Opcode::kReverse: case Opcode::kSlice:
+    case Opcode::kReduceWindow:
+      return Host(no_dma);
+    // Data-dependent addressing and comparators are not in the CISC ISA.
+    case Opcode::kGather: case Opcode::kScatter: case Opcode::kSelectAndScatter:
+      return Host("data-dependent addressing is not in the accelerator's ISA");
+    case Opcode::kSort: case Opcode::kTopK: case Opcode::kMap:
+      return Host("the vector unit cannot run a called comparator or computation");
+    case Opcode::kRng: case Opcode::kRngBitGenerator: case Opcode::kRngGetAndUpdateState:
+      return Host("the accelerator has no random-number generator");
+    case Opcode::kCustomCall:
+      return Host("custom calls run on the host (custom_calls lists the known ones)");
+    // The systolic pipeline's batch-norm-expander rewrites all three into elementwise ops and
+    // reductions before Lower sees them. Unexpanded (an analysis of an unoptimized module),
+    // inference is the vector unit's normalization (rsqrt, multiply, add on its float types);
+    // training and grad need statistics passes the ISA does not chain.
+    case Opcode::kBatchNormInference:
+      return Native(RowOpTypes(Opcode::kRsqrt));
+    case Opcode::kBatchNormGrad: case Opcode::kBatchNormTraining:
+      return Host("no vector-unit program for " + name + " (expanded by batch-norm-expander)");
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
+  switch (inst.opcode()) {
+    case Opcode::kConvert: {
+      const PrimitiveType from = inst.operand(0)->shape().type, to = inst.shape().type;
+      if (from == to || VcvtMatchesConvert(from, to) || IsRequantizeConvert(&inst)) break;
+      return "vcvt rounds and saturates where convert " +
+             std::string(hlo::PrimitiveTypeName(from)) + " -> " +
+             std::string(hlo::PrimitiveTypeName(to)) + " truncates or wraps";
+    }
+    case Opcode::kCompare:
+      if (ElementwiseRowOp(inst, Dtype::kF32, nullptr)) break;
+      return "the vector unit has no total-order compare";
+    case Opcode::kReduce:
+      // A computed init value or a variadic reduce is Lower's to decide; a constant one names
+      // the reducer.
+      if (inst.operand_count() != 2 || inst.operand(1)->opcode() != Opcode::kConstant ||
+          VectorReducerOf(inst)) {
+        break;
+      }
+      return "the vector unit reduces only a sum from 0 or a max from -inf";
+    case Opcode::kRoundNearestEven:
+      // The idiom's rounding is clamp's operand 1, the clamp converted to s8/u8.
+      for (const hlo::Instruction* clamp : inst.users()) {
+        if (clamp->opcode() != Opcode::kClamp || clamp->operand(1) != &inst) continue;
+        for (const hlo::Instruction* convert : clamp->users()) {
+          if (IsRequantizeConvert(convert)) return std::nullopt;
+        }
+      }
+      return "a rounding outside the int8 requantize idiom (one vrequant) has no vector-unit "
+             "instruction";
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace systolic::lowering
