@@ -65,13 +65,13 @@ TargetDescription MakeGpuDescription() {
   for (int i = 0; i < hlo::OpcodeCount(); ++i) {
     const Opcode op = static_cast<Opcode>(i);
     const hlo::OpClass op_class = hlo::OpcodeClass(op);
-    if (gpu_codegen::LoweringOf(op) != gpu_codegen::OpLowering::kNone ||
+    if (gpu::codegen::LoweringOf(op) != gpu::codegen::OpLowering::kNone ||
         compiler::GeneratesNoCode(op) || op_class == hlo::OpClass::kCollective ||
         op_class == hlo::OpClass::kControl) {
       continue;
     }
     t.op_rules[op] = OpRule{OpHandling::kHostFallback, "", {}, OpHandling::kHostFallback};
-    t.host_fallback_details[op] = std::string(gpu_codegen::NoLoweringReason(op));
+    t.host_fallback_details[op] = std::string(gpu::codegen::NoLoweringReason(op));
   }
 
   // Custom-call targets XLA:GPU emits after its own library rewrites, TopK, which XLA:GPU

@@ -12,7 +12,7 @@
 
 namespace {
 
-using gpu_codegen::ColumnKernelPlan;
+using gpu::codegen::ColumnKernelPlan;
 using gpu_codegen_test::ExpectMatchesInterpreter;
 using gpu_codegen_test::Tolerance;
 using testing::HasSubstr;
@@ -43,7 +43,7 @@ size_t Count(const std::string& text, const std::string& what) {
 TEST(GpuCodegenColumn, SumOverDim0IsTiledThroughSharedMemory) {
   // 100 columns: 3 full tiles and a ragged one of 4.
   const std::string text = SumModule("300,100", "100", "0");
-  gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 2);
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 2);
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_EQ(compiled.kernels[0].kind, "column-reduction");
   EXPECT_EQ(compiled.kernels[0].grid, 4u);      // tiles: ceil(100 / 32)
@@ -53,9 +53,9 @@ TEST(GpuCodegenColumn, SumOverDim0IsTiledThroughSharedMemory) {
   EXPECT_EQ(Count(compiled.ptx, "bar.sync"), 2u);
   EXPECT_EQ(Count(compiled.ptx, "shfl.sync.bfly.b32"), 5u);
   EXPECT_EQ(compiled.ptx.find(".local"), std::string::npos);
-  for (gpu_emulator::EmulatedGrid grid :
-       {gpu_emulator::EmulatedGrid{1, 32}, gpu_emulator::EmulatedGrid{3, 96},
-        gpu_emulator::EmulatedGrid{2, 1024}})
+  for (gpu::emulator::EmulatedGrid grid :
+       {gpu::emulator::EmulatedGrid{1, 32}, gpu::emulator::EmulatedGrid{3, 96},
+        gpu::emulator::EmulatedGrid{2, 1024}})
     ExpectMatchesInterpreter(text, 2, {}, grid);
 }
 
@@ -73,7 +73,7 @@ ENTRY main {
   zero = s32[] constant(0)
   ROOT r = s32[3,40] reduce(a, zero), dimensions={1,2}, to_apply=add
 })";
-  gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 4, Tolerance{0, 0});
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 4, Tolerance{0, 0});
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_EQ(compiled.kernels[0].kind, "column-reduction");
   EXPECT_EQ(compiled.kernels[0].grid, 6u);
@@ -96,7 +96,7 @@ ENTRY main {
   r = f32[96] reduce(af, zero), dimensions={0}, to_apply=add
   ROOT c = bf16[96] convert(r)
 })";
-  gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 6);
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 6);
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_EQ(compiled.kernels[0].kind, "column-reduction");
   EXPECT_THAT(compiled.ptx, HasSubstr("st.global.u16"));
@@ -129,9 +129,9 @@ ENTRY main {
   mean = f32[33] divide(s, nb)
   ROOT t = (bf16[33], f32[33]) tuple(m, mean)
 })";
-  gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 8);
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 8);
   size_t column_kernels = 0;
-  for (const gpu_codegen::KernelRecord& kernel : compiled.kernels)
+  for (const gpu::codegen::KernelRecord& kernel : compiled.kernels)
     column_kernels += kernel.kind == "column-reduction";
   EXPECT_EQ(column_kernels, 2u);
   ExpectMatchesInterpreter(text, 8, {}, {3, 64});
@@ -139,7 +139,7 @@ ENTRY main {
 
 TEST(GpuCodegenColumn, NonContiguousOrMinorReductionsAreNotColumnKernels) {
   // dims {0, 2} of [4, 5, 6]: not one contiguous run -> a loop kernel, values still right.
-  gpu_codegen::GpuCompileResult compiled =
+  gpu::codegen::GpuCompileResult compiled =
       ExpectMatchesInterpreter(SumModule("4,5,6", "5", "0,2"), 9);
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_EQ(compiled.kernels[0].kind, "loop");
@@ -154,29 +154,29 @@ TEST(GpuCodegenColumn, NonContiguousOrMinorReductionsAreNotColumnKernels) {
 }
 
 TEST(GpuCodegenColumn, LaunchDimensionsByHand) {
-  const gpu_codegen::DeviceLimits h200;  // 132 SMs, 2048 threads each
+  const gpu::codegen::DeviceLimits h200;  // 132 SMs, 2048 threads each
   ColumnKernelPlan plan;
   plan.outer = 1;
   plan.reduced = 4096;
   plan.columns = 1024;  // 32 tiles < 132 SMs: 1024-thread blocks
-  auto dims = gpu_codegen::ChooseColumnLaunchDimensions(plan, h200);
+  auto dims = gpu::codegen::ChooseColumnLaunchDimensions(plan, h200);
   EXPECT_EQ(dims.grid, 32u);
   EXPECT_EQ(dims.block, 1024u);
   plan.outer = 64;  // 2048 tiles: 256-thread blocks, one wave of 132 * 8
-  dims = gpu_codegen::ChooseColumnLaunchDimensions(plan, h200);
+  dims = gpu::codegen::ChooseColumnLaunchDimensions(plan, h200);
   EXPECT_EQ(dims.grid, 1056u);
   EXPECT_EQ(dims.block, 256u);
 }
 
 TEST(GpuCodegenColumn, PtxasAcceptsTheTiledKernel) {
-  ASSERT_TRUE(gpu_codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
+  ASSERT_TRUE(gpu::codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
   std::unique_ptr<hlo::Module> module =
       testing_support::ParseAndVerify(SumModule("4096,1024", "1024", "0"));
-  gpu_codegen::GpuCompileOptions options;
+  gpu::codegen::GpuCompileOptions options;
   options.assemble = true;
-  gpu_codegen::GpuCompileResult compiled = gpu_codegen::CompileModule(*module, options);
+  gpu::codegen::GpuCompileResult compiled = gpu::codegen::CompileModule(*module, options);
   ASSERT_EQ(compiled.kernels.size(), 1u);
-  const gpu_codegen::KernelRecord& kernel = compiled.kernels[0];
+  const gpu::codegen::KernelRecord& kernel = compiled.kernels[0];
   ASSERT_TRUE(kernel.assembled);
   EXPECT_EQ(kernel.spill_store_bytes, 0);
   EXPECT_EQ(kernel.stack_bytes, 0);

@@ -41,16 +41,16 @@ ENTRY main {
 
 TEST(GpuCodegenDumps, OneLlAndOnePtxPerKernel) {
   std::unique_ptr<hlo::Module> module = testing_support::ParseAndVerify(kThreeKernels);
-  gpu_codegen::GpuCompileResult compiled = gpu_codegen::CompileModule(*module);
-  std::vector<gpu_codegen::KernelDump> dumps = gpu_codegen::SplitKernelDumps(compiled);
+  gpu::codegen::GpuCompileResult compiled = gpu::codegen::CompileModule(*module);
+  std::vector<gpu::codegen::KernelDump> dumps = gpu::codegen::SplitKernelDumps(compiled);
   ASSERT_EQ(dumps.size(), compiled.kernels.size());
   ASSERT_GE(dumps.size(), 2u);
-  for (const gpu_codegen::KernelDump& dump : dumps) {
+  for (const gpu::codegen::KernelDump& dump : dumps) {
     SCOPED_TRACE(dump.entry);
     EXPECT_THAT(dump.llvm_ir, HasSubstr("define ptx_kernel void @" + dump.entry + "("));
     EXPECT_THAT(dump.ptx, HasSubstr(".visible .entry " + dump.entry + "("));
     EXPECT_THAT(dump.ptx, HasSubstr(".target sm_90"));
-    for (const gpu_codegen::KernelDump& other : dumps) {
+    for (const gpu::codegen::KernelDump& other : dumps) {
       if (other.entry == dump.entry) continue;
       EXPECT_THAT(dump.llvm_ir, Not(HasSubstr("@" + other.entry + "(")));
       EXPECT_THAT(dump.ptx, Not(HasSubstr(".entry " + other.entry + "(")));
@@ -60,8 +60,8 @@ TEST(GpuCodegenDumps, OneLlAndOnePtxPerKernel) {
     EXPECT_NE(llvm::parseIR(llvm::MemoryBufferRef(dump.llvm_ir, dump.entry), diagnostic, context),
               nullptr)
         << diagnostic.getMessage().str();
-    if (std::optional<std::string> ptxas = gpu_codegen::FindPtxas()) {
-      gpu_codegen::PtxasResult assembled = gpu_codegen::RunPtxas(*ptxas, dump.ptx, "sm_90");
+    if (std::optional<std::string> ptxas = gpu::codegen::FindPtxas()) {
+      gpu::codegen::PtxasResult assembled = gpu::codegen::RunPtxas(*ptxas, dump.ptx, "sm_90");
       ASSERT_EQ(assembled.kernels.count(dump.entry), 1u) << assembled.log;
       EXPECT_EQ(assembled.kernels.size(), 1u);
       EXPECT_EQ(assembled.kernels.at(dump.entry).spill_store_bytes, 0);

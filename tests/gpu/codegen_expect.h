@@ -18,9 +18,9 @@
 
 namespace gpu_codegen_test {
 
-using gpu_codegen::CompileModule;
-using gpu_codegen::GpuCompileOptions;
-using gpu_codegen::GpuCompileResult;
+using gpu::codegen::CompileModule;
+using gpu::codegen::GpuCompileOptions;
+using gpu::codegen::GpuCompileResult;
 
 struct Tolerance {
   double rtol, atol;
@@ -45,7 +45,7 @@ inline void FlattenLeaves(const hlo::Literal& literal, std::vector<const hlo::Li
 // launch (any grid must give the same values).
 inline GpuCompileResult ExpectMatchesInterpreter(const std::string& text, uint64_t seed = 1,
                                                  std::optional<Tolerance> tolerance_override = {},
-                                                 gpu_emulator::EmulatedGrid grid = {}) {
+                                                 gpu::emulator::EmulatedGrid grid = {}) {
   std::unique_ptr<hlo::Module> reference = testing_support::ParseAndVerify(text);
   std::unique_ptr<hlo::Module> module = testing_support::ParseAndVerify(text);
   std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*reference, seed);
@@ -53,7 +53,7 @@ inline GpuCompileResult ExpectMatchesInterpreter(const std::string& text, uint64
   GpuCompileOptions options;
   options.assemble = false;  // ptxas is codegen_ptx_test's business
   GpuCompileResult compiled = CompileModule(*module, options);
-  std::vector<hlo::Literal> actual = gpu_emulator::EmulateArtifact(compiled, inputs, grid);
+  std::vector<hlo::Literal> actual = gpu::emulator::EmulateArtifact(compiled, inputs, grid);
   std::vector<const hlo::Literal*> leaves;
   FlattenLeaves(expected, leaves);
   EXPECT_EQ(actual.size(), leaves.size());

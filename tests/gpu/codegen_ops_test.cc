@@ -11,7 +11,7 @@
 
 namespace {
 
-using gpu_codegen::GpuCompileResult;
+using gpu::codegen::GpuCompileResult;
 using gpu_codegen_test::ExpectMatchesInterpreter;
 using testing::HasSubstr;
 
@@ -32,7 +32,7 @@ std::string OwnerOf(const GpuCompileResult& compiled, const std::string& instruc
 std::string CompileError(const std::string& text) {
   std::unique_ptr<hlo::Module> module = testing_support::ParseAndVerify(text);
   try {
-    gpu_codegen::CompileModule(*module);
+    gpu::codegen::CompileModule(*module);
   } catch (const hlo::Error& error) {
     return error.message();
   }

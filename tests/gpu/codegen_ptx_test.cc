@@ -15,9 +15,9 @@
 
 namespace {
 
-using gpu_codegen::CompileModule;
-using gpu_codegen::GpuCompileOptions;
-using gpu_codegen::GpuCompileResult;
+using gpu::codegen::CompileModule;
+using gpu::codegen::GpuCompileOptions;
+using gpu::codegen::GpuCompileResult;
 using testing::HasSubstr;
 
 GpuCompileResult Compile(const std::string& text, bool assemble = false) {
@@ -86,17 +86,17 @@ ENTRY main {
 }
 
 TEST(GpuCodegenPtx, LaunchDimensionsCapAtOneWaveAndNeverZero) {
-  gpu_codegen::DeviceLimits h200;  // 132 SMs x 2048 threads / 256 = 1056 blocks per wave
-  EXPECT_EQ(gpu_codegen::ChooseLaunchDimensions(0, h200).grid, 1u);
-  EXPECT_EQ(gpu_codegen::ChooseLaunchDimensions(1, h200).grid, 1u);
-  EXPECT_EQ(gpu_codegen::ChooseLaunchDimensions(257, h200).grid, 2u);
-  EXPECT_EQ(gpu_codegen::ChooseLaunchDimensions(int64_t{1} << 40, h200).grid, 1056u);
-  gpu_codegen::DeviceLimits small{4, 1024, 128};
-  EXPECT_EQ(gpu_codegen::ChooseLaunchDimensions(int64_t{1} << 20, small).grid, 32u);
+  gpu::codegen::DeviceLimits h200;  // 132 SMs x 2048 threads / 256 = 1056 blocks per wave
+  EXPECT_EQ(gpu::codegen::ChooseLaunchDimensions(0, h200).grid, 1u);
+  EXPECT_EQ(gpu::codegen::ChooseLaunchDimensions(1, h200).grid, 1u);
+  EXPECT_EQ(gpu::codegen::ChooseLaunchDimensions(257, h200).grid, 2u);
+  EXPECT_EQ(gpu::codegen::ChooseLaunchDimensions(int64_t{1} << 40, h200).grid, 1056u);
+  gpu::codegen::DeviceLimits small{4, 1024, 128};
+  EXPECT_EQ(gpu::codegen::ChooseLaunchDimensions(int64_t{1} << 20, small).grid, 32u);
 }
 
 TEST(GpuCodegenPtx, PtxasAcceptsTheKernelsWithoutSpills) {
-  ASSERT_TRUE(gpu_codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
+  ASSERT_TRUE(gpu::codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
   GpuCompileResult compiled = Compile(kWideAdd, /*assemble=*/true);
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_TRUE(compiled.kernels[0].assembled);
@@ -113,7 +113,7 @@ TEST(GpuCodegenPtx, PtxasAcceptsTheKernelsWithoutSpills) {
 }
 
 TEST(GpuCodegenPtx, ParsesPtxasVerboseOutput) {
-  auto kernels = gpu_codegen::ParsePtxasLog(
+  auto kernels = gpu::codegen::ParsePtxasLog(
       "ptxas info    : 0 bytes gmem\n"
       "ptxas info    : Compiling entry function 'k_fusion' for 'sm_90'\n"
       "ptxas info    : Function properties for k_fusion\n"
@@ -166,7 +166,7 @@ ENTRY main {
   ROOT d = f32[2,3,5] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
 })");
   const hlo::Instruction* dot = module->entry()->root();
-  auto lowered = gpu_codegen::LowerDotToMatmul(*dot, {0, 96}, {256, 160}, {512, 120});
+  auto lowered = gpu::codegen::LowerDotToMatmul(*dot, {0, 96}, {256, 160}, {512, 120});
   ASSERT_TRUE(std::holds_alternative<gpu::MatmulCall>(lowered));
   const gpu::MatmulCall& call = std::get<gpu::MatmulCall>(lowered);
   // A[b] is 3x4 (m x k, not transposed), B[b] is stored 5x4 (n x k: transposed), D[b] 3x5.
@@ -192,7 +192,7 @@ ENTRY main {
   b = f32[4,2,5] parameter(1)
   ROOT d = f32[3,5] dot(a, b), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}
 })");
-  auto lowered = gpu_codegen::LowerDotToMatmul(*module->entry()->root(), {}, {}, {});
+  auto lowered = gpu::codegen::LowerDotToMatmul(*module->entry()->root(), {}, {}, {});
   ASSERT_TRUE(std::holds_alternative<std::string>(lowered));
   EXPECT_THAT(std::get<std::string>(lowered), HasSubstr("2 contracting dimensions"));
 }
@@ -227,12 +227,12 @@ TEST(GpuCodegenErrors, UnknownArchitecture) {
 class GpuCodegenCorpus : public testing::TestWithParam<std::string> {};
 
 TEST_P(GpuCodegenCorpus, AssemblesWithoutSpills) {
-  ASSERT_TRUE(gpu_codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
+  ASSERT_TRUE(gpu::codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
   std::unique_ptr<hlo::Module> module = testing_support::ParseAndVerify(
       testing_support::ReadFile(testing_support::CorpusPath(GetParam() + ".hlo")));
   GpuCompileResult compiled = CompileModule(*module);
   ASSERT_FALSE(compiled.kernels.empty());
-  for (const gpu_codegen::KernelRecord& kernel : compiled.kernels) {
+  for (const gpu::codegen::KernelRecord& kernel : compiled.kernels) {
     EXPECT_TRUE(kernel.assembled) << kernel.entry;
     EXPECT_GT(kernel.registers, 0) << kernel.entry;
     EXPECT_EQ(kernel.spill_store_bytes + kernel.spill_load_bytes, 0) << kernel.entry;

@@ -14,8 +14,8 @@
 
 namespace {
 
-using gpu_codegen::DeviceLimits;
-using gpu_codegen::RowKernelPlan;
+using gpu::codegen::DeviceLimits;
+using gpu::codegen::RowKernelPlan;
 using gpu_codegen_test::ExpectMatchesInterpreter;
 using gpu_codegen_test::Tolerance;
 using testing::HasSubstr;
@@ -58,7 +58,7 @@ TEST(GpuCodegenShared, RowScheduleFollowsRowLengthAndRowCount) {
   };
   for (const Case& c : cases) {
     RowKernelPlan plan = Plan(c.rows, c.row_length);
-    gpu_codegen::ChooseRowSchedule(plan, h200);
+    gpu::codegen::ChooseRowSchedule(plan, h200);
     EXPECT_EQ(plan.block_per_row, c.block_per_row) << c.rows << "x" << c.row_length;
   }
 }
@@ -68,21 +68,21 @@ TEST(GpuCodegenShared, BlockPerRowLaunchDimensions) {
   RowKernelPlan plan = Plan(4, 50000);
   plan.block_per_row = true;
   // 50000 / 8 = 6250 threads wanted: capped at 1024; one block per row.
-  auto dims = gpu_codegen::ChooseRowKernelLaunch(plan, h200);
+  auto dims = gpu::codegen::ChooseRowKernelLaunch(plan, h200);
   EXPECT_EQ(dims.block, 1024u);
   EXPECT_EQ(dims.grid, 4u);
   plan = Plan(100, 768);  // 96 threads wanted: at least 128
   plan.block_per_row = true;
-  dims = gpu_codegen::ChooseRowKernelLaunch(plan, h200);
+  dims = gpu::codegen::ChooseRowKernelLaunch(plan, h200);
   EXPECT_EQ(dims.block, 128u);
   EXPECT_EQ(dims.grid, 100u);
   plan = Plan(100000, 2050);  // ceil(2050 / 8) = 257 -> 288 threads; 132 * (2048 / 288 = 7)
   plan.block_per_row = true;
-  dims = gpu_codegen::ChooseRowKernelLaunch(plan, h200);
+  dims = gpu::codegen::ChooseRowKernelLaunch(plan, h200);
   EXPECT_EQ(dims.block, 288u);
   EXPECT_EQ(dims.grid, 924u);
   plan.block_per_row = false;  // warp per row: 256-thread blocks, one wave of 1056
-  dims = gpu_codegen::ChooseRowKernelLaunch(plan, h200);
+  dims = gpu::codegen::ChooseRowKernelLaunch(plan, h200);
   EXPECT_EQ(dims.block, 256u);
   EXPECT_EQ(dims.grid, 1056u);
 }
@@ -90,7 +90,7 @@ TEST(GpuCodegenShared, BlockPerRowLaunchDimensions) {
 TEST(GpuCodegenShared, LongRowSumIsOneBlockPerRowThroughSharedMemory) {
   // 50000 terms: the interpreter's sequential f32 sum and the block's tree differ by rounding of
   // order n * eps * sum|x| (~1e-3 here); a lost warp partial would be off by units.
-  gpu_codegen::GpuCompileResult compiled =
+  gpu::codegen::GpuCompileResult compiled =
       ExpectMatchesInterpreter(kLongRowSum, 3, Tolerance{1e-5, 1e-2});
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_EQ(compiled.kernels[0].kind, "row-reduction-block");
@@ -108,7 +108,7 @@ TEST(GpuCodegenShared, LongRowSumIsOneBlockPerRowThroughSharedMemory) {
 }
 
 TEST(GpuCodegenShared, LongRowSoftmaxReadsRowValuesFromSharedMemory) {
-  gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(kLongRowSoftmax, 5);
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(kLongRowSoftmax, 5);
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_EQ(compiled.kernels[0].kind, "row-reduction-block");
   ExpectMatchesInterpreter(kLongRowSoftmax, 5, {}, {2, 96});
@@ -137,7 +137,7 @@ ENTRY main {
   m = s32[3] reduce(a, lowest), dimensions={1}, to_apply=max
   ROOT r = s32[3] subtract(s, m)
 })";
-  gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 7, Tolerance{0, 0});
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 7, Tolerance{0, 0});
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_EQ(compiled.kernels[0].kind, "row-reduction-block");
   ExpectMatchesInterpreter(text, 7, Tolerance{0, 0}, {2, 32});
@@ -145,7 +145,7 @@ ENTRY main {
 }
 
 TEST(GpuCodegenShared, ShortRowsKeepTheWarpKernel) {
-  gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
 HloModule short_rows
 add {
   x = f32[] parameter(0)
@@ -164,13 +164,13 @@ ENTRY main {
 }
 
 TEST(GpuCodegenShared, PtxasAcceptsBlockRowKernelsWithSharedBytes) {
-  ASSERT_TRUE(gpu_codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
+  ASSERT_TRUE(gpu::codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
   std::unique_ptr<hlo::Module> module = testing_support::ParseAndVerify(kLongRowSoftmax);
-  gpu_codegen::GpuCompileOptions options;
+  gpu::codegen::GpuCompileOptions options;
   options.assemble = true;
-  gpu_codegen::GpuCompileResult compiled = gpu_codegen::CompileModule(*module, options);
+  gpu::codegen::GpuCompileResult compiled = gpu::codegen::CompileModule(*module, options);
   ASSERT_EQ(compiled.kernels.size(), 1u);
-  const gpu_codegen::KernelRecord& kernel = compiled.kernels[0];
+  const gpu::codegen::KernelRecord& kernel = compiled.kernels[0];
   ASSERT_TRUE(kernel.assembled);
   EXPECT_EQ(kernel.spill_store_bytes, 0);
   EXPECT_EQ(kernel.spill_load_bytes, 0);

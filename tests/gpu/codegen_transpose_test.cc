@@ -22,14 +22,14 @@ std::string TransposeModule(const std::string& type, const std::string& in, cons
          permutation + "}\n}\n";
 }
 
-std::string KindOf(const gpu_codegen::GpuCompileResult& compiled) {
+std::string KindOf(const gpu::codegen::GpuCompileResult& compiled) {
   return compiled.kernels.size() == 1 ? compiled.kernels[0].kind : "(not one kernel)";
 }
 
 TEST(GpuCodegenTranspose, TwoDimensionalWithRaggedTiles) {
   // 70 x 45: tiles of 32 leave 6 and 13 elements at the edges.
   const std::string text = TransposeModule("f32", "70,45", "45,70", "1,0");
-  gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 1, Tolerance{0, 0});
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 1, Tolerance{0, 0});
   EXPECT_EQ(KindOf(compiled), "transpose-tiled");
   EXPECT_EQ(compiled.kernels[0].grid, 6u);  // ceil(70/32) * ceil(45/32)
   EXPECT_EQ(compiled.kernels[0].block, 256u);
@@ -37,9 +37,9 @@ TEST(GpuCodegenTranspose, TwoDimensionalWithRaggedTiles) {
   EXPECT_THAT(compiled.ptx, HasSubstr("ld.shared.f32"));
   EXPECT_THAT(compiled.ptx, HasSubstr("bar.sync"));
   EXPECT_EQ(compiled.ptx.find(".local"), std::string::npos);
-  for (gpu_emulator::EmulatedGrid grid :
-       {gpu_emulator::EmulatedGrid{1, 32}, gpu_emulator::EmulatedGrid{4, 96},
-        gpu_emulator::EmulatedGrid{7, 1024}})
+  for (gpu::emulator::EmulatedGrid grid :
+       {gpu::emulator::EmulatedGrid{1, 32}, gpu::emulator::EmulatedGrid{4, 96},
+        gpu::emulator::EmulatedGrid{7, 1024}})
     ExpectMatchesInterpreter(text, 1, Tolerance{0, 0}, grid);
 }
 
@@ -51,14 +51,14 @@ TEST(GpuCodegenTranspose, BatchedPermutationsAndNarrowTypes) {
       TransposeModule("s8", "48,3,20", "3,20,48", "1,2,0"),
   };
   for (const std::string& text : cases) {
-    gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 2, Tolerance{0, 0});
+    gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 2, Tolerance{0, 0});
     EXPECT_EQ(KindOf(compiled), "transpose-tiled") << text;
     ExpectMatchesInterpreter(text, 2, Tolerance{0, 0}, {3, 64});
   }
 }
 
 TEST(GpuCodegenTranspose, FusedProducerIsComputedOnce) {
-  gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
 HloModule fused_transpose
 ENTRY main {
   a = f32[64,40] parameter(0)
@@ -73,7 +73,7 @@ ENTRY main {
 
 TEST(GpuCodegenTranspose, ReshapeAfterTheTransposeIsFree) {
   // mha's K^T: [1,12,128,64] -> [1,12,64,128], then the unit dim dropped (fusion root: reshape).
-  gpu_codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
 HloModule k_transpose
 ENTRY main {
   k = bf16[1,12,128,64] parameter(0)
@@ -102,23 +102,23 @@ TEST(GpuCodegenTranspose, OtherTransposesStayLoopKernels) {
 TEST(GpuCodegenTranspose, CorpusMhaTilesItsKeyTranspose) {
   std::unique_ptr<hlo::Module> module = testing_support::ParseAndVerify(
       testing_support::ReadFile(testing_support::CorpusPath("mha_block_1x12x128x64_bf16.hlo")));
-  gpu_codegen::GpuCompileOptions options;
+  gpu::codegen::GpuCompileOptions options;
   options.assemble = false;
-  gpu_codegen::GpuCompileResult compiled = gpu_codegen::CompileModule(*module, options);
+  gpu::codegen::GpuCompileResult compiled = gpu::codegen::CompileModule(*module, options);
   std::vector<std::string> kinds;
-  for (const gpu_codegen::KernelRecord& kernel : compiled.kernels) kinds.push_back(kernel.kind);
+  for (const gpu::codegen::KernelRecord& kernel : compiled.kernels) kinds.push_back(kernel.kind);
   EXPECT_THAT(kinds, testing::UnorderedElementsAre("transpose-tiled", "loop", "row-reduction"));
 }
 
 TEST(GpuCodegenTranspose, PtxasAcceptsTheTiledKernel) {
-  ASSERT_TRUE(gpu_codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
+  ASSERT_TRUE(gpu::codegen::FindPtxas()) << "ptxas (CUDA toolkit) is missing";
   std::unique_ptr<hlo::Module> module =
       testing_support::ParseAndVerify(TransposeModule("f32", "4096,1024", "1024,4096", "1,0"));
-  gpu_codegen::GpuCompileOptions options;
+  gpu::codegen::GpuCompileOptions options;
   options.assemble = true;
-  gpu_codegen::GpuCompileResult compiled = gpu_codegen::CompileModule(*module, options);
+  gpu::codegen::GpuCompileResult compiled = gpu::codegen::CompileModule(*module, options);
   ASSERT_EQ(compiled.kernels.size(), 1u);
-  const gpu_codegen::KernelRecord& kernel = compiled.kernels[0];
+  const gpu::codegen::KernelRecord& kernel = compiled.kernels[0];
   ASSERT_TRUE(kernel.assembled);
   EXPECT_EQ(kernel.kind, "transpose-tiled");
   EXPECT_EQ(kernel.spill_store_bytes, 0);

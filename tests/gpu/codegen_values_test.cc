@@ -13,7 +13,7 @@
 
 namespace {
 
-using gpu_codegen::GpuCompileResult;
+using gpu::codegen::GpuCompileResult;
 using gpu_codegen_test::ExpectMatchesInterpreter;
 
 std::vector<std::string> KernelKinds(const GpuCompileResult& compiled) {

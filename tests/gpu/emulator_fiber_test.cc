@@ -11,8 +11,8 @@
 
 namespace {
 
-using gpu_emulator::FiberBarrier;
-using gpu_emulator::RunFiberBlock;
+using gpu::emulator::FiberBarrier;
+using gpu::emulator::RunFiberBlock;
 
 TEST(GpuEmulatorFibers, BarriersSeparateWritesFromReads) {
   // Each of 64 threads writes its slot, waits, reads its right neighbour's, waits, overwrites:

@@ -110,7 +110,7 @@ std::unique_ptr<targets::Backend> MakeBackend(const std::string& target) {
   targets::Backend* interp = testing_support::Backends().Find("interp");
   const size_t at = target.find('@');
   const std::string name = target.substr(0, at);
-  if (name == "gpu") return gpu_emulator::MakeGpuEmulationBackend();
+  if (name == "gpu") return gpu::emulator::MakeGpuBackend();
   if (name == "systolic") {
     const std::string preset = at == std::string::npos ? "tpu-v1" : target.substr(at + 1);
     return targets::MakeSystolicBackend(

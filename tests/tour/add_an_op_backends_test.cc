@@ -189,7 +189,7 @@ TEST(TourAddAnOp, Step10d_SystolicBackendMatchesTheInterpreterOrSaysWhyNot) {
 TEST(TourAddAnOp, Step10e_GpuBackendMatchesTheInterpreterOrRejectsTheOp) {
   // The generated artifact, run by host emulation (no GPU needed): same numbers as the
   // interpreter, or a Compile error "not supported by the GPU backend yet: instruction r (op)".
-  std::unique_ptr<targets::Backend> gpu = gpu_emulator::MakeGpuEmulationBackend();
+  std::unique_ptr<targets::Backend> gpu = gpu::emulator::MakeGpuBackend();
   const std::string step = "add-an-op.md step 10e (targets/gpu/codegen)";
   ForEachExample([&](Opcode op, const hlo::Module& module) {
     BackendRun run = RunAgainstInterpreter(*gpu, op, module, step);

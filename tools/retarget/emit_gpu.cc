@@ -14,8 +14,8 @@ namespace cli {
 int EmitGpuCode(const hlo::Module& module, const std::string& input, const std::string& kind,
                 const std::optional<std::string>& output, const std::string& dump_dir, bool force,
                 std::string* codegen_stats) {
-  gpu_codegen::GpuCompileResult result = gpu_codegen::CompileOptimizedModule(module);
-  std::string stats = gpu_codegen::GpuCodegenStatsJson(result);
+  gpu::codegen::GpuCompileResult result = gpu::codegen::CompileOptimizedModule(module);
+  std::string stats = gpu::codegen::GpuCodegenStatsJson(result);
   if (codegen_stats != nullptr) *codegen_stats = stats;
   if (!dump_dir.empty()) {
     std::filesystem::create_directories(dump_dir);
@@ -29,7 +29,7 @@ int EmitGpuCode(const hlo::Module& module, const std::string& input, const std::
     WriteOutputFile((dir / "gpu.codegen.json").string(), stats, true, {input});
     // Each kernel alone: kernels/<entry>.ll (before O3) and kernels/<entry>.ptx.
     std::filesystem::create_directories(dir / "kernels");
-    for (const gpu_codegen::KernelDump& kernel : gpu_codegen::SplitKernelDumps(result)) {
+    for (const gpu::codegen::KernelDump& kernel : gpu::codegen::SplitKernelDumps(result)) {
       const std::filesystem::path base = dir / "kernels" / kernel.entry;
       WriteOutputFile(base.string() + ".ll", kernel.llvm_ir, true, {input});
       WriteOutputFile(base.string() + ".ptx", kernel.ptx, true, {input});

@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   backends.Add(cpu::MakeCpuBackend());
   // This process has no GPU runtime: `run --target gpu` executes the generated artifact by host
   // emulation (retarget-gpu-run runs it on a real GPU).
-  backends.Add(gpu_emulator::MakeGpuEmulationBackend());
+  backends.Add(gpu::emulator::MakeGpuBackend());
   // The accelerator: TPU v1 with the bf16/f32 matrix modes targets/systolic/description.cc assumes
   // (`run --config/--set` builds others); its host fallback runs on the interpreter.
   backends.Add(targets::MakeSystolicBackend(

@@ -119,7 +119,7 @@ report::LatencyAnswer MeasureOnGpu(const hlo::Module& module, const report::Late
   const std::string stats = folder.path() + "/stats.json";
   try {
     std::unique_ptr<hlo::Module> copy = module.Clone();
-    const gpu_codegen::GpuCompileResult compiled = gpu_codegen::CompileModule(*copy);
+    const gpu::codegen::GpuCompileResult compiled = gpu::codegen::CompileModule(*copy);
     std::ofstream out(artifact, std::ios::binary);
     out << gpu::SerializeArtifact(compiled.artifact);
     if (!out.flush()) return report::LatencyAnswer::None("cannot write " + artifact);

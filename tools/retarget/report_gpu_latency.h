@@ -4,7 +4,7 @@
 //
 // Measured means: the CUDA driver (libcuda.so.1, opened with dlopen as retarget-gpu-run does)
 // initializes and sees a device; `retarget-gpu-run` is found next to the running `retarget`; the
-// GPU code generator compiles the model (gpu_codegen::CompileModule) into an artifact in a
+// GPU code generator compiles the model (gpu::codegen::CompileModule) into an artifact in a
 // temporary folder; `retarget-gpu-run ARTIFACT --inputs random:0 --warmup 1 --repeat 5
 // --stats-json S` exits 0 within kGpuRunTimeout (+ 10 x the budget's max_run_seconds); the figure
 // is its `total_median_ms` (median over the 5 timed runs of the whole step sequence, CUDA

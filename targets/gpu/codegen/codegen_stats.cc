@@ -3,7 +3,7 @@
 
 #include "targets/gpu/codegen/gpu_compiler.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 std::string GpuCodegenStatsJson(const GpuCompileResult& result) {
   std::ostringstream os;
@@ -32,4 +32,4 @@ std::string GpuCodegenStatsJson(const GpuCompileResult& result) {
   return os.str();
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -12,7 +12,7 @@
 #include "targets/gpu/codegen/row_kernel.h"
 #include "targets/llvm/loop_emitter.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 using hlo::Instruction;
 using hlo::Opcode;
@@ -182,4 +182,4 @@ void EmitColumnKernel(llvm::Module& module, const std::string& entry, const hlo:
   b.CreateRetVoid();
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

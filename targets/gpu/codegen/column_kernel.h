@@ -31,7 +31,7 @@
 #include "hlo/ir.h"
 #include "targets/gpu/codegen/loop_kernel.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 struct ColumnKernelPlan {
   int64_t outer = 0;    // product of the dims before the reduced ones
@@ -53,4 +53,4 @@ void EmitColumnKernel(llvm::Module& module, const std::string& entry,
 LaunchDimensions ChooseColumnLaunchDimensions(const ColumnKernelPlan& plan,
                                               const DeviceLimits& device);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -1,7 +1,7 @@
 // convolution -> cuDNN forward convolution (see conv_lowering.h).
 #include "targets/gpu/codegen/conv_lowering.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 std::variant<ConvPlan, std::string> PlanConvolution(const hlo::Instruction& conv) {
   const auto& attrs = conv.attr<hlo::ConvolutionAttrs>();
@@ -55,4 +55,4 @@ std::variant<ConvPlan, std::string> PlanConvolution(const hlo::Instruction& conv
   return plan;
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -14,7 +14,7 @@
 #include "hlo/ir.h"
 #include "targets/gpu/artifact.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 struct ConvPlan {
   gpu::ConvCall call;  // dims, window and groups set; slices left empty
@@ -24,4 +24,4 @@ struct ConvPlan {
 
 std::variant<ConvPlan, std::string> PlanConvolution(const hlo::Instruction& conv);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 using hlo::Instruction;
 using hlo::Opcode;
@@ -140,4 +140,4 @@ std::optional<MatchedEpilogue> MatchCublasLtEpilogue(const hlo::Computation& fus
   return std::nullopt;
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

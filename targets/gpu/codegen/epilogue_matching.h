@@ -24,7 +24,7 @@
 #include "hlo/ir.h"
 #include "targets/gpu/artifact.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 struct MatchedEpilogue {
   gpu::Epilogue epilogue = gpu::Epilogue::kNone;
@@ -34,4 +34,4 @@ struct MatchedEpilogue {
 std::optional<MatchedEpilogue> MatchCublasLtEpilogue(const hlo::Computation& fused,
                                                      const hlo::Instruction& dot);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -16,7 +16,7 @@
 #include "targets/gpu/codegen/op_lowering.h"
 #include "targets/gpu/description.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 namespace internal {
 
 void ArtifactBuilder::LayOutArena() {
@@ -272,4 +272,4 @@ GpuCompileResult CompileModule(hlo::Module& module, const GpuCompileOptions& opt
   return CompileOptimizedModule(module, options);
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -25,7 +25,7 @@
 #include "targets/gpu/artifact.h"
 #include "targets/gpu/codegen/loop_kernel.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 struct GpuCompileOptions {
   std::string arch = "sm_90";
@@ -76,4 +76,4 @@ GpuCompileResult CompileModule(hlo::Module& module, const GpuCompileOptions& opt
 //  shared_bytes, spill_store_bytes, ...}], "owners": [...], "steps", "arena_bytes"}
 std::string GpuCodegenStatsJson(const GpuCompileResult& result);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -17,7 +17,7 @@
 #include "hlo/diagnostic.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
 
-namespace gpu_codegen::internal {
+namespace gpu::codegen::internal {
 
 using hlo::Instruction;
 using hlo::Opcode;
@@ -162,4 +162,4 @@ class ArtifactBuilder {
   GpuCompileResult result_;
 };
 
-}  // namespace gpu_codegen::internal
+}  // namespace gpu::codegen::internal

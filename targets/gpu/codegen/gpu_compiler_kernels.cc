@@ -10,7 +10,7 @@
 #include "targets/gpu/codegen/row_kernel.h"
 #include "targets/gpu/codegen/transpose_kernel.h"
 
-namespace gpu_codegen::internal {
+namespace gpu::codegen::internal {
 
 namespace {
 
@@ -171,4 +171,4 @@ void ArtifactBuilder::AddFusionLaunch(const Instruction& fusion, const std::stri
   result_.kernels.push_back(record);
 }
 
-}  // namespace gpu_codegen::internal
+}  // namespace gpu::codegen::internal

@@ -10,7 +10,7 @@
 #include "targets/gpu/codegen/gpu_compiler_internal.h"
 #include "targets/gpu/codegen/matmul_lowering.h"
 
-namespace gpu_codegen::internal {
+namespace gpu::codegen::internal {
 
 namespace {
 
@@ -174,4 +174,4 @@ void ArtifactBuilder::LowerOutputFusion(const Instruction& fusion) {
       /*record_owner=*/false);
 }
 
-}  // namespace gpu_codegen::internal
+}  // namespace gpu::codegen::internal

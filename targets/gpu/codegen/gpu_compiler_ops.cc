@@ -12,7 +12,7 @@
 #include "targets/gpu/codegen/topk_kernel.h"
 #include "targets/gpu/codegen/update_slice_kernel.h"
 
-namespace gpu_codegen::internal {
+namespace gpu::codegen::internal {
 
 // Emits a kernel of its own for `inst` (errors name the instruction), records its owner, and
 // launches it over `args` unless it has no work.
@@ -141,4 +141,4 @@ void ArtifactBuilder::LowerSort(const Instruction& sort) {
           : std::optional(ChooseSortLaunchDimensions(plan, options_.device)));
 }
 
-}  // namespace gpu_codegen::internal
+}  // namespace gpu::codegen::internal

@@ -12,7 +12,7 @@
 #include <map>
 #include <sstream>
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 namespace {
 
 // `module` with only `entry` defined: other kernels and their annotations removed, unused
@@ -108,4 +108,4 @@ std::vector<KernelDump> SplitKernelDumps(const GpuCompileResult& result) {
   return dumps;
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -16,7 +16,7 @@
 
 #include "targets/gpu/codegen/gpu_compiler.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 struct KernelDump {
   std::string entry;
@@ -26,4 +26,4 @@ struct KernelDump {
 
 std::vector<KernelDump> SplitKernelDumps(const GpuCompileResult& result);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -13,7 +13,7 @@
 #include "hlo/shape.h"
 #include "targets/llvm/elemental_emitter.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 // Marks `function` as a kernel both ways LLVM's NVPTX backend recognizes (the ptx_kernel
 // calling convention and an nvvm.annotations "kernel" entry).
@@ -47,4 +47,4 @@ llvm::Function* BeginKernel(llvm::IRBuilder<>& b, llvm::Module& module, const st
 std::vector<llvm_codegen::IrArray> ReadOnlyOperandArrays(
     const std::vector<llvm::Value*>& global_params, const std::vector<hlo::Shape>& operand_shapes);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -12,7 +12,7 @@
 #include "hlo/diagnostic.h"
 #include "targets/gpu/codegen/kernel_ir.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 using llvm_codegen::ElementGenerator;
 using llvm_codegen::IrArray;
@@ -253,4 +253,4 @@ LoopKernelPlan EmitLoopKernel(llvm::Module& module, const LoopKernelSpec& spec,
   return plan;
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

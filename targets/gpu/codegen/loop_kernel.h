@@ -29,7 +29,7 @@
 #include "hlo/ir.h"
 #include "targets/llvm/elemental_emitter.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 // The elemental emitter as NVPTX needs it: f64 transcendentals cannot be lowered by LLVM's NVPTX
 // backend without libdevice, which this slice does not link, so they raise hlo::Error.
@@ -81,4 +81,4 @@ LaunchDimensions ChooseLaunchDimensions(int64_t work_items, const DeviceLimits& 
 // An LLVM/PTX symbol from an HLO name ("fusion.3" -> "k_fusion_3"), unique in `module`.
 std::string KernelSymbol(const llvm::Module& module, const std::string& hlo_name);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -1,7 +1,7 @@
 // dot -> cuBLASLt matmul (see matmul_lowering.h).
 #include "targets/gpu/codegen/matmul_lowering.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 namespace {
 
@@ -90,4 +90,4 @@ std::variant<gpu::MatmulCall, std::string> LowerDotToMatmul(const hlo::Instructi
   return call;
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -13,11 +13,11 @@
 #include "hlo/ir.h"
 #include "targets/gpu/artifact.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 // The matmul for `dot` reading a/b and writing d, or why it cannot be one.
 std::variant<gpu::MatmulCall, std::string> LowerDotToMatmul(const hlo::Instruction& dot,
                                                             gpu::Slice a, gpu::Slice b,
                                                             gpu::Slice d);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -30,7 +30,7 @@ void LLVMInitializeNVPTXTargetMC();
 void LLVMInitializeNVPTXAsmPrinter();
 }
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 std::unique_ptr<llvm::TargetMachine> MakeNvptxTargetMachine(const std::string& arch) {
   static std::once_flag initialized;
@@ -167,4 +167,4 @@ PtxasResult RunPtxas(const std::string& ptxas, const std::string& ptx, const std
   return result;
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

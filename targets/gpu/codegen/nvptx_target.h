@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 inline constexpr const char* kNvptxTriple = "nvptx64-nvidia-cuda";
 
@@ -53,4 +53,4 @@ PtxasResult RunPtxas(const std::string& ptxas, const std::string& ptx, const std
 // Parses ptxas -v output (exposed for tests).
 std::map<std::string, PtxasKernelInfo> ParsePtxasLog(const std::string& log);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -3,7 +3,7 @@
 
 #include "targets/llvm/elemental_ops.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 using hlo::Opcode;
 
@@ -58,4 +58,4 @@ std::string_view NoLoweringReason(Opcode op) {
   }
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

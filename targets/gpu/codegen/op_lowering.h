@@ -8,7 +8,7 @@
 
 #include "hlo/opcodes.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 enum class OpLowering {
   kAlias,           // parameter, tuple, get-tuple-element, bitcast, barrier: other buffers
@@ -33,4 +33,4 @@ OpLowering LoweringOf(hlo::Opcode op);
 // Why an opcode with OpLowering::kNone has no GPU code.
 std::string_view NoLoweringReason(hlo::Opcode op);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -13,7 +13,7 @@
 #include "targets/gpu/codegen/kernel_ir.h"
 #include "targets/llvm/loop_emitter.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 using hlo::Instruction;
 using hlo::Opcode;
@@ -355,4 +355,4 @@ void EmitRowKernel(llvm::Module& module, const std::string& entry, const hlo::Co
   b.CreateRetVoid();
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

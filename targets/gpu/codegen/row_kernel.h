@@ -40,7 +40,7 @@
 #include "targets/gpu/codegen/loop_kernel.h"
 #include "targets/llvm/elemental_emitter.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 struct RowKernelPlan {
   int64_t rows = 0;        // elements of each reduce's result
@@ -93,4 +93,4 @@ inline constexpr unsigned kSharedAddressSpace = 3;
 // undef-initialized as NVPTX requires of .shared variables.
 llvm::GlobalVariable* SharedArray(llvm::Module& module, const std::string& name, llvm::Type* type);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

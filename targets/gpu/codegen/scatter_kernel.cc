@@ -9,7 +9,7 @@
 #include "targets/gpu/codegen/kernel_ir.h"
 #include "targets/llvm/loop_emitter.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 using llvm_codegen::IrArray;
 using llvm_codegen::IrIndex;
@@ -170,4 +170,4 @@ void EmitScatterKernel(llvm::Module& module, const std::string& entry,
   b.CreateRetVoid();
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

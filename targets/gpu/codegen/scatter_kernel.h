@@ -31,7 +31,7 @@
 #include "hlo/ir.h"
 #include "targets/gpu/codegen/loop_kernel.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 struct ScatterPlan {
   std::vector<int64_t> update_scatter_dims;  // update dims that pick a scatter position
@@ -49,4 +49,4 @@ std::variant<ScatterPlan, std::string> PlanScatter(const hlo::Instruction& scatt
 void EmitScatterKernel(llvm::Module& module, const std::string& entry,
                        const hlo::Instruction& scatter, const ScatterPlan& plan);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

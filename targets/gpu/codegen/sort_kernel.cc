@@ -10,7 +10,7 @@
 #include "targets/gpu/codegen/kernel_ir.h"
 #include "targets/llvm/loop_emitter.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 using llvm_codegen::IrArray;
 using llvm_codegen::IrIndex;
@@ -123,4 +123,4 @@ void EmitSortKernel(llvm::Module& module, const std::string& entry, const hlo::I
   b.CreateRetVoid();
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -31,7 +31,7 @@
 #include "hlo/ir.h"
 #include "targets/gpu/codegen/loop_kernel.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 struct SortPlan {
   int64_t rows = 0;
@@ -48,4 +48,4 @@ void EmitSortKernel(llvm::Module& module, const std::string& entry, const hlo::I
 // One block per row (at most one wave of blocks), DeviceLimits::threads_per_block threads.
 LaunchDimensions ChooseSortLaunchDimensions(const SortPlan& plan, const DeviceLimits& device);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

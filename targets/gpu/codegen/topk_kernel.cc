@@ -11,7 +11,7 @@
 #include "targets/gpu/codegen/row_kernel.h"
 #include "targets/llvm/loop_emitter.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 using hlo::PrimitiveType;
 
@@ -182,4 +182,4 @@ void EmitTopKKernel(llvm::Module& module, const std::string& entry, const TopKPl
   b.CreateRetVoid();
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -32,7 +32,7 @@
 #include "hlo/ir.h"
 #include "targets/gpu/codegen/loop_kernel.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 struct TopKPlan {
   int64_t rows = 0;
@@ -48,4 +48,4 @@ std::variant<TopKPlan, std::string> PlanTopK(const hlo::Instruction& topk);
 // (one warp per row, grid-strided over rows).
 void EmitTopKKernel(llvm::Module& module, const std::string& entry, const TopKPlan& plan);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -12,7 +12,7 @@
 #include "targets/gpu/codegen/row_kernel.h"
 #include "targets/llvm/loop_emitter.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 using hlo::Instruction;
 using hlo::Opcode;
@@ -167,4 +167,4 @@ void EmitTransposeKernel(llvm::Module& module, const std::string& entry,
   b.CreateRetVoid();
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -31,7 +31,7 @@
 #include "hlo/ir.h"
 #include "targets/gpu/codegen/loop_kernel.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 struct TransposeKernelPlan {
   int64_t m_dim = 0;  // operand dim that is the output's minor-most
@@ -60,4 +60,4 @@ void EmitTransposeKernel(llvm::Module& module, const std::string& entry,
 LaunchDimensions ChooseTransposeLaunchDimensions(const TransposeKernelPlan& plan,
                                                  const DeviceLimits& device);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

@@ -9,7 +9,7 @@
 #include "targets/llvm/elemental_emitter.h"
 #include "targets/llvm/loop_emitter.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 using llvm_codegen::IrArray;
 using llvm_codegen::IrIndex;
@@ -59,4 +59,4 @@ void EmitInPlaceUpdateSliceKernel(llvm::Module& module, const std::string& entry
   b.CreateRetVoid();
 }
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

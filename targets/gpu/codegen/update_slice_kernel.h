@@ -17,11 +17,11 @@
 
 #include "hlo/ir.h"
 
-namespace gpu_codegen {
+namespace gpu::codegen {
 
 // Emits `void entry(ptr update, ptr start..., ptr output)` (the start operands in order).
 // Launch with ChooseLaunchDimensions(update elements); any grid is correct.
 void EmitInPlaceUpdateSliceKernel(llvm::Module& module, const std::string& entry,
                                   const hlo::Instruction& dus);
 
-}  // namespace gpu_codegen
+}  // namespace gpu::codegen

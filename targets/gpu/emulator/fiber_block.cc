@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace gpu_emulator {
+namespace gpu::emulator {
 namespace {
 
 // Enough for the JIT-compiled kernels (small frames, no recursion) and the emulator's hooks.
@@ -101,4 +101,4 @@ void RunFiberBlock(int threads, const std::function<void(int)>& on_resume,
   active = nullptr;
 }
 
-}  // namespace gpu_emulator
+}  // namespace gpu::emulator

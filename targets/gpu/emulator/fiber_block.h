@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace gpu_emulator {
+namespace gpu::emulator {
 
 // A barrier for `size` fibers of the running block (reusable: generations).
 struct FiberBarrier {
@@ -29,4 +29,4 @@ struct FiberBarrier {
 void RunFiberBlock(int threads, const std::function<void(int)>& on_resume,
                    const std::function<void(int)>& body);
 
-}  // namespace gpu_emulator
+}  // namespace gpu::emulator

@@ -1,4 +1,4 @@
-// MakeGpuEmulationBackend: see gpu_backend.h.
+// MakeGpuBackend: see gpu_backend.h.
 #include "targets/gpu/emulator/gpu_backend.h"
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include "targets/gpu/codegen/gpu_compiler.h"
 #include "targets/gpu/emulator/host_emulator.h"
 
-namespace gpu_emulator {
+namespace gpu::emulator {
 namespace {
 
 void AppendLeaves(const hlo::Literal& literal, std::vector<hlo::Literal>& leaves) {
@@ -23,7 +23,7 @@ void AppendLeaves(const hlo::Literal& literal, std::vector<hlo::Literal>& leaves
 
 class EmulatedExecutable : public targets::Executable {
  public:
-  EmulatedExecutable(gpu_codegen::GpuCompileResult compiled, bool tuple_root)
+  EmulatedExecutable(gpu::codegen::GpuCompileResult compiled, bool tuple_root)
       : compiled_(std::move(compiled)), tuple_root_(tuple_root) {}
 
   hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
@@ -55,7 +55,7 @@ class EmulatedExecutable : public targets::Executable {
   }
 
  private:
-  gpu_codegen::GpuCompileResult compiled_;
+  gpu::codegen::GpuCompileResult compiled_;
   bool tuple_root_;
 };
 
@@ -73,9 +73,9 @@ class GpuEmulationBackend : public targets::Backend {
   }
   std::unique_ptr<targets::Executable> Compile(const hlo::Module& module) override {
     std::unique_ptr<hlo::Module> copy = module.Clone();
-    gpu_codegen::GpuCompileOptions options;
+    gpu::codegen::GpuCompileOptions options;
     options.assemble = false;  // ptxas is not needed to emulate; `compile --target gpu` runs it
-    gpu_codegen::GpuCompileResult compiled = gpu_codegen::CompileModule(*copy, options);
+    gpu::codegen::GpuCompileResult compiled = gpu::codegen::CompileModule(*copy, options);
     const bool tuple_root = module.entry()->root()->shape().IsTuple();
     return std::make_unique<EmulatedExecutable>(std::move(compiled), tuple_root);
   }
@@ -83,8 +83,8 @@ class GpuEmulationBackend : public targets::Backend {
 
 }  // namespace
 
-std::unique_ptr<targets::Backend> MakeGpuEmulationBackend() {
+std::unique_ptr<targets::Backend> MakeGpuBackend() {
   return std::make_unique<GpuEmulationBackend>();
 }
 
-}  // namespace gpu_emulator
+}  // namespace gpu::emulator

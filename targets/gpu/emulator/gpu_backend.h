@@ -14,8 +14,8 @@
 
 #include "targets/backend.h"
 
-namespace gpu_emulator {
+namespace gpu::emulator {
 
-std::unique_ptr<targets::Backend> MakeGpuEmulationBackend();
+std::unique_ptr<targets::Backend> MakeGpuBackend();
 
-}  // namespace gpu_emulator
+}  // namespace gpu::emulator

@@ -22,7 +22,7 @@
 #include "hlo/literal.h"
 #include "targets/gpu/emulator/fiber_block.h"
 
-namespace gpu_emulator {
+namespace gpu::emulator {
 namespace {
 
 // The running emulated thread's ids (set by the fiber scheduler before each switch into it).
@@ -231,7 +231,7 @@ hlo::PrimitiveType ToPrimitive(gpu::DType dtype) {
 
 }  // namespace
 
-std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& compiled,
+std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& compiled,
                                           std::span<const hlo::Literal> inputs, EmulatedGrid grid) {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
@@ -376,4 +376,4 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& c
   return results;
 }
 
-}  // namespace gpu_emulator
+}  // namespace gpu::emulator

@@ -27,7 +27,7 @@
 #include "hlo/literal.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
 
-namespace gpu_emulator {
+namespace gpu::emulator {
 
 struct EmulatedGrid {
   int blocks = 2;
@@ -36,8 +36,8 @@ struct EmulatedGrid {
 
 // Runs the artifact on `inputs` (entry parameters in order, array parameters only) and returns
 // the results in .npz order (out0, out1, ...). Throws std::runtime_error on what it cannot run.
-std::vector<hlo::Literal> EmulateArtifact(const gpu_codegen::GpuCompileResult& compiled,
+std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& compiled,
                                           std::span<const hlo::Literal> inputs,
                                           EmulatedGrid grid = {});
 
-}  // namespace gpu_emulator
+}  // namespace gpu::emulator
