@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hlo/diagnostic.h"
 #include "hlo/ir.h"
 #include "hlo/literal.h"
 
@@ -41,6 +42,24 @@ enum class LatencySource {
   kDevice,     // only on the device itself (retarget-gpu-run, where one is present)
 };
 
+// What `retarget compile --emit KIND` writes for a target (Backend::Emit). The CLI writes the
+// files; the backend decides what is in them.
+struct Emitted {
+  std::string main;             // to `-o OUT`
+  std::string to_stdout;        // without -o (when `needs_output` is false)
+  bool needs_output = false;    // a binary that must go to a file
+  // Files beside OUT: OUT's extension `from` is replaced by `to` (appended when OUT lacks it),
+  // e.g. {".ll", ".opt.ll", ir} writes OUT.opt.ll beside OUT.ll.
+  struct Beside {
+    std::string from, to, bytes;
+  };
+  std::vector<Beside> beside;
+  // Files for --dump-dir D, by path relative to D (rewritten on every run, like pass dumps).
+  std::map<std::string, std::string> dumps;
+  std::string stats_key, stats_json;  // an object added to --stats-json under this key
+  std::string summary;                // one line for stderr ("" for none)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -49,6 +68,17 @@ class Backend {
   // What `retarget compile --emit KIND` can write for this target besides the optimized HLO
   // every target gives ("llvm", "obj", "ptx", "asm"). The CLI asks instead of naming targets.
   virtual std::vector<std::string> emit_kinds() const { return {}; }
+  // The file `-o OUT<extension>` gets as this target's whole artifact (".rtgpu"), "" for none.
+  virtual std::string artifact_extension() const { return ""; }
+  // Whether Emit takes the module after the target pipeline, which the CLI runs with the user's
+  // pipeline options, or as given (the backend compiles it itself).
+  virtual bool emits_optimized_module() const { return false; }
+  // Writes `kind` (one of emit_kinds(), or "artifact" for artifact_extension()) for `module`;
+  // `dump_dir` non-empty asks for the backend's intermediate files too. Throws hlo::Error.
+  virtual Emitted Emit(const hlo::Module& module, const std::string& kind,
+                       const std::string& dump_dir) {
+    throw hlo::Error("the " + name() + " backend emits nothing but HLO");
+  }
   // How the report obtains this target's latency.
   virtual LatencySource latency_source() const { return LatencySource::kNone; }
   // Compiles a copy of `module` (the caller's module is not modified). Throws hlo::Error.

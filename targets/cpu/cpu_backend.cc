@@ -250,6 +250,33 @@ class CpuBackend final : public targets::Backend {
     return "LLVM CPU backend: generated AVX-512 kernels (ORC JIT) + own GEMM/convolution";
   }
 
+  // --emit llvm: the kernels' IR before O3 (OUT.ll), after it (OUT.opt.ll; on stdout without
+  // -o). --emit obj: a relocatable object with `retarget_model_run` (OUT.o) and its header
+  // (OUT.h); modules made only of generated kernels (aot.h), others an error naming the first
+  // other instruction. --dump-dir D: each kernel's IR, written by the compile itself.
+  targets::Emitted Emit(const hlo::Module& module, const std::string& kind,
+                        const std::string& dump_dir) override {
+    CpuBackendOptions options = options_;
+    options.dump_dir = dump_dir;
+    options.skip_jit = true;
+    options.keep_ir = kind == "llvm";
+    options.keep_object = kind == "obj";
+    std::map<std::string, std::string> artifacts =
+        CpuBackend(options).Compile(module)->artifacts();
+    targets::Emitted emitted;
+    if (kind == "llvm") {
+      emitted.main = artifacts["kernels.ll"];
+      emitted.to_stdout = artifacts["kernels.opt.ll"];
+      emitted.beside.push_back({".ll", ".opt.ll", artifacts["kernels.opt.ll"]});
+      return emitted;
+    }
+    if (artifacts.count("aot_error")) throw hlo::Error(artifacts["aot_error"]);
+    emitted.needs_output = true;
+    emitted.main = artifacts["kernels.o"];
+    emitted.beside.push_back({".o", ".h", artifacts["model.h"]});
+    return emitted;
+  }
+
   std::unique_ptr<targets::Executable> Compile(const hlo::Module& input) override {
     auto start = std::chrono::steady_clock::now();
     std::map<std::string, double> counters;

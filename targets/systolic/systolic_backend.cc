@@ -362,6 +362,14 @@ class SystolicBackend final : public Backend {
            std::to_string(config_.array_rows) + "x" + std::to_string(config_.array_cols) +
            ") on the SystemC simulator, host fallback on " + (host_ ? host_->name() : "none");
   }
+  // --emit asm: the accelerator programs (.sasm, with a comment line per host step and why).
+  Emitted Emit(const hlo::Module& module, const std::string& kind,
+               const std::string& dump_dir) override {
+    Emitted emitted;
+    emitted.main = Compile(module)->artifacts().at("program.sasm");
+    emitted.to_stdout = emitted.main;
+    return emitted;
+  }
   std::unique_ptr<Executable> Compile(const hlo::Module& module) override {
     std::unique_ptr<hlo::Module> optimized = module.Clone();
     compiler::MakeTargetPipeline(targets::SystolicDescription()).Run(*optimized);

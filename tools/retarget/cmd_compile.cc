@@ -18,10 +18,7 @@
 #include "hlo/module_io.h"
 #include "hlo/printer.h"
 #include "tools/retarget/cli.h"
-#include "tools/retarget/emit_cpu.h"
-#include "tools/retarget/emit_gpu.h"
-#include "tools/retarget/systolic_config.h"
-#include "targets/systolic/systolic_backend.h"
+#include "tools/retarget/emit_files.h"
 #include "tools/retarget/opt_support.h"
 #include "tools/retarget/run_support.h"
 
@@ -148,28 +145,21 @@ int RunCompile(const ParsedArgs& args, const Context& context) {
   options.disabled = CommaListFlag(args, "--disable-pass");
 
   hlo::LoadedModule loaded = hlo::LoadModule(input);
-  // --target gpu: the code generator writes PTX / LLVM IR / the .rtgpu artifact (emit_gpu.h)
-  // from the module the pipeline below optimizes.
-  const bool gpu_codegen =
-      target.name == "gpu" && (emit != "hlo" || (output && output->ends_with(".rtgpu")));
-  if (emit == "asm") {  // the systolic lowering's programs, for the `run` configuration
-    std::string assembly;
+  // What the backend writes besides HLO: an --emit kind, or its whole artifact for
+  // `-o OUT<artifact extension>` (Backend::Emit; emit_files.h writes the files).
+  targets::Backend& backend = FindBackend(context, target.name);
+  const std::string artifact = backend.artifact_extension();
+  const bool writes_artifact = emit == "hlo" && output && !artifact.empty() &&
+                               output->ends_with(artifact);
+  const bool backend_emits = emit != "hlo" || writes_artifact;
+  const std::string kind = writes_artifact ? "artifact" : emit;
+  if (backend_emits && !backend.emits_optimized_module()) {
+    targets::Emitted emitted;
     {
-      Heartbeat heartbeat("lowering " + input + " for the systolic accelerator");
-      std::unique_ptr<targets::Backend> backend = targets::MakeSystolicBackend(
-          SystolicRunConfig(std::nullopt, {}), context.backends->Find("interp"));
-      assembly = backend->Compile(*loaded.module)->artifacts().at("program.sasm");
+      Heartbeat heartbeat("compiling " + input + " to " + kind + " for " + target.name);
+      emitted = backend.Emit(*loaded.module, kind, options.dump_dir);
     }
-    if (output) {
-      WriteOutputFile(*output, assembly, force, {input});
-    } else {
-      std::cout << assembly;
-    }
-    return kExitOk;
-  }
-  if (emit != "hlo" && !gpu_codegen) {
-    Heartbeat heartbeat("compiling " + input + " to " + emit + " for " + target.name);
-    return EmitCpuCode(*loaded.module, input, emit, output, options.dump_dir, force);
+    return WriteEmitted(emitted, kind, input, output, options.dump_dir, force);
   }
   compiler::PipelineReport report;
   {
@@ -179,19 +169,21 @@ int RunCompile(const ParsedArgs& args, const Context& context) {
   const hlo::Module& module = *loaded.module;
   if (args.Has("--time-passes")) std::cerr << report.ToTable();
   if (args.Has("--explain-fusion")) std::cerr << FusionExplanations(module, target);
-  if (gpu_codegen) {
-    std::string codegen_stats;
-    int status;
+  if (backend_emits) {
+    targets::Emitted emitted;
     {
-      Heartbeat heartbeat("generating GPU code for " + input);
-      status = EmitGpuCode(module, input, emit == "hlo" ? "rtgpu" : emit, output,
-                           options.dump_dir, force, &codegen_stats);
+      Heartbeat heartbeat("generating " + kind + " for " + target.name + " from " + input);
+      emitted = backend.Emit(module, kind, options.dump_dir);
     }
+    const int status = WriteEmitted(emitted, kind, input, output, options.dump_dir, force);
     if (stats_json) {
       std::string stats = StatsJson(input, module, target, report);
-      size_t open = stats.find('{');
-      while (!codegen_stats.empty() && codegen_stats.back() == '\n') codegen_stats.pop_back();
-      stats.insert(open + 1, "\n  " + JsonString("gpu_codegen") + ": " + codegen_stats + ",");
+      if (!emitted.stats_key.empty()) {
+        std::string object = emitted.stats_json;
+        while (!object.empty() && object.back() == '\n') object.pop_back();
+        stats.insert(stats.find('{') + 1,
+                     "\n  " + JsonString(emitted.stats_key) + ": " + object + ",");
+      }
       WriteOutputFile(*stats_json, stats, force, {input});
     }
     return status;

@@ -235,7 +235,8 @@ int RunRun(const ParsedArgs& args, const Context& context) {
     JsonObject counters;
     for (const auto& [name, value] : executable->profile().counters) counters.Add(name, value);
     stats.AddRaw("counters", counters.ToString());
-    if (backend.name() == "systolic") {  // cycles, clock_mhz, ... also at the top level
+    // A simulated run's figures (cycles, clock_mhz, seconds, ...) also at the top level.
+    if (backend.latency_source() == targets::LatencySource::kSimulated) {
       for (const auto& [name, value] : executable->profile().counters) stats.Add(name, value);
     }
     if (comparison) {

@@ -5,7 +5,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "targets/gpu/artifact.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
+#include "targets/gpu/codegen/kernel_dumps.h"
 #include "targets/gpu/emulator/host_emulator.h"
 
 namespace gpu::emulator {
@@ -70,6 +72,44 @@ class GpuEmulationBackend : public targets::Backend {
   }
   std::string description() const override {
     return "NVIDIA GPU code (LLVM NVPTX kernels, cuBLASLt steps), run by host emulation";
+  }
+  // `-o OUT.rtgpu`: the self-contained artifact (docs/gpu-runtime.md: PTX, the cubin when
+  // ptxas is installed, launch plan, arena offsets, constants); --emit ptx: the PTX of all
+  // kernels; --emit llvm: their IR before O3 (OUT) and after (OUT.opt.ll). --dump-dir D:
+  // gpu.kernels.{ll,opt.ll,ptx}, gpu.ptxas.log (when ptxas ran), gpu.codegen.json (launches,
+  // registers, spills, owners) and kernels/<entry>.{ll,ptx}, each kernel alone.
+  std::string artifact_extension() const override { return ".rtgpu"; }
+  bool emits_optimized_module() const override { return true; }
+  targets::Emitted Emit(const hlo::Module& optimized, const std::string& kind,
+                        const std::string& dump_dir) override {
+    gpu::codegen::GpuCompileResult result = gpu::codegen::CompileOptimizedModule(optimized);
+    targets::Emitted emitted;
+    emitted.stats_key = "gpu_codegen";
+    emitted.stats_json = gpu::codegen::GpuCodegenStatsJson(result);
+    if (!dump_dir.empty()) {
+      emitted.dumps["gpu.kernels.ll"] = result.llvm_ir;
+      emitted.dumps["gpu.kernels.opt.ll"] = result.optimized_ir;
+      emitted.dumps["gpu.kernels.ptx"] = result.ptx;
+      if (!result.ptxas_log.empty()) emitted.dumps["gpu.ptxas.log"] = result.ptxas_log;
+      emitted.dumps["gpu.codegen.json"] = emitted.stats_json;
+      for (const gpu::codegen::KernelDump& kernel : gpu::codegen::SplitKernelDumps(result)) {
+        emitted.dumps["kernels/" + kernel.entry + ".ll"] = kernel.llvm_ir;
+        emitted.dumps["kernels/" + kernel.entry + ".ptx"] = kernel.ptx;
+      }
+    }
+    if (kind == "ptx") {
+      emitted.main = result.ptx;
+    } else if (kind == "llvm") {
+      emitted.main = result.llvm_ir;
+      emitted.beside.push_back({".ll", ".opt.ll", result.optimized_ir});
+    } else {
+      emitted.main = gpu::SerializeArtifact(result.artifact);
+    }
+    emitted.to_stdout = emitted.main;
+    emitted.summary = "gpu: " + std::to_string(result.kernels.size()) + " kernels, " +
+                      std::to_string(result.artifact.manifest.steps.size()) + " steps, arena " +
+                      std::to_string(result.artifact.manifest.arena_bytes) + " bytes";
+    return emitted;
   }
   std::unique_ptr<targets::Executable> Compile(const hlo::Module& module) override {
     std::unique_ptr<hlo::Module> copy = module.Clone();
