@@ -150,15 +150,21 @@ class CpuExecutable final : public targets::Executable {
         throw;
       }
       entry_->Redirect(root.buffer, nullptr);
-      ++runs_;
+      CountRun(context);
       profile_.wall_ms = MillisecondsSince(start);
       return result;
     }
     entry_->Run(context);
     hlo::Literal result = ReadResult(entry_->root());
-    ++runs_;
+    CountRun(context);
     profile_.wall_ms = MillisecondsSince(start);
     return result;
+  }
+
+  void CountRun(const RunContext& context) {
+    ++runs_;
+    counters_["loops.direct_call_runs"] += static_cast<double>(context.direct_call_loops);
+    counters_["loops.thunk_runs"] += static_cast<double>(context.thunk_loops);
   }
 
   targets::Profile profile() const override {

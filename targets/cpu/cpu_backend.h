@@ -7,7 +7,10 @@
 // Artifacts of an Executable: "fallbacks.txt" (instructions run by the reference evaluator and
 // why), plus the IR / object file when asked for below. Profile counters: thunk counts by kind
 // ("thunks.kernel", "thunks.gemm", "thunks.fallback", ...), compile-phase times and per-thunk
-// run times averaged over runs ("kernel_ms.<instruction>").
+// run times averaged over runs ("kernel_ms.<instruction>"; a while loop is one entry, its
+// trips' thunks are not timed one by one), and how many while loops ran as direct kernel calls
+// ("loops.direct_call_runs": condition and body only small kernels, called in a plain loop with
+// arguments built once) or thunk by thunk ("loops.thunk_runs"), summed over runs.
 #pragma once
 
 #include <memory>

@@ -50,16 +50,33 @@ KernelThunk::KernelThunk(std::string name, std::string symbol, std::vector<int64
     : Thunk(std::move(name)), symbol_(std::move(symbol)), buffers_(std::move(buffers)),
       rows_(rows), elements_per_row_(elements_per_row) {}
 
+// Below ~32K elements a thread hand-off costs more than it saves.
+constexpr int64_t kElementsPerChunk = 1 << 15;
+
+bool KernelThunk::RunsInline(const RunContext& context) const {
+  const int64_t total = rows_ * std::max<int64_t>(elements_per_row_, 1);
+  return context.pool == nullptr || total < 2 * kElementsPerChunk || rows_ < 2;
+}
+
+void KernelThunk::ArgumentsInto(const ThunkSequence& sequence, std::vector<void*>& args) const {
+  args.resize(buffers_.size());
+  for (size_t i = 0; i < buffers_.size(); ++i) args[i] = sequence.buffer(buffers_[i]);
+}
+
 void KernelThunk::Run(ThunkSequence& sequence, RunContext& context) {
   if (function_ == nullptr) throw hlo::Error("cpu backend: kernel " + symbol_ + " was not compiled");
-  std::vector<void*> pointers;
-  pointers.reserve(buffers_.size());
-  for (int64_t id : buffers_) pointers.push_back(sequence.buffer(id));
-  void** args = pointers.data();
-  // Below ~32K elements a thread hand-off costs more than it saves.
-  constexpr int64_t kElementsPerChunk = 1 << 15;
-  const int64_t total = rows_ * std::max<int64_t>(elements_per_row_, 1);
-  if (context.pool == nullptr || total < 2 * kElementsPerChunk || rows_ < 2) {
+  // The argument array on the stack for the usual few buffers: a kernel in a loop body runs
+  // once per trip, and an allocation would cost more than a scalar kernel.
+  constexpr size_t kInlineArgs = 16;
+  void* inline_args[kInlineArgs];
+  std::vector<void*> heap_args;
+  void** args = inline_args;
+  if (buffers_.size() > kInlineArgs) {
+    heap_args.resize(buffers_.size());
+    args = heap_args.data();
+  }
+  for (size_t i = 0; i < buffers_.size(); ++i) args[i] = sequence.buffer(buffers_[i]);
+  if (RunsInline(context)) {
     function_(args, 0, rows_);
     return;
   }
@@ -78,21 +95,112 @@ WhileThunk::WhileThunk(std::string name, ValueLayout init, ValueLayout state,
     : Thunk(std::move(name)), init_(std::move(init)), state_(std::move(state)),
       condition_(std::move(condition)), body_(std::move(body)) {}
 
+namespace {
+
+// One kernel call of a loop run as direct calls: its arguments are fixed for the whole loop
+// (the carry's buffers and the sequences' own buffers do not move between trips).
+struct DirectCall {
+  KernelFunction function;
+  std::vector<void*> args;
+  int64_t rows;
+};
+
+// The calls of `sequence` when every thunk is a kernel that runs inline; false otherwise.
+bool CollectDirectCalls(const ThunkSequence& sequence, const RunContext& context,
+                        std::vector<DirectCall>& calls) {
+  for (const auto& thunk : sequence.thunks()) {
+    const auto* kernel = dynamic_cast<const KernelThunk*>(thunk.get());
+    if (kernel == nullptr || kernel->function() == nullptr || !kernel->RunsInline(context))
+      return false;
+    DirectCall call{kernel->function(), {}, kernel->rows()};
+    kernel->ArgumentsInto(sequence, call.args);
+    calls.push_back(std::move(call));
+  }
+  return true;
+}
+
+}  // namespace
+
+// A loop whose condition and body are only small kernels (a scan step, a solver update, a
+// counter) runs as a plain C++ loop of kernel calls with their arguments built once: per trip
+// a few indirect calls and the carry's changed leaves copied, no thunk dispatch.
+bool WhileThunk::RunAsDirectCalls(const std::vector<uint8_t*>& state,
+                                  const std::vector<int64_t>& bytes, const RunContext& context) {
+  condition_->BindParameters(state);
+  body_->BindParameters(state);
+  std::vector<DirectCall> condition, body;
+  if (!CollectDirectCalls(*condition_, context, condition) ||
+      !CollectDirectCalls(*body_, context, body)) {
+    return false;
+  }
+  std::vector<uint8_t*> predicate, results;
+  condition_->RootLeavesInto(predicate);
+  body_->RootLeavesInto(results);
+  // The carry's copy: leaves the body computes elsewhere than in place. One that reads another
+  // leaf's destination would need staging: the general path handles it.
+  struct Copy {
+    uint8_t* from;
+    uint8_t* to;
+    size_t bytes;
+  };
+  std::vector<Copy> copies;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i] == state[i] || bytes[i] == 0) continue;
+    for (size_t j = 0; j < state.size(); ++j) {
+      if (j != i && state[j] == results[i]) return false;
+    }
+    copies.push_back({results[i], state[i], static_cast<size_t>(bytes[i])});
+  }
+  const uint8_t* const stop = predicate.at(0);
+  const int64_t limit = hlo::GlobalLimits().max_while_iterations;
+  for (int64_t iteration = 0;; ++iteration) {
+    for (const DirectCall& call : condition) call.function(const_cast<void**>(call.args.data()), 0, call.rows);
+    if (*stop == 0) return true;
+    if (iteration >= limit)
+      throw hlo::Error("cpu backend: while loop " + name() + " exceeded " +
+                       std::to_string(limit) + " iterations");
+    for (const DirectCall& call : body) call.function(const_cast<void**>(call.args.data()), 0, call.rows);
+    for (const Copy& copy : copies) std::memcpy(copy.to, copy.from, copy.bytes);
+  }
+}
+
+// Per trip: bind, run, copy the carry back; nothing is allocated and nothing looked up by name
+// (the loop's thunks are timed together, as the while, not one by one: timing each trip's
+// kernels would cost more than a scalar body).
 void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
   std::vector<uint8_t*> state = LeafPointers(sequence, state_);
   std::vector<int64_t> bytes = LeafBytes(state_);
   CopyLeaves(LeafPointers(sequence, init_), state, bytes);
+  if (RunAsDirectCalls(state, bytes, context)) {
+    ++context.direct_call_loops;
+    return;
+  }
+  ++context.thunk_loops;
+  RunContext untimed = context;
+  untimed.kernel_ms = nullptr;
+  untimed.direct_call_loops = untimed.thunk_loops = 0;
+  struct CountNested {  // the loops of the body, however the loop ends (also by throwing)
+    RunContext& outer;
+    const RunContext& inner;
+    ~CountNested() {
+      outer.direct_call_loops += inner.direct_call_loops;
+      outer.thunk_loops += inner.thunk_loops;
+    }
+  } count_nested{context, untimed};
+  std::vector<uint8_t*> predicate, results;
   const int64_t limit = hlo::GlobalLimits().max_while_iterations;
   for (int64_t iteration = 0;; ++iteration) {
     condition_->BindParameters(state);
-    condition_->Run(context);
-    if (*condition_->RootLeaves().at(0) == 0) return;
+    condition_->Run(untimed);
+    condition_->RootLeavesInto(predicate);
+    if (*predicate.at(0) == 0) return;
     if (iteration >= limit)
       throw hlo::Error("cpu backend: while loop " + name() + " exceeded " +
                        std::to_string(limit) + " iterations");
     body_->BindParameters(state);
-    body_->Run(context);
-    CopyLeaves(body_->RootLeaves(), state, bytes);
+    body_->Run(untimed);
+    body_->RootLeavesInto(results);
+    CopyLeaves(results, state, bytes);
   }
 }
 

@@ -33,6 +33,11 @@ class KernelThunk final : public Thunk {
   int64_t rows() const { return rows_; }
   void set_function(KernelFunction function) { function_ = function; }
   void Run(ThunkSequence& sequence, RunContext& context) override;
+  // Whether Run calls the kernel once on this thread (too little work for the pool).
+  bool RunsInline(const RunContext& context) const;
+  KernelFunction function() const { return function_; }
+  // The kernel's buffer pointers as Run passes them, into `args`.
+  void ArgumentsInto(const ThunkSequence& sequence, std::vector<void*>& args) const;
 
  private:
   std::string symbol_;
@@ -50,6 +55,11 @@ class WhileThunk final : public Thunk {
   void Run(ThunkSequence& sequence, RunContext& context) override;
 
  private:
+  // The loop as direct kernel calls (see runtime_thunks.cc): false when a thunk of the
+  // condition or body is not an inline kernel, or the carry's copy needs staging.
+  bool RunAsDirectCalls(const std::vector<uint8_t*>& state, const std::vector<int64_t>& bytes,
+                        const RunContext& context);
+
   ValueLayout init_, state_;
   std::unique_ptr<ThunkSequence> condition_, body_;
 };

@@ -39,6 +39,8 @@ struct RunContext {
   ThreadPool* pool = nullptr;
   bool profile = true;
   std::map<std::string, double>* kernel_ms = nullptr;  // thunk name -> ms, accumulated
+  // How while loops ran: as direct kernel calls, or thunk by thunk (profile "loops.*").
+  int64_t direct_call_loops = 0, thunk_loops = 0;
 };
 
 class Thunk {
@@ -81,19 +83,31 @@ class ThunkSequence {
   void AddThunk(std::unique_ptr<Thunk> thunk) { thunks_.push_back(std::move(thunk)); }
   const std::vector<std::unique_ptr<Thunk>>& thunks() const { return thunks_; }
 
-  std::vector<ValueLayout>& mutable_parameters() { return parameters_; }
+  std::vector<ValueLayout>& mutable_parameters() {
+    leaf_ids_ready_ = false;
+    return parameters_;
+  }
   const std::vector<ValueLayout>& parameters() const { return parameters_; }
-  void set_root(ValueLayout root) { root_ = std::move(root); }
+  void set_root(ValueLayout root) {
+    root_ = std::move(root);
+    leaf_ids_ready_ = false;
+  }
   const ValueLayout& root() const { return root_; }
 
-  // Points the parameters' leaves at `leaves` (depth-first over all parameters).
+  // Points the parameters' leaves at `leaves` (depth-first over all parameters). Allocates
+  // nothing after the first call: a loop binds its body once per trip.
   void BindParameters(const std::vector<uint8_t*>& leaves);
   // Runs every thunk; afterwards the root leaves are at RootLeaves().
   void Run(RunContext& context);
   std::vector<uint8_t*> RootLeaves() const;
+  // The same into `leaves` (resized; no allocation once it has the capacity).
+  void RootLeavesInto(std::vector<uint8_t*>& leaves) const;
   std::vector<const hlo::Shape*> ParameterLeafShapes() const;
 
  private:
+  // The buffer ids of the parameters' and the root's leaves, depth first (computed once).
+  void ComputeLeafIds() const;
+
   std::string name_;
   std::vector<uint8_t*> pointers_;
   std::vector<std::unique_ptr<AlignedBytes>> owned_;  // nullptr for bound buffers
@@ -101,11 +115,13 @@ class ThunkSequence {
   std::vector<std::unique_ptr<Thunk>> thunks_;
   std::vector<ValueLayout> parameters_;
   ValueLayout root_;
+  mutable bool leaf_ids_ready_ = false;
+  mutable std::vector<int64_t> parameter_leaf_ids_, root_leaf_ids_;
 };
 
 // Copies `sources` (leaf pointers of one value) into `destinations`, leaf by leaf, correctly
 // even when a source is also a destination of another leaf (e.g. a while body swapping tuple
-// elements): such sources are staged first.
+// elements): such sources are staged first. Allocates only for those.
 void CopyLeaves(const std::vector<uint8_t*>& sources, const std::vector<uint8_t*>& destinations,
                 const std::vector<int64_t>& bytes);
 

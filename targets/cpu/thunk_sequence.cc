@@ -26,22 +26,38 @@ std::vector<const hlo::Shape*> ThunkSequence::ParameterLeafShapes() const {
   return shapes;
 }
 
-void ThunkSequence::BindParameters(const std::vector<uint8_t*>& leaf_pointers) {
+void ThunkSequence::ComputeLeafIds() const {
   std::vector<const ValueLayout*> leaves;
   for (const ValueLayout& p : parameters_) CollectLeaves(p, leaves);
-  if (leaves.size() != leaf_pointers.size())
-    throw hlo::Error("cpu backend: " + name_ + " expects " + std::to_string(leaves.size()) +
-                     " parameter arrays, got " + std::to_string(leaf_pointers.size()));
-  for (size_t i = 0; i < leaves.size(); ++i)
-    pointers_[static_cast<size_t>(leaves[i]->buffer)] = leaf_pointers[i];
+  parameter_leaf_ids_.clear();
+  for (const ValueLayout* leaf : leaves) parameter_leaf_ids_.push_back(leaf->buffer);
+  leaves.clear();
+  CollectLeaves(root_, leaves);
+  root_leaf_ids_.clear();
+  for (const ValueLayout* leaf : leaves) root_leaf_ids_.push_back(leaf->buffer);
+  leaf_ids_ready_ = true;
+}
+
+void ThunkSequence::BindParameters(const std::vector<uint8_t*>& leaf_pointers) {
+  if (!leaf_ids_ready_) ComputeLeafIds();
+  if (parameter_leaf_ids_.size() != leaf_pointers.size())
+    throw hlo::Error("cpu backend: " + name_ + " expects " +
+                     std::to_string(parameter_leaf_ids_.size()) + " parameter arrays, got " +
+                     std::to_string(leaf_pointers.size()));
+  for (size_t i = 0; i < parameter_leaf_ids_.size(); ++i)
+    pointers_[static_cast<size_t>(parameter_leaf_ids_[i])] = leaf_pointers[i];
 }
 
 std::vector<uint8_t*> ThunkSequence::RootLeaves() const {
-  std::vector<const ValueLayout*> leaves;
-  CollectLeaves(root_, leaves);
   std::vector<uint8_t*> result;
-  for (const ValueLayout* leaf : leaves) result.push_back(buffer(leaf->buffer));
+  RootLeavesInto(result);
   return result;
+}
+
+void ThunkSequence::RootLeavesInto(std::vector<uint8_t*>& leaves) const {
+  if (!leaf_ids_ready_) ComputeLeafIds();
+  leaves.resize(root_leaf_ids_.size());
+  for (size_t i = 0; i < root_leaf_ids_.size(); ++i) leaves[i] = buffer(root_leaf_ids_[i]);
 }
 
 void ThunkSequence::Run(RunContext& context) {
@@ -61,6 +77,23 @@ void ThunkSequence::Run(RunContext& context) {
 void CopyLeaves(const std::vector<uint8_t*>& sources, const std::vector<uint8_t*>& destinations,
                 const std::vector<int64_t>& bytes) {
   // A source that is another leaf's destination would be overwritten before it is read.
+  bool needs_staging = false;
+  for (size_t i = 0; i < sources.size() && !needs_staging; ++i) {
+    if (sources[i] == destinations[i]) continue;
+    for (size_t j = 0; j < destinations.size(); ++j) {
+      if (j != i && destinations[j] == sources[i]) {
+        needs_staging = true;
+        break;
+      }
+    }
+  }
+  if (!needs_staging) {
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (sources[i] != destinations[i] && bytes[i] > 0)
+        std::memcpy(destinations[i], sources[i], static_cast<size_t>(bytes[i]));
+    }
+    return;
+  }
   std::vector<std::unique_ptr<AlignedBytes>> staged(sources.size());
   std::vector<uint8_t*> from = sources;
   for (size_t i = 0; i < sources.size(); ++i) {

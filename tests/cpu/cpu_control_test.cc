@@ -46,6 +46,9 @@ ENTRY e {
   // x + (1 + 2 + ... + 10) = x + 55
   for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(run.result.GetAsDouble(i), double(i) + 55);
   EXPECT_EQ(Counter(run, "thunks.while"), 1);
+  // Condition and body are small kernels: the loop ran as direct kernel calls.
+  EXPECT_EQ(Counter(run, "loops.direct_call_runs"), 1);
+  EXPECT_EQ(Counter(run, "loops.thunk_runs"), 0);
   // Run twice: the state must be re-initialized from the operand each time.
   std::unique_ptr<targets::Executable> executable = cpu_tests::Cpu().Compile(*module);
   std::vector<hlo::Literal> inputs;
@@ -56,7 +59,8 @@ ENTRY e {
 }
 
 TEST(CpuRuntime, WhileBodySwappingTupleElements) {
-  ExpectMatchesInterp(R"(
+  // The carry's copy reads a leaf another leaf overwrites: staged, on the thunk-by-thunk path.
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
 HloModule swap
 cond {
   p = (s32[], f32[3], f32[3]) parameter(0)
@@ -80,6 +84,79 @@ ENTRY e {
   init = (s32[], f32[3], f32[3]) tuple(zero, a, b)
   ROOT w = (s32[], f32[3], f32[3]) while(init), condition=cond, body=body
 })");
+  EXPECT_EQ(Counter(run, "loops.thunk_runs"), 1);
+  EXPECT_EQ(Counter(run, "loops.direct_call_runs"), 0);
+}
+
+// A scan-like loop of many small trips (the shape of jax's fori_loop / scan): counter, a
+// running sum and a dynamic-slice read of a loop-invariant array, on the direct-call path, and
+// the same numbers as the interpreter after 5,000 trips.
+TEST(CpuRuntime, ManySmallTripsRunAsDirectCallsAndMatch) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule scan
+cond {
+  p = (s32[], f32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5000)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  acc = f32[] get-tuple-element(p), index=1
+  xs = f32[64] get-tuple-element(p), index=2
+  size = s32[] constant(64)
+  k = s32[] remainder(i, size)
+  x = f32[1] dynamic-slice(xs, k), dynamic_slice_sizes={1}
+  xr = f32[] reshape(x)
+  half = f32[] constant(0.5)
+  decayed = f32[] multiply(acc, half)
+  acc1 = f32[] add(decayed, xr)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[], f32[64]) tuple(i1, acc1, xs)
+}
+ENTRY e {
+  xs = f32[64] parameter(0)
+  zero = s32[] constant(0)
+  fzero = f32[] constant(0)
+  init = (s32[], f32[], f32[64]) tuple(zero, fzero, xs)
+  w = (s32[], f32[], f32[64]) while(init), condition=cond, body=body
+  ROOT r = f32[] get-tuple-element(w), index=1
+})");
+  EXPECT_EQ(Counter(run, "loops.direct_call_runs"), 1);
+  EXPECT_EQ(Counter(run, "loops.thunk_runs"), 0);
+}
+
+// A loop beyond the iteration limit stops with an error naming the while, on either path.
+TEST(CpuRuntime, RunawayLoopStopsWithAnErrorNamingTheWhile) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule forever
+cond {
+  p = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT i1 = s32[] add(p, one)
+}
+ENTRY e {
+  zero = s32[] constant(0)
+  ROOT spin = s32[] while(zero), condition=cond, body=body
+})");
+  const int64_t saved = hlo::GlobalLimits().max_while_iterations;
+  hlo::GlobalLimits().max_while_iterations = 1000;
+  std::unique_ptr<targets::Executable> executable = cpu_tests::Cpu().Compile(*module);
+  std::string error;
+  try {
+    executable->Run({});
+  } catch (const hlo::Error& e) {
+    error = e.what();
+  }
+  hlo::GlobalLimits().max_while_iterations = saved;
+  EXPECT_NE(error.find("spin"), std::string::npos) << error;
+  EXPECT_NE(error.find("1000 iterations"), std::string::npos) << error;
 }
 
 TEST(CpuRuntime, ConditionalAndCall) {
