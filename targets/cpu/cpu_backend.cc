@@ -82,6 +82,8 @@ int MergeIdenticalKernels(llvm::Module& module, ThunkBuildResult& built) {
     if (size_t at = body.find(name); at != std::string::npos) body.replace(at, name.size(), "@(");
     auto [it, inserted] = symbol_of_body.emplace(std::move(body), symbol);
     if (inserted) return symbol;
+    // A compiled loop calls kernels directly: it calls the kept one now.
+    function->replaceAllUsesWith(module.getFunction(it->second));
     function->eraseFromParent();
     ++merged;
     return it->second;
@@ -163,7 +165,7 @@ class CpuExecutable final : public targets::Executable {
 
   void CountRun(const RunContext& context) {
     ++runs_;
-    counters_["loops.direct_call_runs"] += static_cast<double>(context.direct_call_loops);
+    counters_["loops.compiled_runs"] += static_cast<double>(context.compiled_loops);
     counters_["loops.thunk_runs"] += static_cast<double>(context.thunk_loops);
   }
 
@@ -345,6 +347,9 @@ class CpuBackend final : public targets::Backend {
         epilogue->function = reinterpret_cast<TileFunction>(jit->Lookup(epilogue->symbol));
       for (auto& function : built.functions)
         function->address = jit->Lookup(function->symbol);
+      for (WhileThunk* loop : built.compiled_loops)
+        loop->set_compiled_function(
+            reinterpret_cast<CompiledLoopFunction>(jit->Lookup(loop->compiled_symbol())));
     }
     counters["compile_ms.llvm"] = MillisecondsSince(llvm_start);
     counters["compile_ms"] = MillisecondsSince(start);

@@ -8,9 +8,10 @@
 // why), plus the IR / object file when asked for below. Profile counters: thunk counts by kind
 // ("thunks.kernel", "thunks.gemm", "thunks.fallback", ...), compile-phase times and per-thunk
 // run times averaged over runs ("kernel_ms.<instruction>"; a while loop is one entry, its
-// trips' thunks are not timed one by one), and how many while loops ran as direct kernel calls
-// ("loops.direct_call_runs": condition and body only small kernels, called in a plain loop with
-// arguments built once) or thunk by thunk ("loops.thunk_runs"), summed over runs.
+// trips' thunks are not timed one by one), and how many while loops ran compiled into one
+// function ("loops.compiled_runs": condition and body only small kernels, compiled_loop.h) or
+// thunk by thunk ("loops.thunk_runs"), summed over runs; "thunks.while.compiled" counts the
+// loops compiled.
 #pragma once
 
 #include <memory>

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 
 namespace cpu {
 
@@ -53,14 +54,13 @@ KernelThunk::KernelThunk(std::string name, std::string symbol, std::vector<int64
 // Below ~32K elements a thread hand-off costs more than it saves.
 constexpr int64_t kElementsPerChunk = 1 << 15;
 
-bool KernelThunk::RunsInline(const RunContext& context) const {
+bool KernelThunk::WorkIsSmall() const {
   const int64_t total = rows_ * std::max<int64_t>(elements_per_row_, 1);
-  return context.pool == nullptr || total < 2 * kElementsPerChunk || rows_ < 2;
+  return total < 2 * kElementsPerChunk || rows_ < 2;
 }
 
-void KernelThunk::ArgumentsInto(const ThunkSequence& sequence, std::vector<void*>& args) const {
-  args.resize(buffers_.size());
-  for (size_t i = 0; i < buffers_.size(); ++i) args[i] = sequence.buffer(buffers_[i]);
+bool KernelThunk::RunsInline(const RunContext& context) const {
+  return context.pool == nullptr || WorkIsSmall();
 }
 
 void KernelThunk::Run(ThunkSequence& sequence, RunContext& context) {
@@ -97,98 +97,64 @@ WhileThunk::WhileThunk(std::string name, ValueLayout init, ValueLayout state,
 
 namespace {
 
-// One kernel call of a loop run as direct calls: its arguments are fixed for the whole loop
-// (the carry's buffers and the sequences' own buffers do not move between trips).
-struct DirectCall {
-  KernelFunction function;
-  std::vector<void*> args;
-  int64_t rows;
+// What a compiled loop's callback needs to run a thunk it does not call itself.
+struct LoopRuntime {
+  ThunkSequence* condition;
+  ThunkSequence* body;
+  RunContext* context;
+  std::exception_ptr error;  // a thunk's exception, rethrown once the loop has returned
 };
 
-// The calls of `sequence` when every thunk is a kernel that runs inline; false otherwise.
-bool CollectDirectCalls(const ThunkSequence& sequence, const RunContext& context,
-                        std::vector<DirectCall>& calls) {
-  for (const auto& thunk : sequence.thunks()) {
-    const auto* kernel = dynamic_cast<const KernelThunk*>(thunk.get());
-    if (kernel == nullptr || kernel->function() == nullptr || !kernel->RunsInline(context))
-      return false;
-    DirectCall call{kernel->function(), {}, kernel->rows()};
-    kernel->ArgumentsInto(sequence, call.args);
-    calls.push_back(std::move(call));
+// The callback of compiled loops (compiled_loop.h): no exception crosses the generated code.
+int32_t RunLoopThunk(void* opaque, int32_t sequence, int64_t thunk) {
+  auto* runtime = static_cast<LoopRuntime*>(opaque);
+  ThunkSequence& steps = sequence == 0 ? *runtime->condition : *runtime->body;
+  try {
+    steps.thunks()[static_cast<size_t>(thunk)]->Run(steps, *runtime->context);
+    return 0;
+  } catch (...) {
+    runtime->error = std::current_exception();
+    return 1;
   }
-  return true;
 }
 
 }  // namespace
 
-// A loop whose condition and body are only small kernels (a scan step, a solver update, a
-// counter) runs as a plain C++ loop of kernel calls with their arguments built once: per trip
-// a few indirect calls and the carry's changed leaves copied, no thunk dispatch.
-bool WhileThunk::RunAsDirectCalls(const std::vector<uint8_t*>& state,
-                                  const std::vector<int64_t>& bytes, const RunContext& context) {
-  condition_->BindParameters(state);
-  body_->BindParameters(state);
-  std::vector<DirectCall> condition, body;
-  if (!CollectDirectCalls(*condition_, context, condition) ||
-      !CollectDirectCalls(*body_, context, body)) {
-    return false;
-  }
-  std::vector<uint8_t*> predicate, results;
-  condition_->RootLeavesInto(predicate);
-  body_->RootLeavesInto(results);
-  // The carry's copy: leaves the body computes elsewhere than in place. One that reads another
-  // leaf's destination would need staging: the general path handles it.
-  struct Copy {
-    uint8_t* from;
-    uint8_t* to;
-    size_t bytes;
-  };
-  std::vector<Copy> copies;
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (results[i] == state[i] || bytes[i] == 0) continue;
-    for (size_t j = 0; j < state.size(); ++j) {
-      if (j != i && state[j] == results[i]) return false;
-    }
-    copies.push_back({results[i], state[i], static_cast<size_t>(bytes[i])});
-  }
-  const uint8_t* const stop = predicate.at(0);
-  const int64_t limit = hlo::GlobalLimits().max_while_iterations;
-  for (int64_t iteration = 0;; ++iteration) {
-    for (const DirectCall& call : condition) call.function(const_cast<void**>(call.args.data()), 0, call.rows);
-    if (*stop == 0) return true;
-    if (iteration >= limit)
-      throw hlo::Error("cpu backend: while loop " + name() + " exceeded " +
-                       std::to_string(limit) + " iterations");
-    for (const DirectCall& call : body) call.function(const_cast<void**>(call.args.data()), 0, call.rows);
-    for (const Copy& copy : copies) std::memcpy(copy.to, copy.from, copy.bytes);
-  }
-}
-
-// Per trip: bind, run, copy the carry back; nothing is allocated and nothing looked up by name
+// A loop runs as one compiled function (compiled_loop.h) unless its carry needs staging. Otherwise, per
+// trip: bind, run, copy the carry back; nothing is allocated and nothing looked up by name
 // (the loop's thunks are timed together, as the while, not one by one: timing each trip's
 // kernels would cost more than a scalar body).
 void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
   std::vector<uint8_t*> state = LeafPointers(sequence, state_);
   std::vector<int64_t> bytes = LeafBytes(state_);
   CopyLeaves(LeafPointers(sequence, init_), state, bytes);
-  if (RunAsDirectCalls(state, bytes, context)) {
-    ++context.direct_call_loops;
-    return;
-  }
-  ++context.thunk_loops;
   RunContext untimed = context;
   untimed.kernel_ms = nullptr;
-  untimed.direct_call_loops = untimed.thunk_loops = 0;
+  untimed.compiled_loops = untimed.thunk_loops = 0;
   struct CountNested {  // the loops of the body, however the loop ends (also by throwing)
     RunContext& outer;
     const RunContext& inner;
     ~CountNested() {
-      outer.direct_call_loops += inner.direct_call_loops;
+      outer.compiled_loops += inner.compiled_loops;
       outer.thunk_loops += inner.thunk_loops;
     }
   } count_nested{context, untimed};
-  std::vector<uint8_t*> predicate, results;
   const int64_t limit = hlo::GlobalLimits().max_while_iterations;
+  if (compiled_ != nullptr) {
+    ++context.compiled_loops;
+    condition_->BindParameters(state);
+    body_->BindParameters(state);
+    LoopRuntime runtime{condition_.get(), body_.get(), &untimed, nullptr};
+    const int64_t trips = compiled_(condition_->buffer_table(), body_->buffer_table(), limit,
+                                    &runtime, &RunLoopThunk);
+    if (trips == -2) std::rethrow_exception(runtime.error);
+    if (trips < 0)
+      throw hlo::Error("cpu backend: while loop " + name() + " exceeded " +
+                       std::to_string(limit) + " iterations");
+    return;
+  }
+  ++context.thunk_loops;
+  std::vector<uint8_t*> predicate, results;
   for (int64_t iteration = 0;; ++iteration) {
     condition_->BindParameters(state);
     condition_->Run(untimed);

@@ -20,6 +20,11 @@
 namespace cpu {
 
 using KernelFunction = void (*)(void** buffers, int64_t begin, int64_t end);
+// compiled_loop.h
+using LoopCallback = int32_t (*)(void* runtime, int32_t sequence, int64_t thunk);
+using CompiledLoopFunction = int64_t (*)(uint8_t* const* condition_buffers,
+                                         uint8_t* const* body_buffers, int64_t limit,
+                                         void* runtime, LoopCallback callback);
 
 class KernelThunk final : public Thunk {
  public:
@@ -33,11 +38,11 @@ class KernelThunk final : public Thunk {
   int64_t rows() const { return rows_; }
   void set_function(KernelFunction function) { function_ = function; }
   void Run(ThunkSequence& sequence, RunContext& context) override;
-  // Whether Run calls the kernel once on this thread (too little work for the pool).
+  // Whether Run calls the kernel once on this thread (too little work for the pool, or no
+  // pool); WorkIsSmall: whatever the pool.
   bool RunsInline(const RunContext& context) const;
+  bool WorkIsSmall() const;
   KernelFunction function() const { return function_; }
-  // The kernel's buffer pointers as Run passes them, into `args`.
-  void ArgumentsInto(const ThunkSequence& sequence, std::vector<void*>& args) const;
 
  private:
   std::string symbol_;
@@ -54,14 +59,16 @@ class WhileThunk final : public Thunk {
   const char* kind() const override { return "while"; }
   void Run(ThunkSequence& sequence, RunContext& context) override;
 
- private:
-  // The loop as direct kernel calls (see runtime_thunks.cc): false when a thunk of the
-  // condition or body is not an inline kernel, or the carry's copy needs staging.
-  bool RunAsDirectCalls(const std::vector<uint8_t*>& state, const std::vector<int64_t>& bytes,
-                        const RunContext& context);
+  // The loop compiled into one function (compiled_loop.h), when EmitCompiledLoop made one.
+  const std::string& compiled_symbol() const { return compiled_symbol_; }
+  void set_compiled_symbol(std::string symbol) { compiled_symbol_ = std::move(symbol); }
+  void set_compiled_function(CompiledLoopFunction function) { compiled_ = function; }
 
+ private:
   ValueLayout init_, state_;
   std::unique_ptr<ThunkSequence> condition_, body_;
+  std::string compiled_symbol_;
+  CompiledLoopFunction compiled_ = nullptr;
 };
 
 class ConditionalThunk final : public Thunk {

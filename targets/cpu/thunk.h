@@ -39,8 +39,8 @@ struct RunContext {
   ThreadPool* pool = nullptr;
   bool profile = true;
   std::map<std::string, double>* kernel_ms = nullptr;  // thunk name -> ms, accumulated
-  // How while loops ran: as direct kernel calls, or thunk by thunk (profile "loops.*").
-  int64_t direct_call_loops = 0, thunk_loops = 0;
+  // How while loops ran: compiled (compiled_loop.h) or thunk by thunk (profile "loops.*").
+  int64_t compiled_loops = 0, thunk_loops = 0;
 };
 
 class Thunk {
@@ -103,6 +103,17 @@ class ThunkSequence {
   // The same into `leaves` (resized; no allocation once it has the capacity).
   void RootLeavesInto(std::vector<uint8_t*>& leaves) const;
   std::vector<const hlo::Shape*> ParameterLeafShapes() const;
+  // The buffer ids of the parameters' leaves and of the root's leaves, depth first.
+  const std::vector<int64_t>& ParameterLeafIds() const {
+    if (!leaf_ids_ready_) ComputeLeafIds();
+    return parameter_leaf_ids_;
+  }
+  const std::vector<int64_t>& RootLeafIds() const {
+    if (!leaf_ids_ready_) ComputeLeafIds();
+    return root_leaf_ids_;
+  }
+  // The buffer table as generated code indexes it (compiled_loop.h).
+  uint8_t* const* buffer_table() const { return pointers_.data(); }
 
  private:
   // The buffer ids of the parameters' and the root's leaves, depth first (computed once).

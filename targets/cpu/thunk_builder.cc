@@ -1,6 +1,8 @@
 // Instruction -> thunk lowering for the CPU backend (see thunk_builder.h).
 #include "targets/cpu/thunk_builder.h"
 
+#include "targets/cpu/compiled_loop.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -217,8 +219,15 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
       auto condition = BuildCallee(*inst.called_computations().at(0));
       auto body = BuildCallee(*inst.called_computations().at(1));
       result_.counters["thunks.while"] += 1;
-      sequence.AddThunk(std::make_unique<WhileThunk>(inst.name(), scope[inst.operand(0)], output,
-                                                     std::move(condition), std::move(body)));
+      std::optional<std::string> compiled = EmitCompiledLoop(module_, inst.name(), *condition, *body);
+      auto loop = std::make_unique<WhileThunk>(inst.name(), scope[inst.operand(0)], output,
+                                               std::move(condition), std::move(body));
+      if (compiled) {
+        result_.counters["thunks.while.compiled"] += 1;
+        loop->set_compiled_symbol(*compiled);
+        result_.compiled_loops.push_back(loop.get());
+      }
+      sequence.AddThunk(std::move(loop));
       return;
     }
     case Opcode::kConditional: {

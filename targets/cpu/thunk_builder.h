@@ -58,6 +58,7 @@ namespace cpu {
 
 struct ThunkBuildResult {
   std::vector<KernelThunk*> kernels;                 // to resolve after JIT
+  std::vector<WhileThunk*> compiled_loops;           // likewise (compiled_loop.h)
   std::vector<std::shared_ptr<TileEpilogue>> tile_epilogues;  // likewise
   std::vector<std::shared_ptr<JitFunction>> functions;        // likewise (sort comparators)
   std::map<std::string, double> counters;            // "thunks.kernel", "thunks.fallback", ...

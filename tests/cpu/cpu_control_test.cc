@@ -46,8 +46,9 @@ ENTRY e {
   // x + (1 + 2 + ... + 10) = x + 55
   for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(run.result.GetAsDouble(i), double(i) + 55);
   EXPECT_EQ(Counter(run, "thunks.while"), 1);
-  // Condition and body are small kernels: the loop ran as direct kernel calls.
-  EXPECT_EQ(Counter(run, "loops.direct_call_runs"), 1);
+  // Condition and body are small kernels: the loop ran compiled into one function.
+  EXPECT_EQ(Counter(run, "thunks.while.compiled"), 1);
+  EXPECT_EQ(Counter(run, "loops.compiled_runs"), 1);
   EXPECT_EQ(Counter(run, "loops.thunk_runs"), 0);
   // Run twice: the state must be re-initialized from the operand each time.
   std::unique_ptr<targets::Executable> executable = cpu_tests::Cpu().Compile(*module);
@@ -85,13 +86,14 @@ ENTRY e {
   ROOT w = (s32[], f32[3], f32[3]) while(init), condition=cond, body=body
 })");
   EXPECT_EQ(Counter(run, "loops.thunk_runs"), 1);
-  EXPECT_EQ(Counter(run, "loops.direct_call_runs"), 0);
+  EXPECT_EQ(Counter(run, "loops.compiled_runs"), 0);
 }
 
 // A scan-like loop of many small trips (the shape of jax's fori_loop / scan): counter, a
-// running sum and a dynamic-slice read of a loop-invariant array, on the direct-call path, and
-// the same numbers as the interpreter after 5,000 trips.
-TEST(CpuRuntime, ManySmallTripsRunAsDirectCallsAndMatch) {
+// running sum and a dynamic-slice read of a loop-invariant array, compiled into one function
+// (the kernels inlined: their operand loads must not be hoisted out of the loop), and the same
+// numbers as the interpreter after 5,000 trips.
+TEST(CpuRuntime, ManySmallTripsRunCompiledAndMatch) {
   cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
 HloModule scan
 cond {
@@ -124,8 +126,104 @@ ENTRY e {
   w = (s32[], f32[], f32[64]) while(init), condition=cond, body=body
   ROOT r = f32[] get-tuple-element(w), index=1
 })");
-  EXPECT_EQ(Counter(run, "loops.direct_call_runs"), 1);
+  EXPECT_EQ(Counter(run, "loops.compiled_runs"), 1);
   EXPECT_EQ(Counter(run, "loops.thunk_runs"), 0);
+}
+
+// An outer loop whose body holds a loop: both compile; the outer one runs the inner while
+// through its callback, once per outer trip; the numbers match the interpreter.
+TEST(CpuRuntime, NestedLoopsBothRunCompiled) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule nested
+inner_cond {
+  p = (s32[], f32[8]) parameter(0)
+  j = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(7)
+  ROOT lt = pred[] compare(j, n), direction=LT
+}
+inner_body {
+  p = (s32[], f32[8]) parameter(0)
+  j = s32[] get-tuple-element(p), index=0
+  v = f32[8] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  j1 = s32[] add(j, one)
+  c = f32[] constant(1.5)
+  cb = f32[8] broadcast(c), dimensions={}
+  v1 = f32[8] multiply(v, cb)
+  ROOT t = (s32[], f32[8]) tuple(j1, v1)
+}
+outer_cond {
+  p = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+outer_body {
+  p = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[8] get-tuple-element(p), index=1
+  zero = s32[] constant(0)
+  start = (s32[], f32[8]) tuple(zero, v)
+  w = (s32[], f32[8]) while(start), condition=inner_cond, body=inner_body
+  v1 = f32[8] get-tuple-element(w), index=1
+  h = f32[] constant(0.25)
+  hb = f32[8] broadcast(h), dimensions={}
+  v2 = f32[8] subtract(v1, hb)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[8]) tuple(i1, v2)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[8]) tuple(zero, x)
+  w = (s32[], f32[8]) while(init), condition=outer_cond, body=outer_body
+  ROOT r = f32[8] get-tuple-element(w), index=1
+})");
+  EXPECT_EQ(Counter(run, "thunks.while.compiled"), 2);
+  EXPECT_EQ(Counter(run, "loops.thunk_runs"), 0);
+  EXPECT_EQ(Counter(run, "loops.compiled_runs"), 4);
+}
+
+// A scan writing one output row per step: dynamic-update-slice into the carry, a runtime thunk
+// the compiled loop runs through its callback.
+TEST(CpuRuntime, CompiledLoopRunsRuntimeThunksThroughItsCallback) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule scan_out
+cond {
+  p = (s32[], f32[4], f32[50,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(50)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[4], f32[50,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  h = f32[4] get-tuple-element(p), index=1
+  out = f32[50,4] get-tuple-element(p), index=2
+  c = f32[] constant(0.75)
+  cb = f32[4] broadcast(c), dimensions={}
+  t = f32[4] tanh(h)
+  h1 = f32[4] add(t, cb)
+  row = f32[1,4] reshape(h1)
+  zero = s32[] constant(0)
+  out1 = f32[50,4] dynamic-update-slice(out, row, i, zero)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT r = (s32[], f32[4], f32[50,4]) tuple(i1, h1, out1)
+}
+ENTRY e {
+  h0 = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  fz = f32[] constant(0)
+  out0 = f32[50,4] broadcast(fz), dimensions={}
+  init = (s32[], f32[4], f32[50,4]) tuple(zero, h0, out0)
+  w = (s32[], f32[4], f32[50,4]) while(init), condition=cond, body=body
+  ROOT o = f32[50,4] get-tuple-element(w), index=2
+})");
+  EXPECT_EQ(Counter(run, "thunks.while.compiled"), 1);
+  EXPECT_EQ(Counter(run, "loops.compiled_runs"), 1);
+  EXPECT_GE(Counter(run, "thunks.dynamic-update-slice"), 1);
 }
 
 // A loop beyond the iteration limit stops with an error naming the while, on either path.
@@ -157,6 +255,50 @@ ENTRY e {
   hlo::GlobalLimits().max_while_iterations = saved;
   EXPECT_NE(error.find("spin"), std::string::npos) << error;
   EXPECT_NE(error.find("1000 iterations"), std::string::npos) << error;
+}
+
+// The same runaway loop inside another compiled loop's body: its error crosses the outer
+// loop's generated code as a kept exception and arrives as the inner while's hlo::Error.
+TEST(CpuRuntime, ErrorInsideACompiledLoopsThunkArrivesIntact) {
+  auto module = testing_support::ParseAndVerify(R"(
+HloModule forever_inside
+inner_cond {
+  p = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+inner_body {
+  p = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT i1 = s32[] add(p, one)
+}
+outer_cond {
+  p = s32[] parameter(0)
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(p, n), direction=LT
+}
+outer_body {
+  p = s32[] parameter(0)
+  inner_spin = s32[] while(p), condition=inner_cond, body=inner_body
+  one = s32[] constant(1)
+  ROOT next = s32[] add(inner_spin, one)
+}
+ENTRY e {
+  zero = s32[] constant(0)
+  ROOT outer = s32[] while(zero), condition=outer_cond, body=outer_body
+})");
+  const int64_t saved = hlo::GlobalLimits().max_while_iterations;
+  hlo::GlobalLimits().max_while_iterations = 100;
+  std::unique_ptr<targets::Executable> executable = cpu_tests::Cpu().Compile(*module);
+  std::string error;
+  try {
+    executable->Run({});
+  } catch (const hlo::Error& e) {
+    error = e.what();
+  }
+  hlo::GlobalLimits().max_while_iterations = saved;
+  EXPECT_NE(error.find("inner_spin"), std::string::npos) << error;
+  EXPECT_NE(error.find("100 iterations"), std::string::npos) << error;
+  EXPECT_EQ(Counter(cpu_tests::CpuRun{{}, executable->profile(), {}}, "thunks.while.compiled"), 2);
 }
 
 TEST(CpuRuntime, ConditionalAndCall) {
