@@ -71,7 +71,8 @@ ValueLayout ThunkBuilder::AllocateOutput(Scope& scope, const hlo::Shape& shape) 
 }
 
 std::unique_ptr<ThunkSequence> ThunkBuilder::Build(
-    const hlo::Computation& computation, const std::vector<const Instruction*>& schedule) {
+    const hlo::Computation& computation, const std::vector<const Instruction*>& schedule,
+    bool writable_carry) {
   auto sequence = std::make_unique<ThunkSequence>(computation.name());
   Scope scope{*sequence, {}, {}, {}, {}};
   for (const Instruction* parameter : computation.parameters()) {
@@ -104,10 +105,36 @@ std::unique_ptr<ThunkSequence> ThunkBuilder::Build(
     return last;
   };
   std::vector<std::vector<int64_t>> free_after(schedule.size());
+  // A loop carry's leaf dies after the last reader of every get-tuple-element of it; a carry
+  // the body reads otherwise than through get-tuple-element (passed whole to a call, say) is
+  // left alone, as are leaves that reach the root unchanged.
+  std::vector<std::vector<int64_t>> carry_free_after(schedule.size());
+  if (writable_carry && computation.parameter_count() == 1) {
+    const Instruction* carry = computation.parameter(0);
+    const ValueLayout& layout = sequence->parameters().at(0);
+    bool only_elements = carry->shape().IsTuple();
+    std::map<int64_t, size_t> last_reader;  // tuple index -> position
+    for (const Instruction* user : carry->users()) {
+      if (user->opcode() != Opcode::kGetTupleElement || !user->shape().IsArray()) {
+        only_elements = false;
+        break;
+      }
+      const int64_t index = user->attr<hlo::TupleIndexAttrs>().index;
+      const size_t last = release_after(user);
+      auto [it, inserted] = last_reader.emplace(index, last);
+      if (!inserted) it->second = std::max(it->second, last);
+    }
+    for (const auto& [index, last] : only_elements ? last_reader : std::map<int64_t, size_t>{}) {
+      if (last == kNever || index < 0 || index >= static_cast<int64_t>(layout.elements.size()))
+        continue;
+      carry_free_after[last].push_back(layout.elements[static_cast<size_t>(index)].buffer);
+    }
+  }
   for (size_t t = 0; t < schedule.size(); ++t) {
     const Instruction* inst = schedule[t];
     if (inst->opcode() == Opcode::kParameter) continue;
     scope.dying = &free_after[t];
+    scope.carry_dying = &carry_free_after[t];
     Lower(*inst, scope);
     const size_t last = release_after(inst);
     if (last != kNever)
@@ -123,8 +150,9 @@ std::unique_ptr<ThunkSequence> ThunkBuilder::Build(
   return sequence;
 }
 
-std::unique_ptr<ThunkSequence> ThunkBuilder::BuildCallee(const hlo::Computation& callee) {
-  return Build(callee, compiler::ScheduleComputation(callee));
+std::unique_ptr<ThunkSequence> ThunkBuilder::BuildCallee(const hlo::Computation& callee,
+                                                         bool writable_carry) {
+  return Build(callee, compiler::ScheduleComputation(callee), writable_carry);
 }
 
 void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
@@ -217,7 +245,7 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
     }
     case Opcode::kWhile: {
       auto condition = BuildCallee(*inst.called_computations().at(0));
-      auto body = BuildCallee(*inst.called_computations().at(1));
+      auto body = BuildCallee(*inst.called_computations().at(1), /*writable_carry=*/true);
       result_.counters["thunks.while"] += 1;
       std::optional<std::string> compiled = EmitCompiledLoop(module_, inst.name(), *condition, *body);
       auto loop = std::make_unique<WhileThunk>(inst.name(), scope[inst.operand(0)], output,

@@ -68,9 +68,13 @@ struct ThunkBuildResult {
 class ThunkBuilder {
  public:
   ThunkBuilder(llvm::Module& module, const hlo::CustomCallRegistry* custom_calls);
-  // `schedule` lists every instruction of `computation` in a valid order.
+  // `schedule` lists every instruction of `computation` in a valid order. `writable_carry`: the
+  // parameter is a while loop's carry, owned by the loop (not the caller's memory), so a leaf
+  // whose value dies at an instruction may become that instruction's result in place (a
+  // dynamic-update-slice writing one row of a scan's output).
   std::unique_ptr<ThunkSequence> Build(const hlo::Computation& computation,
-                                       const std::vector<const hlo::Instruction*>& schedule);
+                                       const std::vector<const hlo::Instruction*>& schedule,
+                                       bool writable_carry = false);
   ThunkBuildResult& result() { return result_; }
 
  private:
@@ -95,7 +99,8 @@ class ThunkBuilder {
   void AddKernelThunk(const std::string& hlo_name, Scope& scope, const std::string& symbol,
                       std::vector<int64_t> buffers, const hlo::Shape& iteration,
                       int64_t work_per_element = 1);
-  std::unique_ptr<ThunkSequence> BuildCallee(const hlo::Computation& callee);
+  std::unique_ptr<ThunkSequence> BuildCallee(const hlo::Computation& callee,
+                                             bool writable_carry = false);
 
   llvm::Module& module_;
   const hlo::CustomCallRegistry* custom_calls_;

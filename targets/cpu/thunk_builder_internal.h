@@ -42,14 +42,24 @@ struct ThunkBuilder::Scope {
   // Buffers whose values die after the instruction being lowered (its operands' buffers when
   // it is their last reader; set by Build).
   std::vector<int64_t>* dying = nullptr;
+  // Leaves of a while body's carry whose values die after it (Build's writable_carry): taken
+  // over like `dying` buffers, never returned to the pool (they are the loop's state).
+  std::vector<int64_t>* carry_dying = nullptr;
   // In-place results: when `operand` dies here, the instruction's output takes it over instead
   // of `acquired` (which goes back to the pool). The caller must read `operand` only as the
   // output's initial contents.
   bool TakeOver(int64_t operand, int64_t acquired) {
     if (dying == nullptr) return false;
     auto it = std::find(dying->begin(), dying->end(), operand);
-    if (it == dying->end()) return false;
-    dying->erase(it);
+    if (it != dying->end()) {
+      dying->erase(it);
+    } else if (carry_dying != nullptr &&
+               (it = std::find(carry_dying->begin(), carry_dying->end(), operand)) !=
+                   carry_dying->end()) {
+      carry_dying->erase(it);
+    } else {
+      return false;
+    }
     std::replace(outputs_acquired.begin(), outputs_acquired.end(), acquired, operand);
     Release(acquired);
     return true;
