@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <utility>
+#include <vector>
 
 #include "compiler/target_description.h"
 #include "compiler/target_pipelines.h"
@@ -136,12 +138,29 @@ class LoweredRunner {
       throw hlo::Error("expected " + std::to_string(lowered_.parameters.size()) + " inputs, got " +
                        std::to_string(inputs.size()));
     }
-    if (!memories_) memories_.emplace(config_);
-    simulator::Memories& memories = *memories_;
+    simulator::Memories& memories = Memories();
     for (size_t i = 0; i < inputs.size(); ++i) {
       size_t next = 0;
       WriteLeaves(memories.dram, inputs[i], lowered_.parameters[i], next);
     }
+    RunSteps(totals, trace);
+    size_t next = 0;
+    return Assemble(lowered_.result_shape, memories.dram, lowered_.result, next);
+  }
+
+  // Runs with the parameters already in this runner's DRAM (a loop keeps its state there):
+  // the result leaves are left at lowered().result.
+  void RunInPlace(Totals& totals) { RunSteps(totals, nullptr); }
+
+  simulator::Memories& Memories() {
+    if (!memories_) memories_.emplace(config_);
+    return *memories_;
+  }
+
+ private:
+  // Writes the constants and runs every step.
+  void RunSteps(Totals& totals, simulator::TraceSink* trace) {
+    simulator::Memories& memories = Memories();
     for (const auto& [buffer, literal] : lowered_.constants) {
       memories.dram.Write(buffer.address, literal.bytes());
     }
@@ -174,10 +193,9 @@ class LoweredRunner {
         trace->Busy(systolic::Unit::kControl, now, end, 0, "host:" + name);
       }
     }
-    size_t next = 0;
-    return Assemble(lowered_.result_shape, memories.dram, lowered_.result, next);
   }
 
+ public:
   int64_t HostCycles(double seconds) const {
     return static_cast<int64_t>(seconds * config_.clock_mhz * 1e6 + 0.5);
   }
@@ -215,32 +233,90 @@ class LoweredRunner {
   // The host reads the condition's pred each iteration (one host-issued batch); the loop state
   // moves between the loop's buffers and the condition's / body's by DMA (charged at the DRAM
   // bandwidth, in and out).
+  // The loop state lives in the body's DRAM from the first trip to the last: each trip moves
+  // only the leaves the body computes (result to parameter, within that DRAM) and the leaves
+  // the condition reads (into the condition's DRAM); what the host pays for it is charged as
+  // before, the state's bytes over DRAM and one host-issued batch per trip.
   void RunLoop(const LoopStep& step, Loop& loop, simulator::Memories& memories, Totals& totals) {
     const int64_t max_iterations = hlo::GlobalLimits().max_while_iterations;
-    size_t next = 0;
-    const hlo::Shape& shape = loop.body->lowered().parameter_shapes.at(0);
-    hlo::Literal state = Assemble(shape, memories.dram, step.state, next);
+    LoweredRunner& condition = *loop.condition;
+    LoweredRunner& body = *loop.body;
+    const std::vector<DramBuffer>& condition_state = condition.lowered().parameters.at(0);
+    const std::vector<DramBuffer>& body_state = body.lowered().parameters.at(0);
+    const std::vector<DramBuffer>& body_result = body.lowered().result;
+    simulator::Dram& condition_dram = condition.Memories().dram;
+    simulator::Dram& body_dram = body.Memories().dram;
+    for (size_t i = 0; i < step.state.size(); ++i) {
+      CopyBytes(memories.dram, step.state[i], body_dram, body_state.at(i));
+      CopyBytes(memories.dram, step.state[i], condition_dram, condition_state.at(i));
+    }
+    // Leaves the body computes (a pass-through leaf is its parameter's own bytes).
+    std::vector<size_t> computed;
+    for (size_t i = 0; i < body_result.size(); ++i) {
+      if (body_result[i].address != body_state.at(i).address) computed.push_back(i);
+    }
+    const std::vector<size_t> read_by_condition = LeavesRead(*step.condition, body_state.size());
+    std::vector<std::vector<uint8_t>> staged(computed.size());
     double state_bytes = 0;
     for (const DramBuffer& leaf : step.state) state_bytes += static_cast<double>(leaf.bytes());
     const double dram_bytes_per_cycle = config_.dram_bandwidth_gbps * 1e3 / config_.clock_mhz;
     const compiler::PeakRates& peak = targets::SystolicDescription().peak;
+    uint8_t go = 0;
     for (int64_t i = 0;; ++i) {
       if (i >= max_iterations) {
         throw hlo::Error("while " + step.instruction + " ran more than " +
                          std::to_string(max_iterations) + " iterations");
       }
-      hlo::Literal go = loop.condition->Run(std::span<const hlo::Literal>(&state, 1), totals,
-                                            nullptr);
+      condition.RunInPlace(totals);
+      condition_dram.Read(condition.lowered().result.at(0).address, std::span<uint8_t>(&go, 1));
       totals.host_seconds += 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
       totals.host_bytes += 1;
       totals.accelerator_cycles += static_cast<int64_t>(state_bytes / dram_bytes_per_cycle);
-      if (go.GetAsInt64(0) == 0) break;
-      state = loop.body->Run(std::span<const hlo::Literal>(&state, 1), totals, nullptr);
+      if (go == 0) break;
+      body.RunInPlace(totals);
+      // The carry: every computed leaf read before any is written (a body may swap leaves).
+      for (size_t k = 0; k < computed.size(); ++k) {
+        staged[k].resize(static_cast<size_t>(body_result[computed[k]].bytes()));
+        body_dram.Read(body_result[computed[k]].address, staged[k]);
+      }
+      for (size_t k = 0; k < computed.size(); ++k) {
+        body_dram.Write(body_state[computed[k]].address, staged[k]);
+      }
+      for (size_t leaf : read_by_condition) {
+        CopyBytes(body_dram, body_state[leaf], condition_dram, condition_state.at(leaf));
+      }
       totals.accelerator_cycles += static_cast<int64_t>(2 * state_bytes / dram_bytes_per_cycle);
       ++totals.iterations;
     }
-    next = 0;
-    WriteLeaves(memories.dram, state, step.result, next);
+    for (size_t i = 0; i < step.result.size(); ++i) {
+      CopyBytes(body_dram, body_state.at(i), memories.dram, step.result[i]);
+    }
+  }
+
+  // One array leaf from one DRAM to another.
+  void CopyBytes(const simulator::Dram& from, const DramBuffer& source, simulator::Dram& to,
+                 const DramBuffer& destination) {
+    scratch_.resize(static_cast<size_t>(source.bytes()));
+    from.Read(source.address, scratch_);
+    to.Write(destination.address, scratch_);
+  }
+
+  // The leaves of a loop condition's parameter it reads: for a flat tuple read only through
+  // get-tuple-element, those elements; otherwise all `count` leaves.
+  static std::vector<size_t> LeavesRead(const hlo::Module& condition, size_t count) {
+    std::vector<size_t> all(count);
+    for (size_t i = 0; i < count; ++i) all[i] = i;
+    const hlo::Instruction* state = condition.entry()->parameter(0);
+    if (!state->shape().IsTuple()) return all;
+    for (const hlo::Shape& element : state->shape().tuple_shapes) {
+      if (!element.IsArray()) return all;
+    }
+    std::set<size_t> read;
+    for (const hlo::Instruction* user : state->users()) {
+      if (user->opcode() != hlo::Opcode::kGetTupleElement) return all;
+      read.insert(static_cast<size_t>(user->attr<hlo::TupleIndexAttrs>().index));
+    }
+    return std::vector<size_t>(read.begin(), read.end());
   }
 
   // The host reads the selector (one host-issued batch) and runs the chosen branch; its operand
@@ -276,6 +352,7 @@ class LoweredRunner {
   std::vector<Loop> loops_;                                     // one per loop step, in order
   std::vector<std::vector<std::unique_ptr<LoweredRunner>>> branches_;  // per branch step
   std::optional<simulator::Memories> memories_;
+  std::vector<uint8_t> scratch_;  // CopyBytes
 };
 
 class SystolicExecutable final : public Executable {
