@@ -43,8 +43,9 @@ Literal While(const Instruction& inst, Operands operands, EvalContext& context) 
     const Literal* argument = &state;
     if (!PredValue(context.Call(condition, {&argument, 1}), "while condition result")) break;
     if (iteration >= limit) {
-      throw Error("while loop exceeded " + std::to_string(limit) +
-                  " iterations (GlobalLimits().max_while_iterations)");
+      // The evaluator's error names the instruction ("in 'w' (while): ...").
+      throw Error(inst.location(),
+                  "the loop exceeded " + std::to_string(limit) + " iterations");
     }
     state = context.Call(body, {&argument, 1});
   }

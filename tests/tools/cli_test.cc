@@ -194,6 +194,32 @@ TEST_F(CliTest, RunWritesOutputsThatCompareMatchesAndMismatches) {
   EXPECT_NE(bad_file.err.find("m.hlo: not an .npz file"), std::string::npos) << bad_file.err;
 }
 
+// A runaway loop stops at --max-iterations on every target that runs loops, with an error
+// naming the while and the limit (exit 1), never a hang.
+TEST_F(CliTest, RunStopsARunawayLoopAtMaxIterations) {
+  Write("spin.hlo", R"(HloModule spin
+cond {
+  p = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(p, one)
+}
+ENTRY e {
+  x = s32[] parameter(0)
+  ROOT forever = s32[] while(x), condition=cond, body=body
+})");
+  for (const char* target : {"interp", "cpu", "systolic"}) {
+    Result run = Retarget(std::string("run spin.hlo --target ") + target + " --max-iterations 50");
+    EXPECT_EQ(run.exit_code, 1) << target << ": " << run.err;
+    EXPECT_NE(run.err.find("forever"), std::string::npos) << target << ": " << run.err;
+    EXPECT_NE(run.err.find("50"), std::string::npos) << target << ": " << run.err;
+  }
+  EXPECT_EQ(Retarget("run spin.hlo --target interp --max-iterations 0").exit_code, 2);
+}
+
 TEST_F(CliTest, RunCompareInterpRepeatAndStats) {
   Result r = Retarget(
       "run '" + Example() +

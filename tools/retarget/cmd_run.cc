@@ -40,6 +40,7 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::optional<std::string> emit_asm;
   std::optional<std::string> trace;
+  std::optional<int64_t> max_iterations;  // trips per execution of one while loop
 };
 
 RunOptions ReadOptions(const ParsedArgs& args) {
@@ -65,6 +66,8 @@ RunOptions ReadOptions(const ParsedArgs& args) {
   }
   if (auto repeat = args.Get("--repeat"))
     options.repeat = ParsePositiveInt("--repeat", *repeat, kMaxRepeat);
+  if (auto trips = args.Get("--max-iterations"))
+    options.max_iterations = ParsePositiveInt("--max-iterations", *trips, int64_t{1} << 62);
   options.config = args.Get("--config");
   if (auto it = args.all.find("--set"); it != args.all.end()) options.overrides = it->second;
   options.emit_asm = args.Get("--emit-asm");
@@ -130,6 +133,8 @@ CommandSpec RunSpec() {
       {"--rtol", "R", "relative tolerance for --compare", ""},
       {"--atol", "A", "absolute tolerance for --compare", ""},
       {"--repeat", "N", "run N times and report median and min time", ""},
+      {"--max-iterations", "N",
+       "stop a while loop after N trips with an error naming it (default 4294967296)", ""},
       {"--stats-json", "OUT", "write timings, outputs and the comparison as JSON", ""},
       {"--config", "PRESET|FILE",
        "systolic: accelerator preset or config file (default: tpu-v1 with array.dtypes=int8,bf16,f32)",
@@ -143,6 +148,8 @@ CommandSpec RunSpec() {
 
 int RunRun(const ParsedArgs& args, const Context& context) {
   RunOptions options = ReadOptions(args);
+  // One process, one run command: the limit holds for this command's loops on every target.
+  if (options.max_iterations) hlo::GlobalLimits().max_while_iterations = *options.max_iterations;
   std::unique_ptr<targets::Backend> configured;  // systolic with --config / --set / --trace
   std::ostringstream trace_text;
   std::optional<simulator::ChromeTraceWriter> trace;
