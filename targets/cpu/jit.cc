@@ -5,6 +5,7 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -17,6 +18,7 @@
 #include <llvm/TargetParser/Host.h>
 
 #include "hlo/diagnostic.h"
+#include "targets/llvm/host_runtime.h"
 
 namespace cpu {
 namespace {
@@ -148,6 +150,14 @@ Jit::Jit(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext
       jit_->getDataLayout().getGlobalPrefix());
   if (!process) throw hlo::Error("cpu backend: " + TakeMessage(process.takeError()));
   jit_->getMainJITDylib().addGenerator(std::move(*process));
+  // Runtime functions the C runtime may lack (targets/llvm/host_runtime.h).
+  llvm::orc::SymbolMap runtime;
+  runtime[jit_->mangleAndIntern("__truncsfbf2")] = {
+      llvm::orc::ExecutorAddr::fromPtr(llvm_codegen::TruncSfBf2Address()),
+      llvm::JITSymbolFlags::Exported};
+  if (llvm::Error error =
+          jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
+    throw hlo::Error("cpu backend: " + TakeMessage(std::move(error)));
   module->setDataLayout(jit_->getDataLayout());
   if (llvm::Error error = jit_->addIRModule(
           llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))

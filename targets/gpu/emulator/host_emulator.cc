@@ -21,6 +21,7 @@
 
 #include "hlo/literal.h"
 #include "targets/gpu/emulator/fiber_block.h"
+#include "targets/llvm/host_runtime.h"
 
 namespace gpu::emulator {
 namespace {
@@ -85,18 +86,6 @@ void AddArgumentArrayWrapper(llvm::Function& kernel) {
 }
 
 std::string Message(llvm::Error error) { return llvm::toString(std::move(error)); }
-
-// x86-64 without AVX512-BF16 converts f32 to bf16 through the runtime function __truncsfbf2
-// (LLVM legalizes bfloat vectors by promoting them to f32 and back), which the libgcc of GCC 12
-// does not have; the JIT would fail to link the kernel. This is it, with hlo/'s rounding (nearest
-// even, NaNs stay quiet NaNs), as the GPU's cvt.rn.bf16.f32 rounds. The bf16 result travels in
-// the low 16 bits of xmm0, as a _Float16 does.
-extern "C" _Float16 EmuTruncSfBf2(float value) {
-  const uint16_t bits = hlo::FloatToBF16(value);
-  _Float16 out;
-  std::memcpy(&out, &bits, 2);
-  return out;
-}
 
 float LoadFloat(const uint8_t* p, gpu::DType dtype) {
   switch (dtype) {
@@ -282,7 +271,8 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
       }
     llvm::orc::SymbolMap symbols;
     symbols[jit->mangleAndIntern("__truncsfbf2")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&EmuTruncSfBf2), llvm::JITSymbolFlags::Exported};
+        llvm::orc::ExecutorAddr::fromPtr(llvm_codegen::TruncSfBf2Address()),
+        llvm::JITSymbolFlags::Exported};
     std::vector<llvm::Function*> functions;
     for (llvm::Function& function : *module) functions.push_back(&function);
     for (llvm::Function* kernel_or_declaration : functions) {
