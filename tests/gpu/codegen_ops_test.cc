@@ -53,17 +53,6 @@ ENTRY main {
   EXPECT_EQ(compiled.kernels[0].elements_per_thread, 4);  // 8 columns: the 4-wide form
 }
 
-TEST(GpuCodegenOps, ColumnGatherWithImplicitIndexVector) {
-  // dlrm's gather.11: columns of a matrix picked by a rank-1 index (index_vector_dim = rank).
-  ExpectMatchesInterpreter(R"(
-HloModule columns
-ENTRY main {
-  m = f32[7,6] parameter(0)
-  ids = s32[4] constant({5, 0, 2, 5})
-  ROOT g = f32[7,4] gather(m, ids), offset_dims={0}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=1, slice_sizes={7,1}
-})");
-}
-
 TEST(GpuCodegenOps, MaxPoolReduceWindowWithPaddingAndStride) {
   GpuCompileResult compiled = ExpectMatchesInterpreter(R"(
 HloModule maxpool
@@ -80,21 +69,6 @@ ENTRY main {
   EXPECT_EQ(OwnerOf(compiled, "p"), "generated-kernel");
 }
 
-TEST(GpuCodegenOps, SumReduceWindowBf16WithDilations) {
-  ExpectMatchesInterpreter(R"(
-HloModule sumpool
-add {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] add(a, b)
-}
-ENTRY main {
-  x = bf16[2,7,6] parameter(0)
-  init = bf16[] constant(0)
-  ROOT p = bf16[2,13,6] reduce-window(x, init), window={size=1x2x3 pad=0_0x1_0x2_2 lhs_dilate=1x2x1 rhs_dilate=1x1x2}, to_apply=add
-})");
-}
-
 TEST(GpuCodegenOps, TopKOrdersTiesNaNsAndSignedZerosLikeTheInterpreter) {
   // Total order: NaN is largest, -0 < +0, equal values keep the lower index first. Both the
   // values and the s32 indices are results and compared.
@@ -106,25 +80,6 @@ ENTRY main {
 })");
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_EQ(compiled.kernels[0].kind, "topk");
-}
-
-TEST(GpuCodegenOps, TopKSmallestOnRandomBf16Rows) {
-  ExpectMatchesInterpreter(R"(
-HloModule topk_small
-ENTRY main {
-  x = bf16[5,300] parameter(0)
-  ROOT t = (bf16[5,4], s32[5,4]) topk(x), k=4, largest=false
-})");
-}
-
-TEST(GpuCodegenOps, TopKOfIntegers) {
-  ExpectMatchesInterpreter(R"(
-HloModule topk_int
-ENTRY main {
-  x = s32[2,40] parameter(0)
-  ROOT t = (s32[2,5], s32[2,5]) topk(x), k=5, largest=true
-})",
-                           /*seed=*/3);
 }
 
 TEST(GpuCodegenOps, ConvolutionOutputFusionIsCudnnPlusEpilogueKernel) {
@@ -267,23 +222,6 @@ ENTRY main {
 })");
   ASSERT_EQ(compiled.kernels.size(), 3u);  // floor, iota: loop kernels; then the sort
   EXPECT_EQ(compiled.kernels.back().kind, "sort");
-}
-
-TEST(GpuCodegenOps, SortAlongTheLeadingDimensionWithACustomComparator) {
-  // Descending by absolute value, NaN-free inputs; sorting dim 0 of a 9x5 array.
-  ExpectMatchesInterpreter(R"(
-HloModule sort_abs
-by_magnitude {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ax = f32[] abs(x)
-  ay = f32[] abs(y)
-  ROOT gt = pred[] compare(ax, ay), direction=GT
-}
-ENTRY main {
-  a = f32[9,5] parameter(0)
-  ROOT s = f32[9,5] sort(a), dimensions={0}, to_apply=by_magnitude
-})");
 }
 
 TEST(GpuCodegenOps, InPlaceDynamicUpdateSliceWritesOnlyTheUpdate) {
