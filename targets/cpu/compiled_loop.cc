@@ -1,6 +1,7 @@
 // EmitCompiledLoop (compiled_loop.h).
 #include "targets/cpu/compiled_loop.h"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct Step {
   std::vector<int64_t> buffers;      // a kernel's buffer ids in its sequence's table
   int64_t rows = 0;
   int64_t index = 0;
+  bool scalar = false;  // one element: inlined into the loop
 };
 
 std::vector<Step> StepsOf(llvm::Module& module, const ThunkSequence& sequence) {
@@ -36,6 +38,7 @@ std::vector<Step> StepsOf(llvm::Module& module, const ThunkSequence& sequence) {
       step.kernel = function;
       step.buffers = kernel->buffer_ids();
       step.rows = kernel->rows();
+      step.scalar = kernel->rows() * std::max<int64_t>(kernel->elements_per_row(), 1) == 1;
     }
     steps.push_back(std::move(step));
   }
@@ -79,11 +82,14 @@ std::optional<std::string> EmitCompiledLoop(llvm::Module& module, const std::str
   }
 
   // A kernel marks its operand loads invariant (targets/llvm/ir_array.cc): true within one call,
-  // false across the trips of a loop that writes those operands. Inlined into the loop they
-  // would be hoisted out of it, so the kernels called here drop the mark.
+  // false across the trips of a loop that writes those operands. A scalar kernel is inlined
+  // into the loop, where a marked load would be hoisted out of it, so it drops the mark (it has
+  // no loop of its own to vectorize). A kernel over several elements keeps it — it is what lets
+  // the vectorizer hoist an index load out of the kernel's own loop — and is called, not
+  // inlined.
   for (const std::vector<Step>* steps : {&condition_steps, &body_steps}) {
     for (const Step& step : *steps) {
-      if (step.kernel == nullptr) continue;
+      if (step.kernel == nullptr || !step.scalar) continue;
       for (llvm::BasicBlock& block : *step.kernel) {
         for (llvm::Instruction& inst : block) {
           if (llvm::isa<llvm::LoadInst>(inst)) inst.setMetadata(llvm::LLVMContext::MD_invariant_load, nullptr);
@@ -147,7 +153,9 @@ std::optional<std::string> EmitCompiledLoop(llvm::Module& module, const std::str
                        int32_t which) {
     for (size_t i = 0; i < steps.size(); ++i) {
       if (steps[i].kernel != nullptr) {
-        b.CreateCall(steps[i].kernel, {args[i], b.getInt64(0), b.getInt64(steps[i].rows)});
+        llvm::CallInst* call =
+            b.CreateCall(steps[i].kernel, {args[i], b.getInt64(0), b.getInt64(steps[i].rows)});
+        if (!steps[i].scalar) call->addFnAttr(llvm::Attribute::NoInline);
         continue;
       }
       llvm::Value* status = b.CreateCall(callback_type, callback,

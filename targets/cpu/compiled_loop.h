@@ -1,5 +1,6 @@
 // A while loop compiled into one LLVM function: the function calls the small generated kernels
-// of its condition and body directly — they live in the same LLVM module, and O3 inlines them —
+// of its condition and body directly — they live in the same LLVM module; the scalar ones are
+// inlined —
 // runs every other thunk (a dynamic-update-slice into the carry, a GEMM, a nested loop, a big
 // kernel that wants the thread pool) through a callback, and copies the carry's changed leaves
 // with constant-size moves. A trip of a scan step or a fori_loop counter costs a few loads and

@@ -36,6 +36,7 @@ class KernelThunk final : public Thunk {
   void set_symbol(std::string symbol) { symbol_ = std::move(symbol); }
   const std::vector<int64_t>& buffer_ids() const { return buffers_; }
   int64_t rows() const { return rows_; }
+  int64_t elements_per_row() const { return elements_per_row_; }
   void set_function(KernelFunction function) { function_ = function; }
   void Run(ThunkSequence& sequence, RunContext& context) override;
   // Whether Run calls the kernel once on this thread (too little work for the pool, or no
