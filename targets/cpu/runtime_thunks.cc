@@ -223,6 +223,9 @@ DynamicUpdateSliceThunk::DynamicUpdateSliceThunk(std::string name, const hlo::In
       operands_(std::move(operands)), output_(output) {
   for (int64_t i = 2; i < dus.operand_count(); ++i)
     start_types_.push_back(dus.operand(i)->shape().type);
+  target_strides_ = hlo::RowMajorStrides(target_.dims);
+  start_.resize(static_cast<size_t>(target_.rank()));
+  index_.resize(static_cast<size_t>(target_.rank()));
 }
 
 namespace {
@@ -257,7 +260,7 @@ void DynamicUpdateSliceThunk::Run(ThunkSequence& sequence, RunContext&) {
   if (out != target) std::memcpy(out, target, static_cast<size_t>(ArrayByteSize(target_)));
   const int64_t rank = target_.rank();
   if (update_.ElementCount() == 0) return;
-  std::vector<int64_t> start(static_cast<size_t>(rank));
+  std::vector<int64_t>& start = start_;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t s = ReadScalarIndex(sequence.buffer(operands_[static_cast<size_t>(d) + 2]),
                                 start_types_[static_cast<size_t>(d)]);
@@ -269,10 +272,11 @@ void DynamicUpdateSliceThunk::Run(ThunkSequence& sequence, RunContext&) {
     return;
   }
   // Row-major: copy the update one innermost row at a time.
-  std::vector<int64_t> target_strides = hlo::RowMajorStrides(target_.dims);
+  const std::vector<int64_t>& target_strides = target_strides_;
   const int64_t row = update_.dims.back();
   const int64_t rows = update_.ElementCount() / row;
-  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  std::vector<int64_t>& index = index_;
+  std::fill(index.begin(), index.end(), 0);
   for (int64_t r = 0; r < rows; ++r) {
     int64_t offset = 0;
     for (int64_t d = 0; d < rank; ++d)

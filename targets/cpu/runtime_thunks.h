@@ -114,6 +114,8 @@ class DynamicUpdateSliceThunk final : public Thunk {
   std::vector<hlo::PrimitiveType> start_types_;
   std::vector<int64_t> operands_;
   int64_t output_;
+  // Computed once, reused by every run (a scan writes one row per trip): no allocation in Run.
+  std::vector<int64_t> target_strides_, start_, index_;
 };
 
 class EvaluatorThunk final : public Thunk {
