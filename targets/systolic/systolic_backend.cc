@@ -75,6 +75,9 @@ struct Totals {
   // what the array ran, padding included (a convolution's dropped columns, partial tiles).
   int64_t accelerator_cycles = 0, macs = 0, executed_macs = 0, vector_ops = 0, segments = 0,
           iterations = 0;
+  // What host-driven loops pay per trip besides their bodies' work: the host's batch to read
+  // the predicate and the state's DMA (RunLoop), in clock cycles.
+  int64_t loop_control_cycles = 0;
   int64_t dram_read = 0, dram_written = 0, ub_read = 0, ub_written = 0, acc_read = 0,
           acc_written = 0;
   double energy_pj = 0, host_seconds = 0, host_bytes = 0;
@@ -269,9 +272,12 @@ class LoweredRunner {
       }
       condition.RunInPlace(totals);
       condition_dram.Read(condition.lowered().result.at(0).address, std::span<uint8_t>(&go, 1));
-      totals.host_seconds += 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
+      const double batch_seconds = 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
+      totals.host_seconds += batch_seconds;
       totals.host_bytes += 1;
       totals.accelerator_cycles += static_cast<int64_t>(state_bytes / dram_bytes_per_cycle);
+      totals.loop_control_cycles +=
+          HostCycles(batch_seconds) + static_cast<int64_t>(state_bytes / dram_bytes_per_cycle);
       if (go == 0) break;
       body.RunInPlace(totals);
       // The carry: every computed leaf read before any is written (a body may swap leaves).
@@ -286,6 +292,7 @@ class LoweredRunner {
         CopyBytes(body_dram, body_state[leaf], condition_dram, condition_state.at(leaf));
       }
       totals.accelerator_cycles += static_cast<int64_t>(2 * state_bytes / dram_bytes_per_cycle);
+      totals.loop_control_cycles += static_cast<int64_t>(2 * state_bytes / dram_bytes_per_cycle);
       ++totals.iterations;
     }
     for (size_t i = 0; i < step.result.size(); ++i) {
@@ -414,6 +421,9 @@ class SystolicExecutable final : public Executable {
     c["energy_pj"] = t.energy_pj;
     c["segments"] = static_cast<double>(t.segments);
     c["loop_iterations"] = static_cast<double>(t.iterations);
+    c["loop_control_cycles"] = static_cast<double>(t.loop_control_cycles);
+    c["loop_control_cycles_per_trip"] =
+        t.iterations > 0 ? static_cast<double>(t.loop_control_cycles) / t.iterations : 0.0;
     c["native_instructions"] = static_cast<double>(lowered.native_instructions);
     c["host_instructions"] = static_cast<double>(lowered.host_instructions);
     c["loops"] = static_cast<double>(lowered.loops);

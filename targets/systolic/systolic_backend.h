@@ -8,8 +8,10 @@
 //     accelerator ops and by the host backend for fallbacks; errors are hlo::Errors.
 //   - profile().counters holds the figures of the last Run: cycles (accelerator + host
 //     fallback, at clock_mhz), clock_mhz, seconds, achieved_tops, mac_utilization, macs, bytes per
-//     level (dram/ub/acc read/written), energy_pj, host_fallback_cycles/share/bytes, and the
-//     numbers of segments, native and host instructions.
+//     level (dram/ub/acc read/written), energy_pj, host_fallback_cycles/share/bytes, the
+//     numbers of segments, native and host instructions, and for host-driven loops their trips
+//     and control overhead (loop_iterations, loop_control_cycles[_per_trip]: the host's batch
+//     to read the predicate plus the loop state's DMA, per trip).
 //   - artifacts() has "program.sasm": every segment's assembly with a comment naming its ops,
 //     and one comment line per host step with the reason it fell back.
 //   - `host` may be nullptr only for modules without fallbacks (Run throws otherwise).
