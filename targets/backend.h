@@ -48,6 +48,8 @@ struct Emitted {
   std::string main;             // to `-o OUT`
   std::string to_stdout;        // without -o (when `needs_output` is false)
   bool needs_output = false;    // a binary that must go to a file
+  std::string error;            // set: why the main file cannot be written (reported after
+                                // the command line's own checks)
   // Files beside OUT: OUT's extension `from` is replaced by `to` (appended when OUT lacks it),
   // e.g. {".ll", ".opt.ll", ir} writes OUT.opt.ll beside OUT.ll.
   struct Beside {

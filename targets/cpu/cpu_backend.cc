@@ -278,7 +278,7 @@ class CpuBackend final : public targets::Backend {
       emitted.beside.push_back({".ll", ".opt.ll", artifacts["kernels.opt.ll"]});
       return emitted;
     }
-    if (artifacts.count("aot_error")) throw hlo::Error(artifacts["aot_error"]);
+    if (artifacts.count("aot_error")) emitted.error = artifacts["aot_error"];
     emitted.needs_output = true;
     emitted.main = artifacts["kernels.o"];
     emitted.beside.push_back({".o", ".h", artifacts["model.h"]});

@@ -95,6 +95,15 @@ TEST_F(CompileCliTest, UsageErrorsExitWithTwo) {
       << target.err;
   EXPECT_EQ(Retarget("compile mlp.hlo --target cpu --frob").exit_code, 2);
   EXPECT_EQ(Retarget("compile mlp.hlo --target cpu --emit jpeg").exit_code, 2);
+  // A kind another target emits names what this one can; a binary needs a file.
+  Result foreign = Retarget("compile mlp.hlo --target cpu --emit ptx");
+  EXPECT_EQ(foreign.exit_code, 1);
+  EXPECT_NE(foreign.err.find("--emit ptx does not apply to --target cpu (it emits hlo, llvm, obj)"),
+            std::string::npos)
+      << foreign.err;
+  Result object = Retarget("compile mlp.hlo --target cpu --emit obj");
+  EXPECT_EQ(object.exit_code, 2);
+  EXPECT_NE(object.err.find("--emit obj needs -o OUT.o"), std::string::npos) << object.err;
   EXPECT_EQ(Retarget("compile --target cpu").exit_code, 2);      // FILE missing
   EXPECT_EQ(Retarget("opt mlp.hlo --target cpu").exit_code, 2);  // --passes missing
   Result help = Retarget("compile --help");

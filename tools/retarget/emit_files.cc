@@ -30,11 +30,12 @@ int WriteEmitted(const targets::Emitted& emitted, const std::string& kind,
       WriteOutputFile(path.string(), bytes, /*force=*/true, {input});
     }
   }
+  if (!output && emitted.needs_output) {
+    const std::string extension = emitted.beside.empty() ? "" : emitted.beside.front().from;
+    throw UsageError("--emit " + kind + " needs -o OUT" + extension);
+  }
+  if (!emitted.error.empty()) throw hlo::Error(emitted.error);
   if (!output) {
-    if (emitted.needs_output) {
-      const std::string extension = emitted.beside.empty() ? "" : emitted.beside.front().from;
-      throw UsageError("--emit " + kind + " needs -o OUT" + extension);
-    }
     std::cout << emitted.to_stdout;
     std::cout.flush();
     if (!std::cout) return kExitFailure;
