@@ -49,7 +49,9 @@ std::string LoopSymbol(const llvm::Module& module, const std::string& while_name
   std::string base = "loop_";
   for (char c : while_name) base += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
   std::string symbol = base;
-  for (int n = 1; module.getFunction(symbol) != nullptr; ++n) symbol = base + "_" + std::to_string(n);
+  for (int n = 1; module.getFunction(symbol) != nullptr; ++n) {
+    symbol = base + "_" + std::to_string(n);
+  }
   return symbol;
 }
 
@@ -92,7 +94,9 @@ std::optional<std::string> EmitCompiledLoop(llvm::Module& module, const std::str
       if (step.kernel == nullptr || !step.scalar) continue;
       for (llvm::BasicBlock& block : *step.kernel) {
         for (llvm::Instruction& inst : block) {
-          if (llvm::isa<llvm::LoadInst>(inst)) inst.setMetadata(llvm::LLVMContext::MD_invariant_load, nullptr);
+          if (llvm::isa<llvm::LoadInst>(inst)) {
+            inst.setMetadata(llvm::LLVMContext::MD_invariant_load, nullptr);
+          }
         }
       }
     }
@@ -145,7 +149,9 @@ std::optional<std::string> EmitCompiledLoop(llvm::Module& module, const std::str
   const std::vector<llvm::Value*> body_args = arguments(body_table, body_steps);
   llvm::Value* stop = buffer(condition_table, predicate[0]);
   std::vector<std::pair<llvm::Value*, llvm::Value*>> moves;
-  for (const Copy& copy : copies) moves.push_back({buffer(body_table, copy.from), buffer(body_table, copy.to)});
+  for (const Copy& copy : copies) {
+    moves.push_back({buffer(body_table, copy.from), buffer(body_table, copy.to)});
+  }
   b.CreateBr(head);
 
   // The steps of one sequence in order; a callback that reports an error leaves the loop.

@@ -120,10 +120,10 @@ int32_t RunLoopThunk(void* opaque, int32_t sequence, int64_t thunk) {
 
 }  // namespace
 
-// A loop runs as one compiled function (compiled_loop.h) unless its carry needs staging. Otherwise, per
-// trip: bind, run, copy the carry back; nothing is allocated and nothing looked up by name
-// (the loop's thunks are timed together, as the while, not one by one: timing each trip's
-// kernels would cost more than a scalar body).
+// A loop runs as one compiled function (compiled_loop.h) unless its carry needs staging.
+// Otherwise, per trip: bind, run, copy the carry back; nothing is allocated and nothing looked
+// up by name (the loop's thunks are timed together, as the while, not one by one: timing each
+// trip's kernels would cost more than a scalar body).
 void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
   std::vector<uint8_t*> state = LeafPointers(sequence, state_);
   std::vector<int64_t> bytes = LeafBytes(state_);
