@@ -2,7 +2,6 @@
 #include "targets/cpu/compiled_loop.h"
 
 #include <algorithm>
-#include <cctype>
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -10,14 +9,14 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "hlo/diagnostic.h"
-
+#include "targets/cpu/kernel_emitter.h"
 #include "targets/cpu/runtime_thunks.h"
 
 namespace cpu {
 namespace {
 
-// One step of the loop: a small kernel called directly (inlined by O3), or any other thunk
-// run through the callback (compiled_loop.h).
+// One step of the loop: a small kernel called directly (inlined when scalar), or any other
+// thunk run through the callback (compiled_loop.h).
 struct Step {
   llvm::Function* kernel = nullptr;  // null: the callback runs thunk `index`
   std::vector<int64_t> buffers;      // a kernel's buffer ids in its sequence's table
@@ -43,16 +42,6 @@ std::vector<Step> StepsOf(llvm::Module& module, const ThunkSequence& sequence) {
     steps.push_back(std::move(step));
   }
   return steps;
-}
-
-std::string LoopSymbol(const llvm::Module& module, const std::string& while_name) {
-  std::string base = "loop_";
-  for (char c : while_name) base += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
-  std::string symbol = base;
-  for (int n = 1; module.getFunction(symbol) != nullptr; ++n) {
-    symbol = base + "_" + std::to_string(n);
-  }
-  return symbol;
 }
 
 }  // namespace
@@ -109,7 +98,7 @@ std::optional<std::string> EmitCompiledLoop(llvm::Module& module, const std::str
   llvm::Type* i32 = b.getInt32Ty();
   auto* type = llvm::FunctionType::get(i64, {ptr, ptr, i64, ptr, ptr}, false);
   auto* callback_type = llvm::FunctionType::get(i32, {ptr, i32, i64}, false);
-  const std::string symbol = LoopSymbol(module, while_name);
+  const std::string symbol = KernelSymbol(module, while_name, "loop_");
   llvm::Function* loop =
       llvm::Function::Create(type, llvm::Function::ExternalLinkage, symbol, module);
   llvm::Value* condition_table = loop->getArg(0);

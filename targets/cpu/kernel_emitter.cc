@@ -19,8 +19,9 @@ int64_t ElementsPerRow(const hlo::Shape& shape) {
   return rows == 0 ? 0 : shape.ElementCount() / rows;
 }
 
-std::string KernelSymbol(const llvm::Module& module, const std::string& hlo_name) {
-  std::string base = "k_";
+std::string KernelSymbol(const llvm::Module& module, const std::string& hlo_name,
+                         const std::string& prefix) {
+  std::string base = prefix;
   for (char c : hlo_name) base += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
   std::string symbol = base;
   for (int n = 1; module.getFunction(symbol) != nullptr; ++n) symbol = base + "_" + std::to_string(n);

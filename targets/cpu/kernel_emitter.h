@@ -86,7 +86,9 @@ inline void EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi,
 int64_t OuterRows(const hlo::Shape& shape);
 int64_t ElementsPerRow(const hlo::Shape& shape);
 
-// An LLVM symbol name made from an HLO name ("fusion.3" -> "k_fusion_3"), unique in `module`.
-std::string KernelSymbol(const llvm::Module& module, const std::string& hlo_name);
+// An LLVM symbol name made from an HLO name ("fusion.3" -> "k_fusion_3"), unique in `module`;
+// `prefix` names what it is ("k_" a kernel, "loop_" a compiled loop).
+std::string KernelSymbol(const llvm::Module& module, const std::string& hlo_name,
+                         const std::string& prefix = "k_");
 
 }  // namespace cpu

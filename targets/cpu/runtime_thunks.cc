@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <map>
+#include <string>
+#include <utility>
 
 namespace cpu {
 
@@ -128,23 +131,18 @@ void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
   std::vector<uint8_t*> state = LeafPointers(sequence, state_);
   std::vector<int64_t> bytes = LeafBytes(state_);
   CopyLeaves(LeafPointers(sequence, init_), state, bytes);
-  RunContext untimed = context;
-  untimed.kernel_ms = nullptr;
-  untimed.compiled_loops = untimed.thunk_loops = 0;
-  struct CountNested {  // the loops of the body, however the loop ends (also by throwing)
-    RunContext& outer;
-    const RunContext& inner;
-    ~CountNested() {
-      outer.compiled_loops += inner.compiled_loops;
-      outer.thunk_loops += inner.thunk_loops;
-    }
-  } count_nested{context, untimed};
+  // The loop's thunks are not timed one by one; the per-thunk map is back however it ends.
+  struct Untimed {
+    RunContext& context;
+    std::map<std::string, double>* kernel_ms;
+    ~Untimed() { context.kernel_ms = kernel_ms; }
+  } untimed{context, std::exchange(context.kernel_ms, nullptr)};
   const int64_t limit = hlo::GlobalLimits().max_while_iterations;
   if (compiled_ != nullptr) {
     ++context.compiled_loops;
     condition_->BindParameters(state);
     body_->BindParameters(state);
-    LoopRuntime runtime{condition_.get(), body_.get(), &untimed, nullptr};
+    LoopRuntime runtime{condition_.get(), body_.get(), &context, nullptr};
     const int64_t trips = compiled_(condition_->buffer_table(), body_->buffer_table(), limit,
                                     &runtime, &RunLoopThunk);
     if (trips == -2) std::rethrow_exception(runtime.error);
@@ -157,14 +155,14 @@ void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
   std::vector<uint8_t*> predicate, results;
   for (int64_t iteration = 0;; ++iteration) {
     condition_->BindParameters(state);
-    condition_->Run(untimed);
+    condition_->Run(context);
     condition_->RootLeavesInto(predicate);
     if (*predicate.at(0) == 0) return;
     if (iteration >= limit)
       throw hlo::Error("cpu backend: while loop " + name() + " exceeded " +
                        std::to_string(limit) + " iterations");
     body_->BindParameters(state);
-    body_->Run(untimed);
+    body_->Run(context);
     body_->RootLeavesInto(results);
     CopyLeaves(results, state, bytes);
   }

@@ -76,30 +76,18 @@ void ThunkSequence::Run(RunContext& context) {
 
 void CopyLeaves(const std::vector<uint8_t*>& sources, const std::vector<uint8_t*>& destinations,
                 const std::vector<int64_t>& bytes) {
-  // A source that is another leaf's destination would be overwritten before it is read.
-  bool needs_staging = false;
-  for (size_t i = 0; i < sources.size() && !needs_staging; ++i) {
-    if (sources[i] == destinations[i]) continue;
-    for (size_t j = 0; j < destinations.size(); ++j) {
-      if (j != i && destinations[j] == sources[i]) {
-        needs_staging = true;
-        break;
-      }
-    }
-  }
-  if (!needs_staging) {
-    for (size_t i = 0; i < sources.size(); ++i) {
-      if (sources[i] != destinations[i] && bytes[i] > 0)
-        std::memcpy(destinations[i], sources[i], static_cast<size_t>(bytes[i]));
-    }
-    return;
-  }
-  std::vector<std::unique_ptr<AlignedBytes>> staged(sources.size());
-  std::vector<uint8_t*> from = sources;
+  // A source that is another leaf's destination would be overwritten before it is read: it is
+  // staged first. Nothing is allocated unless one is (a while loop copies its carry every trip).
+  std::vector<std::unique_ptr<AlignedBytes>> staged;
+  std::vector<uint8_t*> from;
   for (size_t i = 0; i < sources.size(); ++i) {
     if (sources[i] == destinations[i]) continue;
     for (size_t j = 0; j < destinations.size(); ++j) {
       if (j != i && destinations[j] == sources[i]) {
+        if (from.empty()) {
+          from = sources;
+          staged.resize(sources.size());
+        }
         staged[i] = std::make_unique<AlignedBytes>(bytes[i]);
         std::memcpy(staged[i]->data(), sources[i], static_cast<size_t>(bytes[i]));
         from[i] = staged[i]->data();
@@ -107,9 +95,10 @@ void CopyLeaves(const std::vector<uint8_t*>& sources, const std::vector<uint8_t*
       }
     }
   }
-  for (size_t i = 0; i < sources.size(); ++i) {
-    if (from[i] != destinations[i] && bytes[i] > 0)
-      std::memcpy(destinations[i], from[i], static_cast<size_t>(bytes[i]));
+  const std::vector<uint8_t*>& source = from.empty() ? sources : from;
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (source[i] != destinations[i] && bytes[i] > 0)
+      std::memcpy(destinations[i], source[i], static_cast<size_t>(bytes[i]));
   }
 }
 
