@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -46,7 +47,8 @@ enum class LatencySource {
 // files; the backend decides what is in them.
 struct Emitted {
   std::string main;             // to `-o OUT`
-  std::string to_stdout;        // without -o (when `needs_output` is false)
+  // Without -o (when `needs_output` is false): `main`, unless this says otherwise.
+  std::optional<std::string> to_stdout;
   bool needs_output = false;    // a binary that must go to a file
   std::string error;            // set: why the main file cannot be written (reported after
                                 // the command line's own checks)

@@ -71,7 +71,8 @@ TargetDescription MakeGpuDescription() {
       continue;
     }
     t.op_rules[op] = OpRule{OpHandling::kHostFallback, "", {}, OpHandling::kHostFallback};
-    t.host_fallback_details[op] = std::string(gpu::codegen::NoLoweringReason(op));
+    t.host_fallback_details[op] =
+        "no GPU kernel yet, and the gpu target has no host fallback (compiling it fails)";
   }
 
   // Custom-call targets XLA:GPU emits after its own library rewrites, TopK, which XLA:GPU

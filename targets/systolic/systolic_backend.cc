@@ -260,10 +260,16 @@ class LoweredRunner {
     }
     const std::vector<size_t> read_by_condition = LeavesRead(*step.condition, body_state.size());
     std::vector<std::vector<uint8_t>> staged(computed.size());
+    // What a trip costs besides the bodies' work: the host's batch reading the predicate, and
+    // the state's DMA, once for the condition and twice for the body.
     double state_bytes = 0;
     for (const DramBuffer& leaf : step.state) state_bytes += static_cast<double>(leaf.bytes());
     const double dram_bytes_per_cycle = config_.dram_bandwidth_gbps * 1e3 / config_.clock_mhz;
+    const int64_t condition_dma_cycles = static_cast<int64_t>(state_bytes / dram_bytes_per_cycle);
+    const int64_t body_dma_cycles = static_cast<int64_t>(2 * state_bytes / dram_bytes_per_cycle);
     const compiler::PeakRates& peak = targets::SystolicDescription().peak;
+    const double batch_seconds = 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
+    const int64_t batch_cycles = HostCycles(batch_seconds);
     uint8_t go = 0;
     for (int64_t i = 0;; ++i) {
       if (i >= max_iterations) {
@@ -272,12 +278,10 @@ class LoweredRunner {
       }
       condition.RunInPlace(totals);
       condition_dram.Read(condition.lowered().result.at(0).address, std::span<uint8_t>(&go, 1));
-      const double batch_seconds = 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
       totals.host_seconds += batch_seconds;
       totals.host_bytes += 1;
-      totals.accelerator_cycles += static_cast<int64_t>(state_bytes / dram_bytes_per_cycle);
-      totals.loop_control_cycles +=
-          HostCycles(batch_seconds) + static_cast<int64_t>(state_bytes / dram_bytes_per_cycle);
+      totals.accelerator_cycles += condition_dma_cycles;
+      totals.loop_control_cycles += batch_cycles + condition_dma_cycles;
       if (go == 0) break;
       body.RunInPlace(totals);
       // The carry: every computed leaf read before any is written (a body may swap leaves).
@@ -291,8 +295,8 @@ class LoweredRunner {
       for (size_t leaf : read_by_condition) {
         CopyBytes(body_dram, body_state[leaf], condition_dram, condition_state.at(leaf));
       }
-      totals.accelerator_cycles += static_cast<int64_t>(2 * state_bytes / dram_bytes_per_cycle);
-      totals.loop_control_cycles += static_cast<int64_t>(2 * state_bytes / dram_bytes_per_cycle);
+      totals.accelerator_cycles += body_dma_cycles;
+      totals.loop_control_cycles += body_dma_cycles;
       ++totals.iterations;
     }
     for (size_t i = 0; i < step.result.size(); ++i) {
@@ -454,7 +458,6 @@ class SystolicBackend final : public Backend {
                const std::string& dump_dir) override {
     Emitted emitted;
     emitted.main = Compile(module)->artifacts().at("program.sasm");
-    emitted.to_stdout = emitted.main;
     return emitted;
   }
   std::unique_ptr<Executable> Compile(const hlo::Module& module) override {

@@ -153,14 +153,15 @@ int RunCompile(const ParsedArgs& args, const Context& context) {
                                output->ends_with(artifact);
   const bool backend_emits = emit != "hlo" || writes_artifact;
   const std::string kind = writes_artifact ? "artifact" : emit;
-  if (backend_emits && !backend.emits_optimized_module()) {
-    targets::Emitted emitted;
+  targets::Emitted emitted;
+  auto emit_files = [&](const hlo::Module& module) {
     {
-      Heartbeat heartbeat("compiling " + input + " to " + kind + " for " + target.name);
-      emitted = backend.Emit(*loaded.module, kind, options.dump_dir);
+      Heartbeat heartbeat("generating " + kind + " for " + target.name + " from " + input);
+      emitted = backend.Emit(module, kind, options.dump_dir);
     }
     return WriteEmitted(emitted, kind, input, output, options.dump_dir, force);
-  }
+  };
+  if (backend_emits && !backend.emits_optimized_module()) return emit_files(*loaded.module);
   compiler::PipelineReport report;
   {
     Heartbeat heartbeat("compiling " + input + " for " + target.name);
@@ -170,12 +171,7 @@ int RunCompile(const ParsedArgs& args, const Context& context) {
   if (args.Has("--time-passes")) std::cerr << report.ToTable();
   if (args.Has("--explain-fusion")) std::cerr << FusionExplanations(module, target);
   if (backend_emits) {
-    targets::Emitted emitted;
-    {
-      Heartbeat heartbeat("generating " + kind + " for " + target.name + " from " + input);
-      emitted = backend.Emit(module, kind, options.dump_dir);
-    }
-    const int status = WriteEmitted(emitted, kind, input, output, options.dump_dir, force);
+    const int status = emit_files(module);
     if (stats_json) {
       std::string stats = StatsJson(input, module, target, report);
       if (!emitted.stats_key.empty()) {

@@ -36,7 +36,7 @@ int WriteEmitted(const targets::Emitted& emitted, const std::string& kind,
   }
   if (!emitted.error.empty()) throw hlo::Error(emitted.error);
   if (!output) {
-    std::cout << emitted.to_stdout;
+    std::cout << emitted.to_stdout.value_or(emitted.main);
     std::cout.flush();
     if (!std::cout) return kExitFailure;
   } else {

@@ -47,15 +47,4 @@ OpLowering LoweringOf(Opcode op) {
   }
 }
 
-std::string_view NoLoweringReason(Opcode op) {
-  switch (hlo::OpcodeClass(op)) {
-    case hlo::OpClass::kControl:
-      return "control flow is not compiled for the GPU yet";
-    case hlo::OpClass::kCollective:
-      return "collectives need a multi-device runtime";
-    default:
-      return "no GPU kernel yet, and the gpu target has no host fallback (compiling it fails)";
-  }
-}
-
 }  // namespace gpu::codegen

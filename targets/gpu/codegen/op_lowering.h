@@ -4,8 +4,6 @@
 // emitter's opcode table only (no LLVM), so the descriptions can read it without the backend.
 #pragma once
 
-#include <string_view>
-
 #include "hlo/opcodes.h"
 
 namespace gpu::codegen {
@@ -29,8 +27,5 @@ enum class OpLowering {
 };
 
 OpLowering LoweringOf(hlo::Opcode op);
-
-// Why an opcode with OpLowering::kNone has no GPU code.
-std::string_view NoLoweringReason(hlo::Opcode op);
 
 }  // namespace gpu::codegen

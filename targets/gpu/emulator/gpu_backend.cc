@@ -1,7 +1,6 @@
 // MakeGpuBackend: see gpu_backend.h.
 #include "targets/gpu/emulator/gpu_backend.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -13,29 +12,15 @@
 namespace gpu::emulator {
 namespace {
 
-void AppendLeaves(const hlo::Literal& literal, std::vector<hlo::Literal>& leaves) {
-  if (!literal.IsTuple()) {
-    hlo::Literal copy(literal.shape());
-    std::copy(literal.bytes().begin(), literal.bytes().end(), copy.mutable_bytes().begin());
-    leaves.push_back(std::move(copy));
-    return;
-  }
-  for (const hlo::Literal& element : literal.elements()) AppendLeaves(element, leaves);
-}
-
 class EmulatedExecutable : public targets::Executable {
  public:
   EmulatedExecutable(gpu::codegen::GpuCompileResult compiled, bool tuple_root)
       : compiled_(std::move(compiled)), tuple_root_(tuple_root) {}
 
   hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
-    // The artifact's parameters are the array leaves of the entry parameters, depth first
-    // (a tuple-shaped parameter is one per leaf, "argP.I").
-    std::vector<hlo::Literal> leaves;
-    for (const hlo::Literal& input : inputs) AppendLeaves(input, leaves);
     std::vector<hlo::Literal> results;
     try {
-      results = EmulateArtifact(compiled_, leaves);
+      results = EmulateArtifact(compiled_, inputs);
     } catch (const std::runtime_error& error) {  // the emulator's own errors
       throw hlo::Error(std::string("gpu host emulation: ") + error.what());
     }
@@ -105,7 +90,6 @@ class GpuEmulationBackend : public targets::Backend {
     } else {
       emitted.main = gpu::SerializeArtifact(result.artifact);
     }
-    emitted.to_stdout = emitted.main;
     emitted.summary = "gpu: " + std::to_string(result.kernels.size()) + " kernels, " +
                       std::to_string(result.artifact.manifest.steps.size()) + " steps, arena " +
                       std::to_string(result.artifact.manifest.arena_bytes) + " bytes";

@@ -218,6 +218,15 @@ hlo::PrimitiveType ToPrimitive(gpu::DType dtype) {
   return *type;
 }
 
+// The array leaves of `literal`, depth first.
+void AppendLeaves(const hlo::Literal& literal, std::vector<const hlo::Literal*>& leaves) {
+  if (!literal.IsTuple()) {
+    leaves.push_back(&literal);
+    return;
+  }
+  for (const hlo::Literal& element : literal.elements()) AppendLeaves(element, leaves);
+}
+
 }  // namespace
 
 std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& compiled,
@@ -233,10 +242,12 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
     const std::string& data = compiled.artifact.sections.at(constant.section);
     std::memcpy(&arena.at(constant.slice.offset), data.data(), data.size());
   }
-  if (inputs.size() != manifest.parameters.size())
+  std::vector<const hlo::Literal*> leaves;
+  for (const hlo::Literal& input : inputs) AppendLeaves(input, leaves);
+  if (leaves.size() != manifest.parameters.size())
     throw std::runtime_error("emulator: wrong input count");
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    auto bytes = inputs[i].bytes();
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    auto bytes = leaves[i]->bytes();
     if (bytes.size() != manifest.parameters[i].slice.bytes)
       throw std::runtime_error("emulator: input size");
     std::memcpy(&arena.at(manifest.parameters[i].slice.offset), bytes.data(), bytes.size());

@@ -34,7 +34,8 @@ struct EmulatedGrid {
   int threads_per_block = 64;  // a multiple of 32
 };
 
-// Runs the artifact on `inputs` (entry parameters in order, array parameters only) and returns
+// Runs the artifact on `inputs` (entry parameters in order; a tuple-shaped one gives its array
+// leaves depth first, as the artifact's parameters "argP.I" do) and returns
 // the results in .npz order (out0, out1, ...). Throws std::runtime_error on what it cannot run.
 std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& compiled,
                                           std::span<const hlo::Literal> inputs,
