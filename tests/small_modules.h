@@ -1,5 +1,6 @@
 // Small modules whose owners and costs are known by construction, shared by the ownership,
-// report and fusion tests (one definition, so the expected figures stay consistent).
+// report and fusion tests (one definition, so the expected figures stay consistent), and
+// modules several backends' tests share.
 #pragma once
 
 #include <cstdint>
@@ -73,5 +74,23 @@ inline std::string SoftmaxRows(int64_t rows, int64_t columns) {
          "  ROOT d = " + m + " divide(e, sb)\n"
          "}\n";
 }
+
+// A while (`spin`) whose condition is always true, its s32 carry starting at parameter 0: only
+// the iteration limit (GlobalLimits().max_while_iterations, `run --max-iterations`) stops it.
+inline constexpr char kRunawayLoop[] = R"(HloModule runaway
+cond {
+  p = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT next = s32[] add(p, one)
+}
+ENTRY e {
+  x = s32[] parameter(0)
+  ROOT spin = s32[] while(x), condition=cond, body=body
+}
+)";
 
 }  // namespace small_modules

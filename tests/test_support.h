@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hlo/diagnostic.h"
 #include "hlo/ir.h"
 #include "targets/backend.h"
 
@@ -31,5 +32,20 @@ std::string ReadFile(const std::string& path);
 std::unique_ptr<hlo::Module> ParseAndVerify(const std::string& text);
 
 targets::BackendRegistry& Backends();
+
+// Sets GlobalLimits().max_while_iterations and restores it at scope exit, so one test's limit
+// cannot leak into another.
+class ScopedWhileLimit {
+ public:
+  explicit ScopedWhileLimit(int64_t limit) : saved_(hlo::GlobalLimits().max_while_iterations) {
+    hlo::GlobalLimits().max_while_iterations = limit;
+  }
+  ~ScopedWhileLimit() { hlo::GlobalLimits().max_while_iterations = saved_; }
+  ScopedWhileLimit(const ScopedWhileLimit&) = delete;
+  ScopedWhileLimit& operator=(const ScopedWhileLimit&) = delete;
+
+ private:
+  int64_t saved_;
+};
 
 }  // namespace testing_support

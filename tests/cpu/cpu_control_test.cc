@@ -6,6 +6,7 @@
 
 #include "hlo/diagnostic.h"
 #include "tests/cpu/cpu_test_util.h"
+#include "tests/small_modules.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -260,35 +261,62 @@ ENTRY e {
   EXPECT_EQ(Counter(run, "dynamic-update-slice.in-place"), 0);
 }
 
-// A loop beyond the iteration limit stops with an error naming the while, on either path.
-TEST(CpuRuntime, RunawayLoopStopsWithAnErrorNamingTheWhile) {
-  auto module = testing_support::ParseAndVerify(R"(
-HloModule forever
-cond {
-  p = s32[] parameter(0)
-  ROOT t = pred[] constant(true)
-}
-body {
-  p = s32[] parameter(0)
-  one = s32[] constant(1)
-  ROOT i1 = s32[] add(p, one)
-}
-ENTRY e {
-  zero = s32[] constant(0)
-  ROOT spin = s32[] while(zero), condition=cond, body=body
-})");
-  const int64_t saved = hlo::GlobalLimits().max_while_iterations;
-  hlo::GlobalLimits().max_while_iterations = 1000;
-  std::unique_ptr<targets::Executable> executable = cpu_tests::Cpu().Compile(*module);
+// Runs `module` on the cpu backend with at most `limit` trips per loop and returns the error
+// it stops with ("" when it does not), and the executable's profile after it.
+std::string RunawayError(const hlo::Module& module, const std::vector<hlo::Literal>& inputs,
+                         int64_t limit, targets::Profile* profile) {
+  testing_support::ScopedWhileLimit scoped(limit);
+  std::unique_ptr<targets::Executable> executable = cpu_tests::Cpu().Compile(module);
   std::string error;
   try {
-    executable->Run({});
+    executable->Run(inputs);
   } catch (const hlo::Error& e) {
     error = e.what();
   }
-  hlo::GlobalLimits().max_while_iterations = saved;
+  *profile = executable->profile();
+  return error;
+}
+
+hlo::Literal ScalarS32(int32_t value) {
+  hlo::Literal literal(hlo::Shape::Array(hlo::PrimitiveType::kS32, {}));
+  literal.SetFromInt64(0, value);
+  return literal;
+}
+
+// A loop beyond the iteration limit stops with an error naming the while, on both paths: the
+// compiled loop and the thunk-by-thunk one (a carry that swaps leaves).
+TEST(CpuRuntime, RunawayLoopStopsWithAnErrorNamingTheWhile) {
+  auto compiled = testing_support::ParseAndVerify(small_modules::kRunawayLoop);
+  std::vector<hlo::Literal> inputs;
+  inputs.push_back(ScalarS32(0));
+  targets::Profile profile;
+  std::string error = RunawayError(*compiled, inputs, 1000, &profile);
   EXPECT_NE(error.find("spin"), std::string::npos) << error;
   EXPECT_NE(error.find("1000 iterations"), std::string::npos) << error;
+  EXPECT_EQ(profile.counters["thunks.while.compiled"], 1);
+
+  auto staged = testing_support::ParseAndVerify(R"(
+HloModule forever_swapping
+cond {
+  p = (s32[], s32[]) parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = (s32[], s32[]) parameter(0)
+  a = s32[] get-tuple-element(p), index=0
+  b = s32[] get-tuple-element(p), index=1
+  ROOT swapped = (s32[], s32[]) tuple(b, a)
+}
+ENTRY e {
+  zero = s32[] constant(0)
+  one = s32[] constant(1)
+  init = (s32[], s32[]) tuple(zero, one)
+  ROOT swap_forever = (s32[], s32[]) while(init), condition=cond, body=body
+})");
+  error = RunawayError(*staged, {}, 1000, &profile);
+  EXPECT_NE(error.find("swap_forever"), std::string::npos) << error;
+  EXPECT_NE(error.find("1000 iterations"), std::string::npos) << error;
+  EXPECT_EQ(profile.counters["thunks.while.compiled"], 0);
 }
 
 // The same runaway loop inside another compiled loop's body: its error crosses the outer
@@ -320,19 +348,11 @@ ENTRY e {
   zero = s32[] constant(0)
   ROOT outer = s32[] while(zero), condition=outer_cond, body=outer_body
 })");
-  const int64_t saved = hlo::GlobalLimits().max_while_iterations;
-  hlo::GlobalLimits().max_while_iterations = 100;
-  std::unique_ptr<targets::Executable> executable = cpu_tests::Cpu().Compile(*module);
-  std::string error;
-  try {
-    executable->Run({});
-  } catch (const hlo::Error& e) {
-    error = e.what();
-  }
-  hlo::GlobalLimits().max_while_iterations = saved;
+  targets::Profile profile;
+  const std::string error = RunawayError(*module, {}, 100, &profile);
   EXPECT_NE(error.find("inner_spin"), std::string::npos) << error;
   EXPECT_NE(error.find("100 iterations"), std::string::npos) << error;
-  EXPECT_EQ(Counter(cpu_tests::CpuRun{{}, executable->profile(), {}}, "thunks.while.compiled"), 2);
+  EXPECT_EQ(profile.counters["thunks.while.compiled"], 2);
 }
 
 TEST(CpuRuntime, ConditionalAndCall) {

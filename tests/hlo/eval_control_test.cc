@@ -8,6 +8,7 @@
 
 #include "hlo/diagnostic.h"
 #include "tests/hlo/eval_test_util.h"
+#include "tests/test_support.h"
 
 namespace {
 
@@ -15,17 +16,7 @@ using namespace eval_test;
 constexpr PrimitiveType F32 = PrimitiveType::kF32;
 constexpr PrimitiveType S32 = PrimitiveType::kS32;
 
-// Restores GlobalLimits() at scope exit so one test's limit cannot leak into another.
-class ScopedWhileLimit {
- public:
-  explicit ScopedWhileLimit(int64_t limit) : saved_(hlo::GlobalLimits().max_while_iterations) {
-    hlo::GlobalLimits().max_while_iterations = limit;
-  }
-  ~ScopedWhileLimit() { hlo::GlobalLimits().max_while_iterations = saved_; }
-
- private:
-  int64_t saved_;
-};
+using testing_support::ScopedWhileLimit;
 
 std::string ExpectError(const std::string& text, const std::vector<Literal>& args,
                         const hlo::EvaluatorOptions& options = {}) {
