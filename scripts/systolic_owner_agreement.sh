@@ -12,6 +12,7 @@ set -euo pipefail
 build=build
 if [[ $# -gt 0 && -d "$1" ]]; then build=$1; shift; fi
 retarget="$build/bin/retarget"
+python="$build/venv/bin/python3"  # the build's own interpreter (scripts/setup-python.sh)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for model in "$@"; do
@@ -24,7 +25,7 @@ for model in "$@"; do
   "$retarget" compile "$model" --target systolic --stats-json "$work/s.json" --force \
       -o /dev/null 2>/dev/null
   grep '^# host:' "$work/p.sasm" | awk '{print $3}' | sort -u >"$work/lowering" || true
-  python3 - "$work/s.json" >"$work/description" <<'PY'
+  "$python" - "$work/s.json" >"$work/description" <<'PY'
 import json, sys
 for entry in json.load(open(sys.argv[1]))["entries"]:
     if entry["owner"] == "host-fallback":
