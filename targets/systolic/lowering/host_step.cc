@@ -4,6 +4,8 @@
 // CheckHostStepsAgainst: a host step of an op without accelerator program that the target's
 // description calls native is an error.
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "compiler/ownership.h"
 #include "hlo/diagnostic.h"
@@ -85,11 +87,16 @@ std::unique_ptr<hlo::Module> ComputationModule(const hlo::Module& module,
 
 void CheckHostStepsAgainst(const hlo::Module& optimized, const LoweredModule& lowered,
                            const compiler::TargetDescription& description) {
+  std::unordered_map<std::string_view, const Instruction*> by_name;  // filled when first needed
   for (const Step& step : lowered.steps) {
     const auto* host = std::get_if<HostStep>(&step);
     if (host == nullptr || !host->no_instruction) continue;
-    const Instruction* inst = optimized.entry()->FindInstruction(host->instruction);
-    if (inst == nullptr) continue;  // not an entry instruction: nothing to compare
+    if (by_name.empty()) {
+      for (const auto& inst : optimized.entry()->instructions()) by_name[inst->name()] = inst.get();
+    }
+    auto found = by_name.find(host->instruction);
+    if (found == by_name.end()) continue;  // not an entry instruction: nothing to compare
+    const Instruction* inst = found->second;
     if (compiler::InstructionOwner(*inst, description).owner !=
         compiler::Owner::kAcceleratorNative) {
       continue;
