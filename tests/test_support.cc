@@ -7,6 +7,7 @@
 
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
+#include "tools/io/inputs.h"
 
 namespace testing_support {
 
@@ -56,6 +57,42 @@ std::unique_ptr<hlo::Module> ParseAndVerify(const std::string& text) {
 targets::BackendRegistry& Backends() {
   static targets::BackendRegistry registry;
   return registry;
+}
+
+namespace {
+
+hlo::Literal InterpreterResult(const hlo::Module& module, const std::vector<hlo::Literal>& inputs) {
+  targets::Backend* interp = Backends().Find("interp");
+  if (interp == nullptr) throw std::runtime_error("the interp backend is not registered");
+  return interp->Compile(module)->Run(inputs);
+}
+
+}  // namespace
+
+ComparedRun RunAgainstInterpreter(targets::Backend& backend, const hlo::Module& module,
+                                  const std::vector<hlo::Literal>& inputs,
+                                  const io::Tolerance* tolerance) {
+  const hlo::Literal expected = InterpreterResult(module, inputs);
+  ComparedRun run;
+  run.executable = backend.Compile(module);
+  run.result = run.executable->Run(inputs);
+  run.comparison = io::CompareArrays(io::FlattenOutputs(expected), io::FlattenOutputs(run.result),
+                                     tolerance);
+  return run;
+}
+
+io::CompareResult CompareLeavesWithInterpreter(const hlo::Module& module,
+                                               const std::vector<hlo::Literal>& inputs,
+                                               const std::vector<hlo::Literal>& leaves,
+                                               const io::Tolerance* tolerance) {
+  std::vector<io::NpyArray> actual;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    std::string name = "out";  // appended: GCC 12 warns falsely (-Wrestrict) on "out" + string
+    name += std::to_string(i);
+    actual.push_back({std::move(name), leaves[i]});
+  }
+  return io::CompareArrays(io::FlattenOutputs(InterpreterResult(module, inputs)), actual,
+                           tolerance);
 }
 
 }  // namespace testing_support

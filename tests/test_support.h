@@ -9,6 +9,7 @@
 #include "hlo/diagnostic.h"
 #include "hlo/ir.h"
 #include "targets/backend.h"
+#include "tools/io/compare.h"
 
 namespace testing_support {
 
@@ -32,6 +33,24 @@ std::string ReadFile(const std::string& path);
 std::unique_ptr<hlo::Module> ParseAndVerify(const std::string& text);
 
 targets::BackendRegistry& Backends();
+
+// The suite's one run-and-compare: `module` runs on `backend` and on the interpreter with the
+// same inputs, and every output is compared with io::CompareArrays (`tolerance` nullptr: the
+// per-type defaults of compare.h). The run corpus (tests/run) and each backend's structural
+// tests use it, so "matches the interpreter" means the same thing everywhere.
+struct ComparedRun {
+  std::unique_ptr<targets::Executable> executable;  // the backend's, for counters and artifacts
+  hlo::Literal result;
+  io::CompareResult comparison;
+};
+ComparedRun RunAgainstInterpreter(targets::Backend& backend, const hlo::Module& module,
+                                  const std::vector<hlo::Literal>& inputs,
+                                  const io::Tolerance* tolerance = nullptr);
+// The same for results that come as a list of leaves (the GPU emulator's), in leaf order.
+io::CompareResult CompareLeavesWithInterpreter(const hlo::Module& module,
+                                               const std::vector<hlo::Literal>& inputs,
+                                               const std::vector<hlo::Literal>& leaves,
+                                               const io::Tolerance* tolerance = nullptr);
 
 // Sets GlobalLimits().max_while_iterations and restores it at scope exit, so one test's limit
 // cannot leak into another.

@@ -39,14 +39,7 @@ ENTRY e {
   EXPECT_EQ(Counter(run, "thunks.fallback"), 0);
 }
 
-TEST(CpuContraction, OddSizedAndBatchedDots) {
-  ExpectMatchesInterp(R"(
-HloModule dots
-ENTRY e {
-  a = f32[33,17] parameter(0)
-  b = f32[17,65] parameter(1)
-  ROOT d = f32[33,65] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})", 1, &kF32Gemm);
+TEST(CpuContraction, BatchedDotIsOneGemm) {
   cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
 HloModule batched
 ENTRY e {
@@ -55,16 +48,6 @@ ENTRY e {
   ROOT d = f32[3,5,9] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
 })", 2, &kF32Gemm);
   EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
-}
-
-TEST(CpuContraction, VectorMatrixAndSizeOne) {
-  ExpectMatchesInterp(R"(
-HloModule vecmat
-ENTRY e {
-  a = f32[7] parameter(0)
-  b = f32[7,1] parameter(1)
-  ROOT d = f32[1] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
-})", 3, &kF32Gemm);
 }
 
 TEST(CpuContraction, Bf16Dot) {
@@ -155,26 +138,6 @@ ENTRY e {
   ROOT y = f32[2,5,5,4] convolution(x, w), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
 })", 6, &kF32Gemm);
   EXPECT_EQ(Counter(run, "thunks.conv"), 1);
-}
-
-TEST(CpuContraction, DepthwiseConvolution) {
-  ExpectMatchesInterp(R"(
-HloModule depthwise
-ENTRY e {
-  x = f32[1,8,8,6] parameter(0)
-  w = f32[3,3,1,6] parameter(1)
-  ROOT y = f32[1,8,8,6] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=6
-})", 7, &kF32Gemm);
-}
-
-TEST(CpuContraction, ConvolutionInOtherLayoutIsCanonicalized) {
-  ExpectMatchesInterp(R"(
-HloModule nchw
-ENTRY e {
-  x = f32[1,3,7,7] parameter(0)
-  w = f32[4,3,3,3] parameter(1)
-  ROOT y = f32[1,4,7,7] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
-})", 8, &kF32Gemm);
 }
 
 TEST(CpuContraction, DotWithBiasReluEpilogue) {

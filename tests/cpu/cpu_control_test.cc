@@ -355,22 +355,6 @@ ENTRY e {
   EXPECT_EQ(profile.counters["thunks.while.compiled"], 2);
 }
 
-TEST(CpuRuntime, ConditionalAndCall) {
-  const std::string text = R"(
-HloModule cond
-negate_branch { p = f32[5] parameter(0)  ROOT n = f32[5] negate(p) }
-exp_branch { p = f32[5] parameter(0)  ROOT x = f32[5] exponential(p) }
-helper { p = f32[5] parameter(0)  q = f32[5] parameter(1)  ROOT s = f32[5] subtract(p, q) }
-ENTRY e {
-  flag = pred[] parameter(0)
-  x = f32[5] parameter(1)
-  y = f32[5] parameter(2)
-  c = f32[5] conditional(flag, x, x), true_computation=negate_branch, false_computation=exp_branch
-  ROOT r = f32[5] call(c, y), to_apply=helper
-})";
-  for (uint64_t seed = 0; seed < 4; ++seed) ExpectMatchesInterp(text, seed);
-}
-
 TEST(CpuRuntime, DynamicUpdateSliceInPlaceInsideALoop) {
   // A cache written one row per iteration: the body's dynamic-update-slice takes over the
   // dying cache buffer (dynamic-update-slice.in-place) and the result still equals the
@@ -436,28 +420,7 @@ ENTRY e {
   }
 }
 
-TEST(CpuRuntime, SortGatherAndTopKMatchInterpreter) {
-  ExpectMatchesInterp(R"(
-HloModule sort
-lt { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = pred[] compare(a, b), direction=LT }
-ENTRY e {
-  x = f32[3,11] parameter(0)
-  ROOT s = f32[3,11] sort(x), dimensions={1}, to_apply=lt
-})");
-  ExpectMatchesInterp(R"(
-HloModule gather
-ENTRY e {
-  table = f32[10,4] parameter(0)
-  ids = s32[6,1] parameter(1)
-  ROOT g = f32[6,4] gather(table, ids), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
-})");
-  ExpectMatchesInterp(R"(
-HloModule gather2d
-ENTRY e {
-  x = f32[6,7,5] parameter(0)
-  ids = s32[4,3,2] parameter(1)
-  ROOT g = f32[4,2,3,5] gather(x, ids), offset_dims={1,3}, collapsed_slice_dims={1}, start_index_map={1,0}, index_vector_dim=2, slice_sizes={2,1,5}
-})");
+TEST(CpuRuntime, TopKIsANativeThunk) {
   cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
 HloModule topk
 ENTRY e {

@@ -81,18 +81,6 @@ ENTRY e {
   EXPECT_EQ(Counter(run, "thunks.fallback"), 0) << run.artifacts["fallbacks.txt"];
 }
 
-TEST(CpuElementwise, NonDefaultLayoutsAndTranspose) {
-  ExpectMatchesInterp(R"(
-HloModule layouts
-ENTRY e {
-  a = f32[5,7]{0,1} parameter(0)
-  b = f32[7,5]{1,0} parameter(1)
-  t = f32[5,7]{0,1} transpose(b), dimensions={1,0}
-  s = f32[5,7]{0,1} add(a, t)
-  ROOT r = f32[5,7]{1,0} copy(s)
-})");
-}
-
 // A root that shares an entry parameter's buffer (reshape, bitcast, the parameter itself) is
 // returned with the ROOT's shape: the result copy straight from the caller's input must not keep
 // the parameter's shape.
@@ -115,37 +103,6 @@ ENTRY e {
     EXPECT_EQ(element.shape().dims, dims[e]) << e;
     for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(element.GetAsDouble(i), 10.0 * i) << e << " " << i;
   }
-}
-
-TEST(CpuElementwise, Bf16IsRoundedPerInstruction) {
-  // tanh may differ from libm by an ulp of f32, which can flip one bf16 rounding: 2^-8.
-  const io::Tolerance one_bf16_ulp{1.0 / 256, 1e-6};
-  ExpectMatchesInterp(R"(
-HloModule bf16
-ENTRY e {
-  a = bf16[3,65] parameter(0)
-  b = bf16[3,65] parameter(1)
-  m = bf16[3,65] multiply(a, b)
-  t = bf16[3,65] tanh(m)
-  ROOT c = f32[3,65] convert(t)
-})", 3, &one_bf16_ulp);
-}
-
-TEST(CpuElementwise, DataMovement) {
-  ExpectMatchesInterp(R"(
-HloModule movement
-ENTRY e {
-  a = f32[4,6] parameter(0)
-  b = f32[4,3] parameter(1)
-  c = f32[4,9] concatenate(a, b), dimensions={1}
-  s = f32[2,9] slice(c), slice={[1:4:2], [0:9]}
-  zero = f32[] constant(0)
-  p = f32[3,12] pad(s, zero), padding=1_0x2_1
-  rv = f32[3,12] reverse(p), dimensions={1}
-  i = s32[3,12] iota(), iota_dimension=1
-  fi = f32[3,12] convert(i)
-  ROOT r = f32[3,12] add(rv, fi)
-})");
 }
 
 // Random shapes: an elementwise chain with a broadcast operand and a row reduction, for ranks
@@ -223,16 +180,6 @@ ENTRY e {
   ROOT r = f32[2,7,5] concatenate(ea, c, nb), dimensions={1}
 })");
   EXPECT_EQ(Counter(run, "thunks.fallback"), 0) << run.artifacts["fallbacks.txt"];
-}
-
-TEST(CpuElementwise, ZeroSizedArrays) {
-  ExpectMatchesInterp(R"(
-HloModule empty
-ENTRY e {
-  a = f32[0,5] parameter(0)
-  b = f32[0,5] parameter(1)
-  ROOT r = f32[0,5] add(a, b)
-})");
 }
 
 }  // namespace

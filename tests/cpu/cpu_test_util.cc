@@ -30,13 +30,12 @@ CpuRun RunCpu(const hlo::Module& module, const std::vector<hlo::Literal>& inputs
 
 CpuRun ExpectMatchesInterp(const hlo::Module& module, uint64_t seed,
                            const io::Tolerance* tolerance) {
-  std::vector<hlo::Literal> inputs = io::MakeRandomInputs(module, seed);
-  hlo::Literal expected = Interp().Compile(module)->Run(inputs);
-  CpuRun run = RunCpu(module, inputs);
-  io::CompareResult comparison =
-      io::CompareArrays(io::FlattenOutputs(expected), io::FlattenOutputs(run.result), tolerance);
-  EXPECT_TRUE(comparison.matched) << module.name() << ": " << comparison.summary
-                                  << "\nfallbacks:\n" << run.artifacts["fallbacks.txt"];
+  testing_support::ComparedRun compared = testing_support::RunAgainstInterpreter(
+      Cpu(), module, io::MakeRandomInputs(module, seed), tolerance);
+  CpuRun run{std::move(compared.result), compared.executable->profile(),
+             compared.executable->artifacts()};
+  EXPECT_TRUE(compared.comparison.matched) << module.name() << ": " << compared.comparison.summary
+                                           << "\nfallbacks:\n" << run.artifacts["fallbacks.txt"];
   return run;
 }
 

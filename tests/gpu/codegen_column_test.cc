@@ -41,9 +41,12 @@ size_t Count(const std::string& text, const std::string& what) {
 }
 
 TEST(GpuCodegenColumn, SumOverDim0IsTiledThroughSharedMemory) {
-  // 100 columns: 3 full tiles and a ragged one of 4.
+  // 100 columns: 3 full tiles and a ragged one of 4. Each column sums 300 random terms in warp
+  // lanes and a butterfly, not in the interpreter's order: partial sums of ~17 in magnitude
+  // round differently by ~1e-5 absolute.
   const std::string text = SumModule("300,100", "100", "0");
-  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 2);
+  const Tolerance reassociated{1e-5, 1e-4};
+  gpu::codegen::GpuCompileResult compiled = ExpectMatchesInterpreter(text, 2, reassociated);
   ASSERT_EQ(compiled.kernels.size(), 1u);
   EXPECT_EQ(compiled.kernels[0].kind, "column-reduction");
   EXPECT_EQ(compiled.kernels[0].grid, 4u);      // tiles: ceil(100 / 32)
@@ -56,7 +59,7 @@ TEST(GpuCodegenColumn, SumOverDim0IsTiledThroughSharedMemory) {
   for (gpu::emulator::EmulatedGrid grid :
        {gpu::emulator::EmulatedGrid{1, 32}, gpu::emulator::EmulatedGrid{3, 96},
         gpu::emulator::EmulatedGrid{2, 1024}})
-    ExpectMatchesInterpreter(text, 2, {}, grid);
+    ExpectMatchesInterpreter(text, 2, reassociated, grid);
 }
 
 TEST(GpuCodegenColumn, IntegerSumsAreExactAcrossOuterSlicesAndReducedRuns) {

@@ -135,13 +135,12 @@ TEST_P(RunCorpus, MatchesTheInterpreterOrIsRefusedAsDeclared) {
       owned ? owned.get() : testing_support::Backends().Find(c.target);
   ASSERT_NE(backend, nullptr) << c.file << ": unknown target '" << c.target << "'";
   const std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*module, header.seed);
-  const hlo::Literal expected =
-      testing_support::Backends().Find("interp")->Compile(*module)->Run(inputs);
 
   const auto refused = header.refused.find(c.target);
-  hlo::Literal actual;
+  testing_support::ComparedRun run;
   try {
-    actual = backend->Compile(*module)->Run(inputs);
+    run = testing_support::RunAgainstInterpreter(*backend, *module, inputs,
+                                                 header.tolerance ? &*header.tolerance : nullptr);
   } catch (const hlo::Error& e) {
     ASSERT_NE(refused, header.refused.end()) << c.file << " on " << c.target << ": " << e.what();
     EXPECT_NE(std::string(e.what()).find(refused->second), std::string::npos)
@@ -151,10 +150,8 @@ TEST_P(RunCorpus, MatchesTheInterpreterOrIsRefusedAsDeclared) {
   }
   ASSERT_EQ(refused, header.refused.end())
       << c.file << " now runs on " << c.target << ": remove its REFUSED line";
-  const io::CompareResult result =
-      io::CompareArrays(io::FlattenOutputs(expected), io::FlattenOutputs(actual),
-                        header.tolerance ? &*header.tolerance : nullptr);
-  EXPECT_TRUE(result.matched) << c.file << " on " << c.target << ": " << result.summary;
+  EXPECT_TRUE(run.comparison.matched) << c.file << " on " << c.target << ": "
+                                      << run.comparison.summary;
 }
 
 INSTANTIATE_TEST_SUITE_P(Run, RunCorpus, ::testing::ValuesIn(AllCases()),

@@ -30,17 +30,11 @@ struct Outcome {
 // `tolerance`: nullptr for compare.h's per-type defaults.
 Outcome RunOnSystolic(const hlo::Module& module, const systolic::ArchConfig& config,
                       const io::Tolerance* tolerance = nullptr) {
-  std::vector<hlo::Literal> inputs = io::MakeRandomInputs(module, 7);
   auto backend =
       targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
-  auto executable = backend->Compile(module);
-  hlo::Literal result = executable->Run(inputs);
-  hlo::Literal expected = hlo::Evaluate(module, inputs);
-  Outcome outcome;
-  outcome.compare =
-      io::CompareArrays(io::FlattenOutputs(expected), io::FlattenOutputs(result), tolerance);
-  outcome.counters = executable->profile().counters;
-  return outcome;
+  testing_support::ComparedRun run = testing_support::RunAgainstInterpreter(
+      *backend, module, io::MakeRandomInputs(module, 7), tolerance);
+  return {run.comparison, run.executable->profile().counters};
 }
 
 Outcome RunText(const std::string& text, const systolic::ArchConfig& config,
