@@ -278,7 +278,8 @@ OwnerInfo InstructionOwner(const hlo::Instruction& inst, const TargetDescription
   return OpOwner(inst, target);
 }
 
-ModuleStats AnalyzeOwnership(const hlo::Module& module, const TargetDescription& target) {
+ModuleStats AnalyzeOwnership(const hlo::Module& module, const TargetDescription& target,
+                             const std::map<std::string, std::string>* lowered_on_host) {
   ModuleStats stats;
   stats.target = target.name;
   for (Owner owner : kCodeOwners) {
@@ -299,6 +300,14 @@ ModuleStats AnalyzeOwnership(const hlo::Module& module, const TargetDescription&
       } else {
         entry.info = OpOwner(*inst, target);
         entry.fused_instructions = entry.info.owner == Owner::kNoCode ? 0 : 1;
+      }
+      if (lowered_on_host != nullptr && entry.info.owner != Owner::kHostFallback) {
+        auto host = lowered_on_host->find(inst->name());
+        if (host != lowered_on_host->end()) {
+          entry.info = {Owner::kHostFallback, "",
+                        "the " + target.name + " lowering runs it on the host: " + host->second};
+          entry.fused_instructions = std::max<int64_t>(1, entry.fused_instructions);
+        }
       }
       entry.cost = costs.Cost(*inst);
       if (entry.info.owner != Owner::kNoCode) {

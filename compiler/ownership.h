@@ -49,7 +49,12 @@ struct ModuleStats {
   std::string target;                // TargetDescription::name the analysis ran for
 };
 
-ModuleStats AnalyzeOwnership(const hlo::Module& module, const TargetDescription& target);
+// `lowered_on_host`, when a backend's lowering was asked (targets::Backend::HostSteps): the
+// instructions it runs on the host, by name, with its reasons. Each becomes a host fallback
+// whatever the description's rules say, with the lowering's reason: the lowering has the last
+// word on what the target runs.
+ModuleStats AnalyzeOwnership(const hlo::Module& module, const TargetDescription& target,
+                             const std::map<std::string, std::string>* lowered_on_host = nullptr);
 
 // The owner of one top-level instruction by the rules AnalyzeOwnership applies (a fusion: the
 // owner of its fused kernel). The fusion passes use it to keep host-fallback and device ops in

@@ -85,6 +85,15 @@ class Backend {
   }
   // How the report obtains this target's latency.
   virtual LatencySource latency_source() const { return LatencySource::kNone; }
+  // For a module already through this target's pipeline: the instructions its lowering runs on
+  // the host, by name, with the lowering's reason; nullopt when the backend has nothing to add
+  // to its description. The report counts them as host fallbacks, so the owners it prints are
+  // the lowering's, including host steps a per-instruction rule cannot foresee (a shape that
+  // does not fit, a value used in another role than it was computed in).
+  virtual std::optional<std::map<std::string, std::string>> HostSteps(
+      const hlo::Module& optimized) {
+    return std::nullopt;
+  }
   // Compiles a copy of `module` (the caller's module is not modified). Throws hlo::Error.
   virtual std::unique_ptr<Executable> Compile(const hlo::Module& module) = 0;
 };

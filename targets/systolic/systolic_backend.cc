@@ -460,6 +460,10 @@ class SystolicBackend final : public Backend {
     emitted.main = Compile(module)->artifacts().at("program.sasm");
     return emitted;
   }
+  std::optional<std::map<std::string, std::string>> HostSteps(
+      const hlo::Module& optimized) override {
+    return systolic::lowering::HostStepReasons(optimized, config_);
+  }
   std::unique_ptr<Executable> Compile(const hlo::Module& module) override {
     std::unique_ptr<hlo::Module> optimized = module.Clone();
     compiler::MakeTargetPipeline(targets::SystolicDescription()).Run(*optimized);

@@ -134,6 +134,29 @@ TEST_F(ReportCliTest, AFailingModelKeepsItsRowAndTheOthers) {
   EXPECT_EQ(good["carried_across"]["cpu->systolic"]["instructions"].number, 1);
 }
 
+// The accelerator's owners are its lowering's: a broadcast along a leading dimension, which the
+// per-op rules call native, is reported as the host step the lowering makes of it — with and
+// without --estimate-only (ownership is not a latency).
+TEST_F(ReportCliTest, SystolicOwnersAreTheLoweringsHostSteps) {
+  Write("spread.hlo", R"(HloModule spread
+ENTRY main {
+  x = f32[4] parameter(0)
+  e = f32[4] exponential(x)
+  ROOT b = f32[4,8,256] broadcast(e), dimensions={0}
+}
+)");
+  for (const char* flags : {"--estimate-only", ""}) {
+    Result r = Retarget(std::string("report spread.hlo --targets cpu,systolic --json out.json "
+                                    "--force ") + flags);
+    ASSERT_EQ(r.exit_code, 0) << flags << r.err;
+    const JsonValue json = report_test::ParseJson(testing_support::ReadFile(Path("out.json")));
+    const JsonValue& systolic = json["models"].array.at(0)["targets"]["systolic"];
+    EXPECT_EQ(systolic["owners"]["host_fallback"].number, 1) << flags;
+    EXPECT_EQ(systolic["owners"]["native"].number, 1) << flags;  // the exponential
+    EXPECT_EQ(json["models"].array.at(0)["targets"]["cpu"]["owners"]["generated"].number, 2);
+  }
+}
+
 TEST_F(ReportCliTest, PricesFromAFileSetTheCost) {
   Write("good.hlo", kGood);
   Write("p.cfg", "# test prices\ncpu.usd_per_hour = 36\ncpu.source = test; cited\n");

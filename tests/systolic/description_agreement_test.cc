@@ -3,6 +3,7 @@
 // accelerator program that a description calls native fails loudly (CheckHostStepsAgainst).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <variant>
 
@@ -135,7 +136,8 @@ ENTRY e {
 }
 
 // A host step for a reason of shape or context (here a broadcast along a leading dimension) is
-// Lower's alone: the description stays optimistic there, and nothing fails.
+// Lower's alone: the description's rule cannot see it, and nothing fails. The report asks the
+// lowering instead (next test).
 TEST(SystolicDescriptionAgreement, ContextHostStepsAreNotDescriptionErrors) {
   auto module = testing_support::ParseAndVerify(R"(HloModule m
 ENTRY e {
@@ -148,6 +150,62 @@ ENTRY e {
   EXPECT_FALSE(host->no_instruction) << host->reason;
   EXPECT_EQ(OwnerOf(*module, "b"), Owner::kAcceleratorNative);
   EXPECT_NO_THROW(CheckHostStepsAgainst(*module, lowered, targets::SystolicDescription()));
+}
+
+// HostStepReasons lists every host step of the lowering, loop bodies included, and
+// AnalyzeOwnership given that list counts them as host fallbacks with the lowering's reason:
+// what the report prints for the accelerator is what the lowering does.
+TEST(SystolicDescriptionAgreement, TheLoweringsHostStepsDecideTheReportedOwners) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+cond {
+  s = (s32[], f32[4], f32[4,2,256]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[4], f32[4,2,256]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[4] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  spread = f32[4,2,256] broadcast(x), dimensions={0}
+  ROOT t = (s32[], f32[4], f32[4,2,256]) tuple(next, x, spread)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[4,2,256] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4], f32[4,2,256]) tuple(zero, x, y)
+  w = (s32[], f32[4], f32[4,2,256]) while(init), condition=cond, body=body
+  r = f32[4] get-tuple-element(w), index=1
+  ROOT b = f32[4,8,256] broadcast(r), dimensions={0}
+})");
+  const std::map<std::string, std::string> reasons =
+      HostStepReasons(*module, LoadArchConfig("tpu-v1", {}));
+  ASSERT_EQ(reasons.count("b"), 1u);  // the entry's
+  EXPECT_NE(reasons.at("b").find("leading dimension"), std::string::npos) << reasons.at("b");
+  ASSERT_EQ(reasons.count("spread"), 1u);  // the loop body's, lowered as the backend lowers it
+  EXPECT_NE(reasons.at("spread").find("leading dimension"), std::string::npos);
+
+  const compiler::TargetDescription& systolic = targets::SystolicDescription();
+  auto owner_of = [&](const compiler::ModuleStats& stats, const std::string& name) {
+    for (const compiler::OwnershipEntry& entry : stats.entries) {
+      if (entry.instruction->name() == name) return entry.info;
+    }
+    throw std::runtime_error("no entry " + name);
+  };
+  const compiler::ModuleStats described = compiler::AnalyzeOwnership(*module, systolic);
+  const compiler::ModuleStats lowered = compiler::AnalyzeOwnership(*module, systolic, &reasons);
+  for (const char* name : {"b", "spread"}) {
+    EXPECT_EQ(owner_of(described, name).owner, Owner::kAcceleratorNative) << name;
+    const compiler::OwnerInfo info = owner_of(lowered, name);
+    EXPECT_EQ(info.owner, Owner::kHostFallback) << name;
+    EXPECT_NE(info.detail.find("the systolic lowering runs it on the host: "), std::string::npos)
+        << info.detail;
+  }
+  EXPECT_EQ(lowered.instructions_by_owner.at("host-fallback"),
+            described.instructions_by_owner.at("host-fallback") + 2);
 }
 
 }  // namespace

@@ -217,7 +217,10 @@ void FillCell(TargetCell& cell, const hlo::Module& original,
   } else {
     compiler::MakeTargetPipeline(target).Run(*copy);
   }
-  const compiler::ModuleStats stats = compiler::AnalyzeOwnership(*copy, target);
+  std::optional<std::map<std::string, std::string>> lowered_on_host;
+  if (options.host_steps) lowered_on_host = options.host_steps(*copy, target);
+  const compiler::ModuleStats stats =
+      compiler::AnalyzeOwnership(*copy, target, lowered_on_host ? &*lowered_on_host : nullptr);
   const compiler::ModuleStats unoptimized = compiler::AnalyzeOwnership(original, target);
 
   std::map<std::string, double> flops, bytes;

@@ -192,8 +192,15 @@ using LatencyFunction = std::function<LatencyAnswer(const hlo::Module& original,
                                                     const compiler::TargetDescription& target,
                                                     const LatencyBudget& budget)>;
 
+// What a target's lowering runs on the host, asked of its backend for the compiled copy
+// (targets::Backend::HostSteps): by instruction name, the lowering's reason; nullopt when the
+// target's description is the whole answer.
+using HostStepsFunction = std::function<std::optional<std::map<std::string, std::string>>(
+    const hlo::Module& compiled, const compiler::TargetDescription& target)>;
+
 struct ReportOptions {
   CompileFunction compile;  // empty: the target's pipeline
+  HostStepsFunction host_steps;  // empty: every owner comes from the description
   // Prices by target name; empty: DefaultPrices(). A target missing from the table uses its
   // TargetDescription's price_per_hour_usd.
   PriceTable prices;

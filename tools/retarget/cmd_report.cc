@@ -154,6 +154,7 @@ int RunReport(const ParsedArgs& args, const Context& context) {
     options.graph_node_budget = report::kDefaultGraphNodeBudget;
   }
   if (!args.Has("--estimate-only")) options.latency = ReportLatencyHook(context, config);
+  options.host_steps = ReportHostStepsHook(context, config);
   options.no_latency_note = "not run (--estimate-only)";
 
   // The systolic column under --config is a derived copy of the built-in description.

@@ -48,26 +48,51 @@ std::optional<report::MeasuredLatency> Simulate(targets::Backend& backend,
   return report::MeasuredLatency{seconds->second * 1e3, "simulated"};
 }
 
+// The accelerator in the report's configuration (--config / --set), not the one registered for
+// `run`; host fallbacks run on the interpreter, as in `run --target systolic`, and are charged
+// by the backend at the host-link bandwidth.
+std::shared_ptr<targets::Backend> ConfiguredSystolic(
+    const Context& context, const std::optional<systolic::ArchConfig>& systolic_config) {
+  if (context.backends == nullptr) return nullptr;
+  const systolic::ArchConfig config =
+      systolic_config ? *systolic_config : SystolicRunConfig(std::nullopt, {});
+  return targets::MakeSystolicBackend(config, context.backends->Find("interp"));
+}
+
+// The backend that answers for `target`: the configured accelerator, or the registered one.
+targets::Backend* BackendFor(const compiler::TargetDescription& target,
+                             const targets::BackendRegistry* backends,
+                             const std::shared_ptr<targets::Backend>& configured) {
+  if (configured && configured->name() == target.name) return configured.get();
+  return backends ? backends->Find(target.name) : nullptr;
+}
+
 }  // namespace
+
+report::HostStepsFunction ReportHostStepsHook(const Context& context,
+                                              std::optional<systolic::ArchConfig> systolic_config) {
+  return [backends = context.backends, configured = ConfiguredSystolic(context, systolic_config)](
+             const hlo::Module& compiled, const compiler::TargetDescription& target)
+             -> std::optional<std::map<std::string, std::string>> {
+    targets::Backend* backend = BackendFor(target, backends, configured);
+    if (backend == nullptr) return std::nullopt;
+    try {
+      return backend->HostSteps(compiled);
+    } catch (const hlo::Error&) {
+      return std::nullopt;
+    }
+  };
+}
 
 report::LatencyFunction ReportLatencyHook(const Context& context,
                                           std::optional<systolic::ArchConfig> systolic_config) {
-  // The accelerator is simulated in the report's configuration (--config / --set), not in the
-  // one registered for `run`; host fallbacks run on the interpreter, as in `run --target
-  // systolic`, and are charged by the backend at the host-link bandwidth.
-  const systolic::ArchConfig config =
-      systolic_config ? *systolic_config : SystolicRunConfig(std::nullopt, {});
-  std::shared_ptr<targets::Backend> configured;
-  if (context.backends != nullptr) {
-    configured = targets::MakeSystolicBackend(config, context.backends->Find("interp"));
-  }
-  return [backends = context.backends, configured, config_name = config.name](
-             const hlo::Module& module, const compiler::TargetDescription& target,
-             const report::LatencyBudget& budget) -> report::LatencyAnswer {
+  const std::string config_name =
+      systolic_config ? systolic_config->name : SystolicRunConfig(std::nullopt, {}).name;
+  return [backends = context.backends, configured = ConfiguredSystolic(context, systolic_config),
+          config_name](const hlo::Module& module, const compiler::TargetDescription& target,
+                       const report::LatencyBudget& budget) -> report::LatencyAnswer {
     if (backends == nullptr) return report::LatencyAnswer::None("no backends registered");
-    targets::Backend* backend = configured && configured->name() == target.name
-                                    ? configured.get()
-                                    : backends->Find(target.name);
+    targets::Backend* backend = BackendFor(target, backends, configured);
     if (backend == nullptr) {
       return report::LatencyAnswer::None("the " + target.name + " backend is not built in");
     }

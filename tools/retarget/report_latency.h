@@ -24,4 +24,12 @@ namespace cli {
 report::LatencyFunction ReportLatencyHook(const Context& context,
                                           std::optional<systolic::ArchConfig> systolic_config);
 
+// The report's owners hook: each target's backend (the accelerator in `systolic_config`, as
+// above) lists what its lowering runs on the host (targets::Backend::HostSteps), so the owners
+// the report prints are the lowering's. A lowering that fails (the module does not fit the
+// accelerator's DRAM) adds nothing: the description's owners stand, and the latency hook
+// reports the failure.
+report::HostStepsFunction ReportHostStepsHook(const Context& context,
+                                              std::optional<systolic::ArchConfig> systolic_config);
+
 }  // namespace cli

@@ -64,7 +64,9 @@ std::unique_ptr<hlo::Module> HostStepModule(const hlo::Module& module,
   auto step = std::make_unique<Computation>("host_step");
   std::vector<Instruction*> params;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
-    auto param = std::make_unique<Instruction>("p" + std::to_string(i), hlo::Opcode::kParameter,
+    std::string name = "p";  // appended: GCC 12 warns falsely (-Wrestrict) on "p" + string
+    name += std::to_string(i);
+    auto param = std::make_unique<Instruction>(std::move(name), hlo::Opcode::kParameter,
                                                inst.operand(i)->shape());
     param->set_attrs(hlo::ParameterAttrs{i});
     params.push_back(step->AddInstruction(std::move(param)));
@@ -83,6 +85,29 @@ std::unique_ptr<hlo::Module> ComputationModule(const hlo::Module& module,
   CopyComputation(computation, *copy, copies);
   copy->set_entry(copies.at(&computation));
   return copy;
+}
+
+std::map<std::string, std::string> HostStepReasons(const hlo::Module& optimized,
+                                                   const ArchConfig& config) {
+  std::map<std::string, std::string> reasons;
+  std::vector<const hlo::Module*> pending = {&optimized};
+  std::vector<LoweredModule> lowered_modules;  // own the loop and branch modules still pending
+  while (!pending.empty()) {
+    const hlo::Module* module = pending.back();
+    pending.pop_back();
+    lowered_modules.push_back(Lower(*module, config));
+    for (const Step& step : lowered_modules.back().steps) {
+      if (const auto* host = std::get_if<HostStep>(&step)) {
+        reasons.emplace(host->instruction, host->reason);
+      } else if (const auto* loop = std::get_if<LoopStep>(&step)) {
+        pending.push_back(loop->condition.get());
+        pending.push_back(loop->body.get());
+      } else if (const auto* branch = std::get_if<BranchStep>(&step)) {
+        for (const auto& module : branch->branches) pending.push_back(module.get());
+      }
+    }
+  }
+  return reasons;
 }
 
 void CheckHostStepsAgainst(const hlo::Module& optimized, const LoweredModule& lowered,

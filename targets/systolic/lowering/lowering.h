@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <variant>
@@ -112,6 +113,13 @@ LoweredModule Lower(const hlo::Module& optimized, const ArchConfig& config);
 // run. The systolic backend checks every module it lowers against targets::SystolicDescription.
 void CheckHostStepsAgainst(const hlo::Module& optimized, const LoweredModule& lowered,
                            const compiler::TargetDescription& description);
+
+// Every instruction the lowering of `optimized` runs on the host, by name, with its reason:
+// the entry's host steps and those of every loop condition and body and every branch, each
+// lowered as the backend lowers it. What the portability report counts as host fallback for
+// the accelerator (compiler/ownership.h), so the report says what the lowering does.
+std::map<std::string, std::string> HostStepReasons(const hlo::Module& optimized,
+                                                   const ArchConfig& config);
 
 // The module a host step runs: `inst` with its operands replaced by parameters (called
 // computations are copied along).
