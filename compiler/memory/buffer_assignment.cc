@@ -276,8 +276,13 @@ BufferAssignment AssignBuffers(const hlo::Module& module, const TargetDescriptio
   if (module.entry() == nullptr) {
     throw hlo::Error("module '" + module.name() + "' has no entry computation");
   }
+  return AssignBuffers(*module.entry(), target);
+}
+
+BufferAssignment AssignBuffers(const hlo::Computation& computation,
+                               const TargetDescription& target) {
   CalleeMemo memo;
-  return BufferAssigner(target, memo).Assign(*module.entry());
+  return BufferAssigner(target, memo).Assign(computation);
 }
 
 std::string BufferAssignment::ToString() const {

@@ -91,5 +91,10 @@ class BufferAssignment {
 
 // Assigns the buffers of the module's entry computation (throws hlo::Error without one).
 BufferAssignment AssignBuffers(const hlo::Module& module, const TargetDescription& target);
+// The same for any computation as if it were an entry (a loop body or a branch a backend runs
+// as a program of its own): its parameters get kParameter allocations the caller may ignore
+// and bind to its own buffers instead.
+BufferAssignment AssignBuffers(const hlo::Computation& computation,
+                               const TargetDescription& target);
 
 }  // namespace compiler

@@ -109,6 +109,8 @@ const char* StepKindName(const Step& step) {
     const char* operator()(const MatmulCall&) const { return "cublaslt_matmul"; }
     const char* operator()(const ConvCall&) const { return "cudnn_conv"; }
     const char* operator()(const DeviceCopy&) const { return "copy"; }
+    const char* operator()(const WhileLoop&) const { return "while"; }
+    const char* operator()(const Conditional&) const { return "conditional"; }
   };
   return std::visit(Namer{}, step.call);
 }

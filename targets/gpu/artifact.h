@@ -24,7 +24,8 @@
 //
 // Execution model: the program owns one device arena of `arena_bytes` (offsets come from the
 // compiler's buffer assignment). Constants are copied into the arena, parameters are uploaded
-// to their slices, `steps` run in order on one stream, results are read from their slices.
+// to their slices, `steps` run in order on one stream, results are read from their slices. A
+// while or conditional step runs programs (lists of steps) of its own over the same arena.
 #pragma once
 
 #include <array>
@@ -40,7 +41,8 @@
 
 namespace gpu {
 
-inline constexpr uint32_t kArtifactFormatVersion = 1;
+// Version 2 added while and conditional steps and the programs they run.
+inline constexpr uint32_t kArtifactFormatVersion = 2;
 inline constexpr char kArtifactMagic[8] = {'R', 'T', 'G', 'P', 'U', '\0', '\r', '\n'};
 inline constexpr const char* kManifestSection = "manifest";
 
@@ -170,12 +172,38 @@ struct DeviceCopy {
   Slice source, destination;
 };
 
+// A while loop, decided on the device's data: the `condition` program runs and writes one pred
+// byte at `predicate`; while that byte is nonzero the `body` program runs (it leaves the next
+// loop state in the state's slices) and the condition again. Programs are indices into
+// Manifest::programs.
+struct WhileLoop {
+  uint32_t condition = 0;
+  uint32_t body = 0;
+  Slice predicate;  // one byte
+};
+
+// A conditional: the selector picks one program. pred (one byte): nonzero runs branches[0],
+// zero branches[1]; s32: that index, and out of range (negative included) the last branch, as
+// XLA defines it. Each branch leaves the conditional's result in its slices.
+struct Conditional {
+  DType selector_dtype = DType::kPred;  // kPred or kS32
+  Slice selector;
+  std::vector<uint32_t> branches;
+};
+
 struct Step {
   std::string name;  // for timings ("fusion.3", "dot.1")
-  std::variant<KernelLaunch, MatmulCall, ConvCall, DeviceCopy> call;
+  std::variant<KernelLaunch, MatmulCall, ConvCall, DeviceCopy, WhileLoop, Conditional> call;
 };
-// "kernel", "cublaslt_matmul", "cudnn_conv", "copy".
+// "kernel", "cublaslt_matmul", "cudnn_conv", "copy", "while", "conditional".
 const char* StepKindName(const Step& step);
+
+// The steps of a loop condition, loop body or branch. A step of program p refers only to
+// programs with smaller indices (the entry's steps to any), so programs never recurse.
+struct Program {
+  std::string name;  // "<while>.condition", "<while>.body", "<conditional>.branch<i>"
+  std::vector<Step> steps;
+};
 
 struct Manifest {
   std::string producer;            // e.g. "retarget 0.1"
@@ -188,6 +216,7 @@ struct Manifest {
   std::vector<Constant> constants;
   std::vector<PtxModule> modules;
   std::vector<Step> steps;
+  std::vector<Program> programs;   // what while and conditional steps run
 };
 
 struct Artifact {

@@ -93,7 +93,31 @@ struct StepWriter {
     o.Set("source", SliceJson(c.source));
     o.Set("destination", SliceJson(c.destination));
   }
+  void operator()(const WhileLoop& w) const {
+    o.Set("condition", JsonValue::Int(w.condition));
+    o.Set("body", JsonValue::Int(w.body));
+    o.Set("predicate", SliceJson(w.predicate));
+  }
+  void operator()(const Conditional& c) const {
+    o.Set("selector_dtype", JsonValue::String(DTypeName(c.selector_dtype)));
+    o.Set("selector", SliceJson(c.selector));
+    JsonValue branches = JsonValue::Array();
+    for (uint32_t b : c.branches) branches.Push(JsonValue::Int(b));
+    o.Set("branches", std::move(branches));
+  }
 };
+
+JsonValue StepsJson(const std::vector<Step>& steps) {
+  JsonValue list = JsonValue::Array();
+  for (const Step& s : steps) {
+    JsonValue so = JsonValue::Object();
+    so.Set("kind", JsonValue::String(StepKindName(s)));
+    so.Set("name", JsonValue::String(s.name));
+    std::visit(StepWriter{so}, s.call);
+    list.Push(std::move(so));
+  }
+  return list;
+}
 
 // ---- reading ----
 
@@ -222,6 +246,39 @@ ConvCall ConvFrom(const JsonValue& v, const std::string& what) {
   return c;
 }
 
+uint32_t ProgramIndex(const JsonValue& v, const std::string& where) {
+  const uint64_t index = NonNegative(v, where);
+  if (index > std::numeric_limits<uint32_t>::max()) throw ArtifactError("manifest: '" + where + "' is out of range");
+  return static_cast<uint32_t>(index);
+}
+
+Step StepFrom(const JsonValue& v, const std::string& w) {
+  Step step;
+  step.name = OptionalString(v, "name", w);
+  const std::string& kind = v.Get("kind", w).AsString(w + ".kind");
+  if (kind == "kernel") step.call = KernelFrom(v, w);
+  else if (kind == "cublaslt_matmul") step.call = MatmulFrom(v, w);
+  else if (kind == "cudnn_conv") step.call = ConvFrom(v, w);
+  else if (kind == "copy") step.call = DeviceCopy{SliceFrom(v.Get("source", w), w + ".source"), SliceFrom(v.Get("destination", w), w + ".destination")};
+  else if (kind == "while") {
+    step.call = WhileLoop{ProgramIndex(v.Get("condition", w), w + ".condition"),
+                          ProgramIndex(v.Get("body", w), w + ".body"),
+                          SliceFrom(v.Get("predicate", w), w + ".predicate")};
+  } else if (kind == "conditional") {
+    Conditional c;
+    c.selector_dtype = DTypeFrom(v.Get("selector_dtype", w), w + ".selector_dtype");
+    c.selector = SliceFrom(v.Get("selector", w), w + ".selector");
+    const auto& branches = v.Get("branches", w).AsArray(w + ".branches");
+    for (size_t i = 0; i < branches.size(); ++i) {
+      c.branches.push_back(ProgramIndex(branches[i], w + ".branches[" + std::to_string(i) + "]"));
+    }
+    step.call = std::move(c);
+  } else {
+    throw ArtifactError("manifest: '" + w + ".kind' is unknown: '" + kind + "'");
+  }
+  return step;
+}
+
 }  // namespace
 
 JsonValue ManifestToJson(const Manifest& m) {
@@ -257,15 +314,15 @@ JsonValue ManifestToJson(const Manifest& m) {
     modules.Push(std::move(mo));
   }
   o.Set("modules", std::move(modules));
-  JsonValue steps = JsonValue::Array();
-  for (const Step& s : m.steps) {
-    JsonValue so = JsonValue::Object();
-    so.Set("kind", JsonValue::String(StepKindName(s)));
-    so.Set("name", JsonValue::String(s.name));
-    std::visit(StepWriter{so}, s.call);
-    steps.Push(std::move(so));
+  o.Set("steps", StepsJson(m.steps));
+  JsonValue programs = JsonValue::Array();
+  for (const Program& p : m.programs) {
+    JsonValue po = JsonValue::Object();
+    po.Set("name", JsonValue::String(p.name));
+    po.Set("steps", StepsJson(p.steps));
+    programs.Push(std::move(po));
   }
-  o.Set("steps", std::move(steps));
+  o.Set("programs", std::move(programs));
   return o;
 }
 
@@ -302,16 +359,15 @@ Manifest ManifestFromJson(const JsonValue& json) {
     mod.cubin_arch = OptionalString(v, "cubin_arch", w);
     m.modules.push_back(std::move(mod));
   });
-  each("steps", [&](const JsonValue& v, const std::string& w) {
-    Step step;
-    step.name = OptionalString(v, "name", w);
-    const std::string& kind = v.Get("kind", w).AsString(w + ".kind");
-    if (kind == "kernel") step.call = KernelFrom(v, w);
-    else if (kind == "cublaslt_matmul") step.call = MatmulFrom(v, w);
-    else if (kind == "cudnn_conv") step.call = ConvFrom(v, w);
-    else if (kind == "copy") step.call = DeviceCopy{SliceFrom(v.Get("source", w), w + ".source"), SliceFrom(v.Get("destination", w), w + ".destination")};
-    else throw ArtifactError("manifest: '" + w + ".kind' is unknown: '" + kind + "'");
-    m.steps.push_back(std::move(step));
+  each("steps", [&](const JsonValue& v, const std::string& w) { m.steps.push_back(StepFrom(v, w)); });
+  each("programs", [&](const JsonValue& v, const std::string& w) {
+    Program program;
+    program.name = OptionalString(v, "name", w);
+    const auto& steps = v.Get("steps", w).AsArray(w + ".steps");
+    for (size_t i = 0; i < steps.size(); ++i) {
+      program.steps.push_back(StepFrom(steps[i], w + ".steps[" + std::to_string(i) + "]"));
+    }
+    m.programs.push_back(std::move(program));
   });
   return m;
 }

@@ -62,14 +62,32 @@ class Validator {
       if (mod.cubin_section.empty() != mod.cubin_arch.empty()) Fail(where, "cubin_section and cubin_arch go together");
       if (!mod.cubin_section.empty()) Section(mod.cubin_section, where);
     }
-    for (size_t i = 0; i < m_.steps.size(); ++i) {
-      const Step& s = m_.steps[i];
-      const std::string where = "steps[" + std::to_string(i) + "] (" + StepKindName(s) + " '" + s.name + "')";
-      std::visit([&](const auto& call) { Check(call, where, modules); }, s.call);
+    // The entry may run any program; program p only those before it, so nothing recurses.
+    Steps(m_.steps, "steps", m_.programs.size(), modules);
+    for (size_t p = 0; p < m_.programs.size(); ++p) {
+      Steps(m_.programs[p].steps, "programs[" + std::to_string(p) + "] '" + m_.programs[p].name + "' steps", p,
+            modules);
     }
   }
 
  private:
+  void Steps(const std::vector<Step>& steps, const std::string& list, size_t programs_below,
+             const std::set<std::string>& modules) {
+    programs_below_ = programs_below;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const Step& s = steps[i];
+      const std::string where = list + "[" + std::to_string(i) + "] (" + StepKindName(s) + " '" + s.name + "')";
+      std::visit([&](const auto& call) { Check(call, where, modules); }, s.call);
+    }
+  }
+  void Runs(uint32_t program, const std::string& where) {
+    if (program >= programs_below_) {
+      Fail(where, "runs program " + std::to_string(program) + ", but only programs below " +
+                      std::to_string(programs_below_) + " may run here (" + std::to_string(m_.programs.size()) +
+                      " in all; a program runs only earlier ones)");
+    }
+  }
+
   const std::string& Section(const std::string& name, const std::string& where) {
     auto it = a_.sections.find(name);
     if (it == a_.sections.end()) Fail(where, "refers to missing section '" + name + "'");
@@ -178,8 +196,25 @@ class Validator {
     InArena(c.destination, where + " destination");
   }
 
+  void Check(const WhileLoop& w, const std::string& where, const std::set<std::string>&) {
+    Runs(w.condition, where + " condition");
+    Runs(w.body, where + " body");
+    SizedSlice(w.predicate, 1, where + " predicate");
+  }
+
+  void Check(const Conditional& c, const std::string& where, const std::set<std::string>&) {
+    if (c.selector_dtype != DType::kPred && c.selector_dtype != DType::kS32) {
+      Fail(where, std::string("selector dtype ") + DTypeName(c.selector_dtype) + " is not pred or s32");
+    }
+    SizedSlice(c.selector, DTypeBytes(c.selector_dtype), where + " selector");
+    if (c.branches.empty()) Fail(where, "no branches");
+    if (c.selector_dtype == DType::kPred && c.branches.size() != 2) Fail(where, "a pred selector needs two branches");
+    for (size_t b = 0; b < c.branches.size(); ++b) Runs(c.branches[b], where + " branches[" + std::to_string(b) + "]");
+  }
+
   const Artifact& a_;
   const Manifest& m_;
+  size_t programs_below_ = 0;
 };
 
 }  // namespace

@@ -71,6 +71,13 @@ Artifact FullArtifact() {
   conv.output = {base + 512, 48};
   m.steps.push_back({"conv.3", conv});
   m.steps.push_back({"copy.4", DeviceCopy{{base + 512, 48}, {base + 1024, 48}}});
+  // Control flow: a loop whose condition and body are programs 0 and 1, and a conditional over
+  // programs 1 and 2 (program 2 itself runs program 0).
+  m.programs.push_back({"w.condition", {{"cond.copy", DeviceCopy{{base, 1}, {base + 2048, 1}}}}});
+  m.programs.push_back({"w.body", {{"body.copy", DeviceCopy{{base + 64, 48}, {base + 512, 48}}}}});
+  m.programs.push_back({"c.branch1", {{"inner", WhileLoop{0, 1, {base + 2048, 1}}}}});
+  m.steps.push_back({"w.5", WhileLoop{0, 1, {base + 2048, 1}}});
+  m.steps.push_back({"c.6", Conditional{DType::kS32, {base + 2304, 4}, {1, 2}}});
   return a;
 }
 
@@ -93,12 +100,66 @@ TEST(GpuArtifact, RoundTripKeepsEveryField) {
   EXPECT_STREQ(StepKindName(back.manifest.steps[3]), "copy");
   EXPECT_EQ(back.manifest.parameters[1].shape, (std::vector<int64_t>{8, 3}));
   EXPECT_EQ(back.manifest.modules[0].cubin_arch, "sm_90");
+  const auto& loop = std::get<WhileLoop>(back.manifest.steps[4].call);
+  EXPECT_EQ(loop.condition, 0u);
+  EXPECT_EQ(loop.body, 1u);
+  EXPECT_EQ(loop.predicate.bytes, 1u);
+  const auto& conditional = std::get<Conditional>(back.manifest.steps[5].call);
+  EXPECT_EQ(conditional.selector_dtype, DType::kS32);
+  EXPECT_EQ(conditional.branches, (std::vector<uint32_t>{1, 2}));
+  ASSERT_EQ(back.manifest.programs.size(), 3u);
+  EXPECT_EQ(back.manifest.programs[2].name, "c.branch1");
+  EXPECT_STREQ(StepKindName(back.manifest.programs[2].steps[0]), "while");
+}
+
+// Programs run only earlier programs (no recursion); a predicate is one byte; a selector is
+// pred with two branches or s32 with any number.
+TEST(GpuArtifact, ValidatorChecksControlFlow) {
+  const Artifact a = FullArtifact();
+  EXPECT_EQ(ValidationErrorOf(a), "");
+  {
+    Artifact bad = a;
+    std::get<WhileLoop>(bad.manifest.programs[2].steps[0].call).body = 2;  // itself
+    EXPECT_THAT(ValidationErrorOf(bad),
+                HasSubstr("programs[2] 'c.branch1' steps[0] (while 'inner') body: runs program 2, but "
+                          "only programs below 2 may run here"));
+  }
+  {
+    Artifact bad = a;
+    std::get<WhileLoop>(bad.manifest.steps[4].call).condition = 3;
+    EXPECT_THAT(ValidationErrorOf(bad), HasSubstr("steps[4] (while 'w.5') condition: runs program 3"));
+  }
+  {
+    Artifact bad = a;
+    std::get<WhileLoop>(bad.manifest.steps[4].call).predicate.bytes = 4;
+    EXPECT_THAT(ValidationErrorOf(bad), HasSubstr("predicate: slice has 4 bytes, the tensor needs 1"));
+  }
+  {
+    Artifact bad = a;
+    std::get<Conditional>(bad.manifest.steps[5].call).selector_dtype = DType::kPred;
+    EXPECT_THAT(ValidationErrorOf(bad), HasSubstr("selector: slice has 4 bytes, the tensor needs 1"));
+  }
+  {
+    Artifact bad = a;
+    std::get<Conditional>(bad.manifest.steps[5].call).selector_dtype = DType::kF32;
+    EXPECT_THAT(ValidationErrorOf(bad), HasSubstr("selector dtype f32 is not pred or s32"));
+  }
+  {
+    Artifact bad = a;
+    std::get<Conditional>(bad.manifest.steps[5].call).branches.clear();
+    EXPECT_THAT(ValidationErrorOf(bad), HasSubstr("steps[5] (conditional 'c.6'): no branches"));
+  }
+  {
+    Artifact bad = a;
+    std::get<DeviceCopy>(bad.manifest.programs[1].steps[0].call).destination.offset = a.manifest.arena_bytes;
+    EXPECT_THAT(ValidationErrorOf(bad), HasSubstr("programs[1] 'w.body' steps[0] (copy 'body.copy') destination"));
+  }
 }
 
 TEST(GpuArtifact, ByteLayoutMatchesTheDocumentedHeader) {
   const std::string bytes = SerializeArtifact(FullArtifact());
   EXPECT_EQ(bytes.substr(0, 8), std::string("RTGPU\0\r\n", 8));
-  EXPECT_EQ(ReadLe(bytes, 8, 4), 1u);                   // format version
+  EXPECT_EQ(ReadLe(bytes, 8, 4), 2u);                   // format version
   EXPECT_EQ(ReadLe(bytes, 12, 4), 4u);                  // manifest + const.0 + cubin + ptx
   EXPECT_EQ(ReadLe(bytes, 16, 8), bytes.size());        // total size
   EXPECT_EQ(ReadLe(bytes, 24, 2), 8u);                  // first section name length
@@ -113,10 +174,10 @@ TEST(GpuArtifact, ByteLayoutMatchesTheDocumentedHeader) {
 TEST(GpuArtifact, OtherFormatVersionIsRejectedWithBothVersions) {
   std::string bytes = SerializeArtifact(FullArtifact());
   bytes[8] = 7;
-  EXPECT_EQ(ErrorOf(bytes), "model.rtgpu: artifact format version 7; this runtime reads version 1 "
+  EXPECT_EQ(ErrorOf(bytes), "model.rtgpu: artifact format version 7; this runtime reads version 2 "
                             "(recompile the model with a matching retarget)");
   // Only the 12 bytes up to the version are needed to say so.
-  EXPECT_THAT(ErrorOf(bytes.substr(0, 12)), HasSubstr("artifact format version 7; this runtime reads version 1"));
+  EXPECT_THAT(ErrorOf(bytes.substr(0, 12)), HasSubstr("artifact format version 7; this runtime reads version 2"));
 }
 
 TEST(GpuArtifact, BadMagicTruncationAndCorruptionAreErrors) {
@@ -215,8 +276,11 @@ TEST(GpuArtifact, ManifestReaderRejectsUnknownNames) {
   EXPECT_EQ(error_of(replace("\"epilogue\": \"relu_bias\"", "\"epilogue\": \"swish\"")),
             "manifest: 'steps[1].epilogue' has unknown value 'swish'");
   EXPECT_EQ(error_of(replace("\"arena_bytes\": ", "\"arena_bytes\": -")), "manifest: 'arena_bytes' is negative (-1280)");
-  EXPECT_EQ(error_of(replace("\"format_version\": 1", "\"format_version\": 2")),
-            "manifest says format version 2; this runtime reads version 1");
+  // A version 1 manifest (before while and conditional steps) is refused, not misread.
+  EXPECT_EQ(error_of(replace("\"format_version\": 2", "\"format_version\": 1")),
+            "manifest says format version 1; this runtime reads version 2");
+  EXPECT_EQ(error_of(replace("\"programs\": []", "\"programs\": [{\"steps\": [{\"kind\": \"while\"}]}]")),
+            "manifest: 'programs[0].steps[0]' lacks member 'condition'");
   EXPECT_EQ(error_of(replace("\"m\": 1", "\"m\": \"1\"")), "manifest: 'steps[1].m' must be an integer, not a string");
 }
 
@@ -226,10 +290,10 @@ TEST(GpuArtifact, ManifestReaderRejectsUnknownNames) {
 namespace gpu {
 namespace {
 
-// The checked-in manifest of the sample is format version 1 as shipped. If this fails, the
-// format changed: keep reading old files, or bump kArtifactFormatVersion and regenerate the file
-// (it is ManifestToJson(MakeSample(4, 3, 8).artifact.manifest).ToText() plus a newline).
-TEST(GpuArtifact, CheckedInVersion1ManifestStillReadsAndMatches) {
+// The checked-in manifest of the sample is the current format version as shipped. If this fails,
+// the format changed: keep reading old files, or bump kArtifactFormatVersion and regenerate the
+// file (it is ManifestToJson(MakeSample(4, 3, 8).artifact.manifest).ToText() plus a newline).
+TEST(GpuArtifact, CheckedInManifestStillReadsAndMatches) {
   std::ifstream in(RTGPU_TEST_DATA_DIR "/sample_4x3x8.manifest.json");
   ASSERT_TRUE(in) << "missing tests/gpu/data/sample_4x3x8.manifest.json";
   const std::string golden((std::istreambuf_iterator<char>(in)), {});

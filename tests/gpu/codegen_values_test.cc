@@ -300,6 +300,9 @@ INSTANTIATE_TEST_SUITE_P(Corpus, GpuCodegenCorpusValues,
                          testing::Values("depthwise_conv_3x3_1x256x56x56_bf16",
                                          "mean_axis_1x4096x1024_bf16", "sum_axis_1x4096x1024_bf16",
                                          "layer_norm_1x4096x768_bf16", "mha_block_1x12x128x64_bf16",
-                                         "dynamic_slice_loop_1x2048x768_bf16"));
+                                         "dynamic_slice_loop_1x2048x768_bf16",
+                                         // a scan: a while loop whose body writes one row of
+                                         // the output per trip, and its annotations
+                                         "offload_scan_output"));
 
 }  // namespace

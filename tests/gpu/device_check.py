@@ -49,8 +49,8 @@ def manifest(path):
     if data[:8] != b"RTGPU\0\r\n":
         raise SystemExit(f"{path}: not an artifact")
     version, count, total = struct.unpack_from("<IIQ", data, 8)
-    if version != 1:
-        raise SystemExit(f"{path}: artifact format version {version}; this script reads version 1")
+    if version != 2:
+        raise SystemExit(f"{path}: artifact format version {version}; this script reads version 2")
     at = 24
     for _ in range(count):
         (n,) = struct.unpack_from("<H", data, at)
@@ -63,7 +63,8 @@ def manifest(path):
 
 
 def matmuls(path):
-    for step in manifest(path)["steps"]:
+    m = manifest(path)
+    for step in m["steps"] + [s for p in m.get("programs", []) for s in p["steps"]]:
         if step["kind"] == "cublaslt_matmul":
             print(step["m"], step["n"], step["k"], step["batch"], step["dtype"], int(step["allow_tf32"]))
     return 0

@@ -9,6 +9,7 @@
 #include "compiler/memory/buffer_assignment.h"
 #include "compiler/target_description.h"
 #include "compiler/target_pipelines.h"
+#include "hlo/custom_call_targets.h"
 #include "hlo/diagnostic.h"
 #include "targets/gpu/codegen/gpu_compiler_internal.h"
 #include "targets/gpu/codegen/matmul_lowering.h"
@@ -19,21 +20,39 @@
 namespace gpu::codegen {
 namespace internal {
 
-void ArtifactBuilder::LayOutArena() {
-  assignment_ = compiler::AssignBuffers(module_, targets::GpuDescription());
-  for (const compiler::Allocation& allocation : assignment_.allocations()) {
-    allocation_base_.push_back(arena_top_);
-    arena_top_ = AlignUp(arena_top_ + static_cast<uint64_t>(allocation.size));
+std::vector<const Instruction*> ArtifactBuilder::LayOut(
+    const hlo::Computation& computation,
+    const std::map<const Instruction*, std::vector<gpu::Slice>>& bound) {
+  const compiler::BufferAssignment assignment =
+      compiler::AssignBuffers(computation, targets::GpuDescription());
+  // A computation called twice (two conditionals sharing a branch) is laid out anew each time:
+  // nothing of the previous layout, aliases included, may stay.
+  for (const auto& inst : computation.instructions()) slices_.erase(inst.get());
+  // Allocations holding only bound parameters take no space (their buffers are the caller's).
+  std::vector<bool> used(assignment.allocations().size(), false);
+  for (const compiler::LogicalBuffer& buffer : assignment.buffers()) {
+    if (!bound.count(buffer.instruction)) used.at(static_cast<size_t>(buffer.allocation)) = true;
+  }
+  std::vector<uint64_t> base;
+  for (size_t a = 0; a < assignment.allocations().size(); ++a) {
+    base.push_back(arena_top_);
+    if (used[a]) {
+      arena_top_ = AlignUp(arena_top_ + static_cast<uint64_t>(assignment.allocations()[a].size));
+    }
   }
   // Buffers of one instruction in index order = depth-first leaf order.
   std::map<const Instruction*, std::vector<const compiler::LogicalBuffer*>> by_instruction;
-  for (const compiler::LogicalBuffer& buffer : assignment_.buffers())
+  for (const compiler::LogicalBuffer& buffer : assignment.buffers())
     by_instruction[buffer.instruction].push_back(&buffer);
   for (auto& [inst, buffers] : by_instruction) {
+    if (auto it = bound.find(inst); it != bound.end()) {
+      slices_[inst] = it->second;
+      continue;
+    }
     std::sort(buffers.begin(), buffers.end(), [](auto* x, auto* y) { return x->index < y->index; });
     std::vector<gpu::Slice>& slices = slices_[inst];
     for (const compiler::LogicalBuffer* buffer : buffers) {
-      const uint64_t offset = allocation_base_.at(static_cast<size_t>(buffer->allocation)) +
+      const uint64_t offset = base.at(static_cast<size_t>(buffer->allocation)) +
                               static_cast<uint64_t>(buffer->offset);
       if (offset % kSliceAlignment != 0)
         throw hlo::Error(inst->location(), "gpu backend: buffer of " + inst->name() +
@@ -41,6 +60,8 @@ void ArtifactBuilder::LayOutArena() {
       slices.push_back({offset, static_cast<uint64_t>(buffer->size)});
     }
   }
+  for (const auto& [inst, slices] : bound) slices_[inst] = slices;  // leafless parameters too
+  return assignment.schedule();
 }
 
 // The arena slices of an instruction's array leaves; aliasing ops resolve to their operands'.
@@ -91,7 +112,11 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
       const hlo::Literal& literal = inst.attr<hlo::ConstantAttrs>().literal;
       if (!inst.shape().HasDefaultLayout())
         Unsupported(inst, "a constant with a non-default layout");
-      const std::string section = "const." + inst.name();
+      // Unique across the entry and every program (two computations may both name a constant
+      // "one").
+      std::string section = "const." + inst.name();
+      for (int n = 1; result_.artifact.sections.count(section); ++n)
+        section = "const." + inst.name() + "." + std::to_string(n);
       auto bytes = literal.bytes();
       result_.artifact.sections[section] = std::string(bytes.begin(), bytes.end());
       gpu::Slice slice = ArraySlice(inst);
@@ -110,7 +135,7 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
       if (same_bytes && from.IsArray() && from.type == inst.shape().type) {
         const gpu::Slice source = ArraySlice(*inst.operand(0)), destination = ArraySlice(inst);
         if (source.bytes > 0 && !(source == destination))
-          manifest.steps.push_back({inst.name(), gpu::DeviceCopy{source, destination}});
+          steps_->push_back({inst.name(), gpu::DeviceCopy{source, destination}});
         AddOwner(inst, "copy");
         return;
       }
@@ -129,12 +154,20 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
     case OpLowering::kCustomCall:
       // XLA's custom-call form of top-k (the gpu target lists it as generated code).
       if (inst.attr<hlo::CustomCallAttrs>().target == "TopK") return LowerTopK(inst);
+      // An annotation for a later XLA pass (Sharding, annotate_device_placement, ...) computes
+      // nothing: its result is its operand's value, a copy at most.
+      if (hlo::IsAnnotationCustomCall(inst.attr<hlo::CustomCallAttrs>().target) &&
+          inst.operand_count() == 1) {
+        CopyLeaves(inst.name(), Slices(*inst.operand(0)), Slices(inst), *steps_);
+        AddOwner(inst, "annotation");
+        return;
+      }
       Unsupported(inst);
     case OpLowering::kMatmul: {
       auto lowered = LowerDotToMatmul(inst, ArraySlice(*inst.operand(0)),
                                       ArraySlice(*inst.operand(1)), ArraySlice(inst));
       if (auto* reason = std::get_if<std::string>(&lowered)) Unsupported(inst, *reason);
-      manifest.steps.push_back({inst.name(), std::get<gpu::MatmulCall>(lowered)});
+      steps_->push_back({inst.name(), std::get<gpu::MatmulCall>(lowered)});
       AddOwner(inst, "cuBLASLt");
       return;
     }
@@ -159,6 +192,10 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
                 });
       return;
     }
+    case OpLowering::kControlFlow:
+      if (inst.opcode() == Opcode::kWhile) return LowerWhile(inst);
+      if (inst.opcode() == Opcode::kConditional) return LowerConditional(inst);
+      return LowerCall(inst);
     case OpLowering::kNone:
       Unsupported(inst);
     case OpLowering::kExpandedFirst:
@@ -185,7 +222,8 @@ GpuCompileResult ArtifactBuilder::Build() {
   std::unique_ptr<llvm::TargetMachine> machine = MakeNvptxTargetMachine(options_.arch);
   llvm_module_.setTargetTriple(kNvptxTriple);
   llvm_module_.setDataLayout(machine->createDataLayout());
-  LayOutArena();
+  const std::vector<const Instruction*> schedule = LayOut(*entry);
+  steps_ = &result_.artifact.manifest.steps;
 
   gpu::Manifest& manifest = result_.artifact.manifest;
   manifest.producer = "retarget gpu codegen";
@@ -208,7 +246,7 @@ GpuCompileResult ArtifactBuilder::Build() {
           {name, ToDType(*parameter, leaves[i].type), leaves[i].dims, slices.at(i)});
     }
   }
-  for (const Instruction* inst : assignment_.schedule()) Lower(*inst);
+  for (const Instruction* inst : schedule) Lower(*inst);
   {
     std::vector<hlo::Shape> leaves;
     CollectLeafShapes(entry->root()->shape(), leaves);
@@ -222,9 +260,15 @@ GpuCompileResult ArtifactBuilder::Build() {
     }
   }
   manifest.arena_bytes = std::max<uint64_t>(arena_top_, kSliceAlignment);
-  for (const gpu::Step& step : manifest.steps)
-    if (std::holds_alternative<gpu::MatmulCall>(step.call))
-      manifest.workspace_bytes = kCublasLtWorkspace;
+  auto needs_workspace = [](const std::vector<gpu::Step>& steps) {
+    return std::any_of(steps.begin(), steps.end(), [](const gpu::Step& step) {
+      return std::holds_alternative<gpu::MatmulCall>(step.call);
+    });
+  };
+  bool any_matmul = needs_workspace(manifest.steps);
+  for (const gpu::Program& program : manifest.programs)
+    any_matmul = any_matmul || needs_workspace(program.steps);
+  if (any_matmul) manifest.workspace_bytes = kCublasLtWorkspace;
 
   if (!result_.kernels.empty()) {
     result_.llvm_ir = ModuleText(llvm_module_);

@@ -96,7 +96,26 @@ class ArtifactBuilder {
   GpuCompileResult Build();
 
  private:
-  void LayOutArena();
+  // Lays out the buffers of `computation` past arena_top_ and returns its schedule. Parameters
+  // in `bound` use the caller's slices (a loop body's state, a branch's operand) instead of
+  // arena space of their own.
+  std::vector<const Instruction*> LayOut(
+      const hlo::Computation& computation,
+      const std::map<const Instruction*, std::vector<gpu::Slice>>& bound = {});
+  // Control flow (gpu_compiler_control.cc): each called computation becomes a program of the
+  // manifest, its parameters bound to the caller's slices.
+  void LowerWhile(const Instruction& loop);
+  void LowerConditional(const Instruction& conditional);
+  void LowerCall(const Instruction& call);
+  // Lowers `computation` into `steps` (its parameter leaves bound to `parameter_slices`, in
+  // parameter order) and returns its root's leaf slices.
+  std::vector<gpu::Slice> LowerComputationInto(
+      const hlo::Computation& computation,
+      const std::vector<std::vector<gpu::Slice>>& parameter_slices, std::vector<gpu::Step>& steps);
+  // Copies `from[i]` into `to[i]` for every leaf where they differ, safe when a source is
+  // another leaf's destination (a loop body that swaps its state's leaves).
+  void CopyLeaves(const std::string& name, const std::vector<gpu::Slice>& from,
+                  const std::vector<gpu::Slice>& to, std::vector<gpu::Step>& steps);
   const std::vector<gpu::Slice>& Slices(const Instruction& inst);
   gpu::Slice ArraySlice(const Instruction& inst);
   void Lower(const Instruction& inst);
@@ -155,9 +174,8 @@ class ArtifactBuilder {
   GpuCompileOptions options_;
   llvm::LLVMContext context_;
   llvm::Module llvm_module_;
-  compiler::BufferAssignment assignment_;
-  std::vector<uint64_t> allocation_base_;
   uint64_t arena_top_ = 0;
+  std::vector<gpu::Step>* steps_ = nullptr;  // where Lower appends: the entry's or a program's
   std::map<const Instruction*, std::vector<gpu::Slice>> slices_;
   GpuCompileResult result_;
 };

@@ -73,7 +73,7 @@ void ArtifactBuilder::AddLoopKernel(const Instruction& inst, const std::string& 
     launch.args.push_back({gpu::KernelArg::Kind::kBuffer, slice});
   for (const gpu::Slice& slice : output_slices)
     launch.args.push_back({gpu::KernelArg::Kind::kBuffer, slice});
-  result_.artifact.manifest.steps.push_back({step_name, std::move(launch)});
+  steps_->push_back({step_name, std::move(launch)});
   KernelRecord record;
   record.instruction = inst.name();
   record.entry = spec.entry;
@@ -161,7 +161,7 @@ void ArtifactBuilder::AddFusionLaunch(const Instruction& fusion, const std::stri
   launch.entry = entry;
   launch.grid = {dims.grid, 1, 1};
   launch.block = {dims.block, 1, 1};
-  result_.artifact.manifest.steps.push_back({fusion.name(), std::move(launch)});
+  steps_->push_back({fusion.name(), std::move(launch)});
   KernelRecord record;
   record.instruction = fusion.name();
   record.entry = entry;

@@ -85,7 +85,7 @@ void ArtifactBuilder::LowerConvolutionInto(const Instruction& conv, const Instru
   plan.call.output = output_in_order
                          ? result
                          : ScratchSlice(static_cast<uint64_t>(conv.shape().ElementCount() * bytes));
-  result_.artifact.manifest.steps.push_back({step_name, plan.call});
+  steps_->push_back({step_name, plan.call});
   if (output_in_order) return;
   hlo::Shape nkpq = hlo::Shape::Array(conv.shape().type, plan.call.output_dims);
   // The HLO result at index o reads NKPQ at (o[output_dims[0]], o[output_dims[1]], ...).
@@ -133,7 +133,7 @@ void ArtifactBuilder::LowerOutputFusion(const Instruction& fusion) {
       if (epilogue->bias_parameter >= 0)
         call.bias = ArraySlice(*fusion.operand(epilogue->bias_parameter));
     }
-    result_.artifact.manifest.steps.push_back({fusion.name() + ".matmul", call});
+    steps_->push_back({fusion.name() + ".matmul", call});
     AddOwner(fusion, "cuBLASLt");
   } else {
     epilogue_in_library = fused.root() == library_op && fusion.shape().IsArray();

@@ -35,7 +35,7 @@ void ArtifactBuilder::AddOpKernel(const Instruction& inst, const std::string& ki
   for (const gpu::Slice& slice : args) launch.args.push_back({gpu::KernelArg::Kind::kBuffer, slice});
   launch.grid = {dims->grid, 1, 1};
   launch.block = {dims->block, 1, 1};
-  result_.artifact.manifest.steps.push_back({inst.name(), std::move(launch)});
+  steps_->push_back({inst.name(), std::move(launch)});
   KernelRecord record;
   record.instruction = inst.name();
   record.entry = entry;
@@ -49,7 +49,7 @@ void ArtifactBuilder::AddOpKernel(const Instruction& inst, const std::string& ki
 void ArtifactBuilder::SeedResult(const std::string& step_name, gpu::Slice operand,
                                  gpu::Slice result) {
   if (operand.bytes > 0 && !(operand == result))
-    result_.artifact.manifest.steps.push_back({step_name, gpu::DeviceCopy{operand, result}});
+    steps_->push_back({step_name, gpu::DeviceCopy{operand, result}});
 }
 
 void ArtifactBuilder::LowerIndexedOp(const Instruction& inst) {

@@ -38,6 +38,10 @@ OpLowering LoweringOf(Opcode op) {
       return OpLowering::kCustomCall;
     case Opcode::kFusion:
       return OpLowering::kFusion;
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+      return OpLowering::kControlFlow;
     case Opcode::kBatchNormGrad:
     case Opcode::kBatchNormInference:
     case Opcode::kBatchNormTraining:

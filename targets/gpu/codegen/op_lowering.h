@@ -20,6 +20,7 @@ enum class OpLowering {
   kTopKKernel,
   kCustomCall,      // per call target: TopK runs, the rest are refused
   kFusion,          // loop / input / output / custom fusions
+  kControlFlow,     // while / conditional / call: programs of their own (gpu_compiler_control.cc)
   kElementalKernel, // what the elemental emitter generates (targets/llvm/elemental_ops.h)
   kExpandedFirst,   // batch-norm-*: the gpu pipeline's batch-norm-expander rewrites them into
                     // elementwise kernels and reductions before code generation

@@ -14,11 +14,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 
+#include "hlo/diagnostic.h"
 #include "hlo/literal.h"
 #include "targets/gpu/emulator/fiber_block.h"
 #include "targets/llvm/host_runtime.h"
@@ -227,6 +229,18 @@ void AppendLeaves(const hlo::Literal& literal, std::vector<const hlo::Literal*>&
   for (const hlo::Literal& element : literal.elements()) AppendLeaves(element, leaves);
 }
 
+// The program a conditional runs: pred nonzero -> branches[0], zero -> branches[1]; an s32
+// index out of range (negative included) -> the last branch, as XLA defines it.
+uint32_t SelectedBranch(const gpu::Conditional& conditional, const std::vector<uint8_t>& arena) {
+  const size_t count = conditional.branches.size();
+  if (conditional.selector_dtype == gpu::DType::kPred)
+    return conditional.branches.at(arena.at(conditional.selector.offset) != 0 ? 0 : 1);
+  int32_t index = 0;
+  std::memcpy(&index, &arena.at(conditional.selector.offset), sizeof index);
+  if (index < 0 || static_cast<size_t>(index) >= count) index = static_cast<int32_t>(count - 1);
+  return conditional.branches.at(static_cast<size_t>(index));
+}
+
 }  // namespace
 
 std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& compiled,
@@ -314,55 +328,74 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
       throw std::runtime_error("emulator: " + Message(std::move(error)));
   }
 
-  for (const gpu::Step& step : manifest.steps) {
-    if (const auto* launch = std::get_if<gpu::KernelLaunch>(&step.call)) {
-      auto address = jit->lookup("emu_" + launch->entry);
-      if (!address) throw std::runtime_error("emulator: " + Message(address.takeError()));
-      std::vector<void*> arguments;
-      for (const gpu::KernelArg& arg : launch->args) {
-        if (arg.kind != gpu::KernelArg::Kind::kBuffer)
-          throw std::runtime_error("emulator: scalar args");
-        arguments.push_back(arena.data() + arg.slice.offset);
-      }
-      std::vector<std::pair<uint8_t*, uint64_t>> shared_memory;
-      for (const auto& [name, bytes] : shared_globals) {
-        auto shared_address = jit->lookup(name);
-        if (!shared_address)
-          throw std::runtime_error("emulator: " + Message(shared_address.takeError()));
-        shared_memory.emplace_back(shared_address->toPtr<uint8_t*>(), bytes);
-      }
-      for (int block = 0; block < grid.blocks; ++block) {
-        for (const auto& [memory, bytes] : shared_memory) std::memset(memory, 0xA5, bytes);
-        std::vector<std::unique_ptr<WarpExchange>> block_warps;
-        for (int w = 0; w < grid.threads_per_block / 32; ++w)
-          block_warps.push_back(std::make_unique<WarpExchange>());
-        warps = &block_warps;
-        FiberBarrier whole_block(grid.threads_per_block);
-        block_barrier = &whole_block;
-        auto* kernel = address->toPtr<void (*)(void**)>();
-        try {
-          RunFiberBlock(
-              grid.threads_per_block,
-              [&](int t) { current = {t, block, grid.threads_per_block, grid.blocks}; },
-              [&](int) { kernel(arguments.data()); });
-        } catch (const std::runtime_error& error) {
-          throw std::runtime_error(std::string(error.what()) + " in kernel " + launch->entry);
+  // Runs a list of steps; while and conditional steps run programs of the manifest (validated:
+  // a program runs only earlier ones, so this recursion ends).
+  const int64_t max_trips = hlo::GlobalLimits().max_while_iterations;
+  std::function<void(const std::vector<gpu::Step>&)> run_steps;
+  run_steps = [&](const std::vector<gpu::Step>& steps) {
+    for (const gpu::Step& step : steps) {
+      if (const auto* launch = std::get_if<gpu::KernelLaunch>(&step.call)) {
+        auto address = jit->lookup("emu_" + launch->entry);
+        if (!address) throw std::runtime_error("emulator: " + Message(address.takeError()));
+        std::vector<void*> arguments;
+        for (const gpu::KernelArg& arg : launch->args) {
+          if (arg.kind != gpu::KernelArg::Kind::kBuffer)
+            throw std::runtime_error("emulator: scalar args");
+          arguments.push_back(arena.data() + arg.slice.offset);
         }
-        warps = nullptr;
-        block_barrier = nullptr;
+        std::vector<std::pair<uint8_t*, uint64_t>> shared_memory;
+        for (const auto& [name, bytes] : shared_globals) {
+          auto shared_address = jit->lookup(name);
+          if (!shared_address)
+            throw std::runtime_error("emulator: " + Message(shared_address.takeError()));
+          shared_memory.emplace_back(shared_address->toPtr<uint8_t*>(), bytes);
+        }
+        for (int block = 0; block < grid.blocks; ++block) {
+          for (const auto& [memory, bytes] : shared_memory) std::memset(memory, 0xA5, bytes);
+          std::vector<std::unique_ptr<WarpExchange>> block_warps;
+          for (int w = 0; w < grid.threads_per_block / 32; ++w)
+            block_warps.push_back(std::make_unique<WarpExchange>());
+          warps = &block_warps;
+          FiberBarrier whole_block(grid.threads_per_block);
+          block_barrier = &whole_block;
+          auto* kernel = address->toPtr<void (*)(void**)>();
+          try {
+            RunFiberBlock(
+                grid.threads_per_block,
+                [&](int t) { current = {t, block, grid.threads_per_block, grid.blocks}; },
+                [&](int) { kernel(arguments.data()); });
+          } catch (const std::runtime_error& error) {
+            throw std::runtime_error(std::string(error.what()) + " in kernel " + launch->entry);
+          }
+          warps = nullptr;
+          block_barrier = nullptr;
+        }
+      } else if (const auto* matmul = std::get_if<gpu::MatmulCall>(&step.call)) {
+        RunMatmul(*matmul, arena);
+      } else if (const auto* conv = std::get_if<gpu::ConvCall>(&step.call)) {
+        RunConv(*conv, arena);
+      } else if (const auto* copy = std::get_if<gpu::DeviceCopy>(&step.call)) {
+        std::memmove(&arena.at(copy->destination.offset), &arena.at(copy->source.offset),
+                     copy->source.bytes);
+      } else if (const auto* loop = std::get_if<gpu::WhileLoop>(&step.call)) {
+        for (int64_t trip = 0;; ++trip) {
+          run_steps(manifest.programs.at(loop->condition).steps);
+          if (arena.at(loop->predicate.offset) == 0) break;
+          if (trip >= max_trips) {
+            throw std::runtime_error("the loop '" + step.name + "' (while) exceeded " +
+                                     std::to_string(max_trips) + " iterations");
+          }
+          run_steps(manifest.programs.at(loop->body).steps);
+        }
+      } else if (const auto* conditional = std::get_if<gpu::Conditional>(&step.call)) {
+        run_steps(manifest.programs.at(SelectedBranch(*conditional, arena)).steps);
+      } else {
+        throw std::runtime_error("emulator: step kind not emulated: " +
+                                 std::string(gpu::StepKindName(step)));
       }
-    } else if (const auto* matmul = std::get_if<gpu::MatmulCall>(&step.call)) {
-      RunMatmul(*matmul, arena);
-    } else if (const auto* conv = std::get_if<gpu::ConvCall>(&step.call)) {
-      RunConv(*conv, arena);
-    } else if (const auto* copy = std::get_if<gpu::DeviceCopy>(&step.call)) {
-      std::memmove(&arena.at(copy->destination.offset), &arena.at(copy->source.offset),
-                   copy->source.bytes);
-    } else {
-      throw std::runtime_error("emulator: step kind not emulated: " +
-                               std::string(gpu::StepKindName(step)));
     }
-  }
+  };
+  run_steps(manifest.steps);
 
   std::vector<hlo::Literal> results;
   for (const gpu::TensorSlot& slot : manifest.results) {

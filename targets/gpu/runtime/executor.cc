@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -94,6 +95,13 @@ struct PreparedStep {
   CUdeviceptr conv_workspace = 0;
 };
 
+// How loops and branches run: the predicate read back by the host each trip. (CUDA graphs with
+// conditional nodes, which keep the decision on the device, are not used yet.)
+std::string ControlFlowMode(const Manifest& m) {
+  if (m.programs.empty()) return "none";
+  return "host-driven (predicate read back each trip)";
+}
+
 }  // namespace
 
 double Median(std::vector<double> v) {
@@ -102,13 +110,22 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// Every step of the artifact: the entry's and each program's.
+template <typename Visit>
+void ForEachStep(const Manifest& m, Visit visit) {
+  for (const Step& step : m.steps) visit(step);
+  for (const Program& program : m.programs) {
+    for (const Step& step : program.steps) visit(step);
+  }
+}
+
 void CheckSupported(const Artifact& artifact) {
 #ifndef RTGPU_HAVE_CUDNN
-  for (const Step& step : artifact.manifest.steps) {
+  ForEachStep(artifact.manifest, [](const Step& step) {
     if (std::holds_alternative<ConvCall>(step.call)) {
       throw RunError("step '" + step.name + "': cudnn_conv not supported by this runtime build (built without cudnn_backend.h)");
     }
-  }
+  });
 #else
   (void)artifact;
 #endif
@@ -142,16 +159,13 @@ RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inpu
 
   const CUdeviceptr arena = session.Allocate(m.arena_bytes, "the arena");
   bool any_matmul = false;
-  for (const Step& s : m.steps) any_matmul = any_matmul || std::holds_alternative<MatmulCall>(s.call);
+  ForEachStep(m, [&](const Step& s) { any_matmul = any_matmul || std::holds_alternative<MatmulCall>(s.call); });
   const uint64_t workspace_bytes = any_matmul ? std::max(m.workspace_bytes, kDefaultMatmulWorkspace) : m.workspace_bytes;
   const CUdeviceptr workspace = workspace_bytes > 0 ? session.Allocate(workspace_bytes, "the workspace") : 0;
   std::unique_ptr<CublasLtHandle> cublas;
   if (any_matmul) cublas = std::make_unique<CublasLtHandle>();
 
-  std::vector<PreparedStep> prepared(m.steps.size());
-  for (size_t i = 0; i < m.steps.size(); ++i) {
-    const Step& step = m.steps[i];
-    PreparedStep& p = prepared[i];
+  auto prepare = [&](const Step& step, PreparedStep& p) {
     if (const auto* k = std::get_if<KernelLaunch>(&step.call)) {
       cu.Check(cu.cuModuleGetFunction(&p.function, modules.at(k->module), k->entry.c_str()),
                "kernel '" + k->entry + "' in module '" + k->module + "'");
@@ -181,7 +195,16 @@ RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inpu
       (void)conv;
 #endif
     }
-  }
+  };
+  auto prepare_all = [&](const std::vector<Step>& steps) {
+    std::vector<PreparedStep> prepared(steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) prepare(steps[i], prepared[i]);
+    return prepared;
+  };
+  std::vector<PreparedStep> prepared = prepare_all(m.steps);
+  std::vector<std::vector<PreparedStep>> prepared_programs;
+  for (const Program& program : m.programs) prepared_programs.push_back(prepare_all(program.steps));
+  result.control_flow = ControlFlowMode(m);
 
   auto upload = [&] {
     for (const Constant& c : m.constants) {
@@ -195,9 +218,47 @@ RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inpu
       }
     }
   };
-  auto enqueue = [&](size_t i) {
-    const Step& step = m.steps[i];
-    const PreparedStep& p = prepared[i];
+  // Host-driven control flow: the predicate or selector is read back after the stream drains,
+  // once per trip or branch (docs/gpu-runtime.md).
+  auto read_back = [&](const Slice& slice, void* out, size_t bytes, const std::string& what) {
+    cu.Check(cu.cuStreamSynchronize(session.stream()), what);
+    cu.Check(cu.cuMemcpyDtoH(out, arena + slice.offset, bytes), what);
+  };
+  std::function<void(const Step&, const PreparedStep&)> enqueue_step;
+  auto run_program = [&](uint32_t index) {
+    const Program& program = m.programs.at(index);
+    for (size_t i = 0; i < program.steps.size(); ++i) enqueue_step(program.steps[i], prepared_programs.at(index)[i]);
+  };
+  enqueue_step = [&](const Step& step, const PreparedStep& p) {
+    if (const auto* loop = std::get_if<WhileLoop>(&step.call)) {
+      for (int64_t trip = 0;; ++trip) {
+        run_program(loop->condition);
+        uint8_t predicate = 0;
+        read_back(loop->predicate, &predicate, 1, "reading the predicate of '" + step.name + "'");
+        if (predicate == 0) break;
+        if (trip >= options.max_while_iterations) {
+          throw RunError("the loop '" + step.name + "' exceeded " + std::to_string(options.max_while_iterations) +
+                         " iterations");
+        }
+        run_program(loop->body);
+      }
+      return;
+    }
+    if (const auto* conditional = std::get_if<Conditional>(&step.call)) {
+      const size_t count = conditional->branches.size();
+      size_t branch = 0;
+      if (conditional->selector_dtype == DType::kPred) {
+        uint8_t flag = 0;
+        read_back(conditional->selector, &flag, 1, "reading the selector of '" + step.name + "'");
+        branch = flag != 0 ? 0 : 1;
+      } else {
+        int32_t index = 0;
+        read_back(conditional->selector, &index, 4, "reading the selector of '" + step.name + "'");
+        branch = index < 0 || static_cast<size_t>(index) >= count ? count - 1 : static_cast<size_t>(index);
+      }
+      run_program(conditional->branches.at(branch));
+      return;
+    }
     if (const auto* k = std::get_if<KernelLaunch>(&step.call)) {
       cu.Check(cu.cuLaunchKernel(p.function, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2],
                                  k->shared_bytes, session.stream(), const_cast<void**>(p.arg_pointers.data()), nullptr),
@@ -214,6 +275,7 @@ RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inpu
       throw RunError("step '" + step.name + "' cannot run in this runtime build");
     }
   };
+  auto enqueue = [&](size_t i) { enqueue_step(m.steps[i], prepared[i]); };
 
   upload();
   for (int w = 0; w < options.warmup; ++w) {

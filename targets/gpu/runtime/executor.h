@@ -9,6 +9,7 @@
 // out.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct RunOptions {
   int device = 0;
   int warmup = 3;
   int repeat = 10;
+  // A while loop that runs more trips stops the run with an error naming it (never a hang).
+  int64_t max_while_iterations = int64_t{1} << 32;
 };
 
 struct StepTiming {
@@ -33,6 +36,7 @@ struct RunResult {
   std::string device_name;
   int compute_capability = 0;  // e.g. 90
   int driver_version = 0;      // e.g. 13000
+  std::string control_flow;    // how while/conditional steps ran: "none", "host-driven (...)"
   std::vector<StepTiming> steps;
   double total_median_ms = 0.0;
   double total_min_ms = 0.0;

@@ -28,6 +28,7 @@ constexpr const char* kUsage =
     "  --warmup N                     untimed runs before timing (default 3)\n"
     "  --repeat N                     timed runs; medians are over these (default 10)\n"
     "  --device I                     CUDA device ordinal (default 0)\n"
+    "  --max-iterations N             stop a while loop after N trips with an error (default 2^32)\n"
     "  --stats-json FILE              per-step and total times as JSON\n"
     "  --describe                     print the artifact's manifest summary and exit (no GPU needed)\n"
     "  --version                      print the artifact format version this runtime reads\n";
@@ -47,6 +48,15 @@ int ParseCount(const std::string& flag, const std::string& text, int lowest) {
   return static_cast<int>(v);
 }
 
+int64_t ParseTrips(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 0) {
+    throw std::invalid_argument(flag + " needs an integer >= 0, got '" + text + "'");
+  }
+  return static_cast<int64_t>(v);
+}
+
 Options ParseArgs(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -61,6 +71,7 @@ Options ParseArgs(int argc, char** argv) {
     else if (arg == "--warmup") o.run.warmup = ParseCount(arg, value(), 0);
     else if (arg == "--repeat") o.run.repeat = ParseCount(arg, value(), 1);
     else if (arg == "--device") o.run.device = ParseCount(arg, value(), 0);
+    else if (arg == "--max-iterations") o.run.max_while_iterations = ParseTrips(arg, value());
     else if (arg == "--describe") o.describe = true;
     else if (!arg.empty() && arg[0] == '-') throw std::invalid_argument("unknown option " + arg);
     else if (o.artifact.empty()) o.artifact = arg;
@@ -90,6 +101,9 @@ void Describe(const gpu::Artifact& a) {
   for (size_t i = 0; i < m.steps.size(); ++i) {
     std::printf("step %zu %s %s\n", i, gpu::StepKindName(m.steps[i]), m.steps[i].name.c_str());
   }
+  for (size_t p = 0; p < m.programs.size(); ++p) {
+    std::printf("program %zu %s: %zu steps\n", p, m.programs[p].name.c_str(), m.programs[p].steps.size());
+  }
   for (const auto& [name, bytes] : a.sections) std::printf("section %s %zu bytes\n", name.c_str(), bytes.size());
 }
 
@@ -101,6 +115,7 @@ void WriteStats(const Options& o, const gpu::Artifact& a, const gpu::runtime::Ru
   j.Set("device", JsonValue::String(r.device_name));
   j.Set("compute_capability", JsonValue::Int(r.compute_capability));
   j.Set("driver_version", JsonValue::Int(r.driver_version));
+  j.Set("control_flow", JsonValue::String(r.control_flow));
   j.Set("warmup", JsonValue::Int(o.run.warmup));
   j.Set("repeat", JsonValue::Int(o.run.repeat));
   j.Set("total_median_ms", JsonValue::Double(r.total_median_ms));
@@ -140,6 +155,7 @@ int Run(const Options& o) {
   }
   const gpu::runtime::RunResult r = gpu::runtime::Execute(artifact, inputs, o.run);
   std::printf("device: %s (sm_%d, driver %d)\n", r.device_name.c_str(), r.compute_capability, r.driver_version);
+  if (r.control_flow != "none") std::printf("control flow: %s\n", r.control_flow.c_str());
   for (size_t i = 0; i < r.steps.size(); ++i) {
     std::printf("step %zu %-16s %-24s median %.4f ms, min %.4f ms\n", i, r.steps[i].kind.c_str(), r.steps[i].name.c_str(),
                 r.steps[i].median_ms, r.steps[i].min_ms);
