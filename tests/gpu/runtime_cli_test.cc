@@ -219,6 +219,57 @@ TEST(GpuRunFakeDriver, RunsKernelAndCopyStepsAndReportsMedians) {
   for (const std::string& p : {artifact, inputs, outputs, stats}) std::remove(p.c_str());
 }
 
+// A while step driven from the host against the fake driver. The loop state is a 4-byte shift
+// register R, reset from a constant [1, 1, 0, 0] before the loop; the condition copies R[0] into
+// the predicate, the body shifts R left (staged through scratch) and adds one to x (add_one into
+// t, then t copied back to x). Two trips: the result is x + 2, on every run since R is reset.
+TEST(GpuRunFakeDriver, WhileStepRunsOnTheHostDrivenPathAndStopsAtTheLimit) {
+  testing::Sample sample = testing::MakeSample(4, 3, 8);
+  Manifest& m = sample.artifact.manifest;
+  const Step add_one = m.steps[0];
+  const Slice x = std::get<KernelLaunch>(add_one.call).args[0].slice;
+  const Slice t = std::get<KernelLaunch>(add_one.call).args[1].slice;
+  const uint64_t base = (m.arena_bytes + 255) / 256 * 256;
+  const Slice r_init{base, 4}, r{base + 256, 4}, r_tail{base + 257, 3}, r_head{base + 256, 3},
+      scratch{base + 512, 3}, predicate{base + 768, 1}, r_first{base + 256, 1};
+  m.arena_bytes = base + 1024;
+  sample.artifact.sections["const.r"] = std::string("\x01\x01\x00\x00", 4);
+  m.constants.push_back({"const.r", r_init});
+  m.programs = {{"w.condition", {{"w.predicate", DeviceCopy{r_first, predicate}}}},
+                {"w.body",
+                 {add_one, {"w.back", DeviceCopy{t, x}}, {"w.stage", DeviceCopy{r_tail, scratch}},
+                  {"w.shift", DeviceCopy{scratch, r_head}}}}};
+  m.steps = {{"w.init", DeviceCopy{r_init, r}}, {"w", WhileLoop{0, 1, predicate}}};
+  m.results = {{"out0", DType::kF32, {4, 8}, t}};
+  const std::string artifact = Temp("loop.rtgpu"), inputs = Temp("loop_in.npz"),
+                    outputs = Temp("loop_out.npz");
+  WriteArtifactFile(sample.artifact, artifact);
+  auto bytes = [](const std::vector<float>& v) {
+    return std::string(reinterpret_cast<const char*>(v.data()), 4 * v.size());
+  };
+  runtime::WriteNpzFile({{"arg0", "<f4", {4, 8}, bytes(sample.x)}, {"arg1", "<f4", {8, 3}, bytes(sample.w)},
+                         {"arg2", "<f4", {3}, bytes(sample.b)}},
+                        inputs);
+  const std::string run = "LD_LIBRARY_PATH=" RTGPU_FAKE_DRIVER_DIR " " RTGPU_RUN_BINARY " " + artifact +
+                          " --inputs " + inputs + " --repeat 3 --warmup 1";
+  Outcome o = RunCommand(run + " --output " + outputs);
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("control flow: host-driven (predicate read back each trip)"));
+  EXPECT_THAT(o.output, HasSubstr("step 1 while"));
+  const std::vector<runtime::NpyArray> out = runtime::ReadNpzFile(outputs);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].data.size(), 128u);
+  for (size_t i = 0; i < 32; ++i) {
+    float v;
+    std::memcpy(&v, out[0].data.data() + 4 * i, 4);
+    EXPECT_EQ(v, sample.x[i] + 2.0f) << i;
+  }
+  o = RunCommand(run + " --max-iterations 1");
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("the loop 'w' exceeded 1 iterations"));
+  for (const std::string& p : {artifact, inputs, outputs}) std::remove(p.c_str());
+}
+
 TEST(GpuRunFakeDriver, UnknownKernelIsADriverErrorNotACrash) {
   testing::Sample sample = testing::MakeSample(2, 2, 2);
   std::get<KernelLaunch>(sample.artifact.manifest.steps[0].call).entry = "missing_kernel";
