@@ -151,9 +151,10 @@ class Validator {
     return Add(one, Mul(static_cast<uint64_t>(batch - 1), static_cast<uint64_t>(bs), where), where);
   }
   void Check(const MatmulCall& mm, const std::string& where, const std::set<std::string>&) {
-    if (mm.dtype != DType::kF32 && mm.dtype != DType::kF16 && mm.dtype != DType::kBF16) {
-      Fail(where, std::string("dtype ") + DTypeName(mm.dtype) + " is not f32, f16 or bf16");
+    if (mm.dtype != DType::kF32 && mm.dtype != DType::kF16 && mm.dtype != DType::kBF16 && mm.dtype != DType::kF64) {
+      Fail(where, std::string("dtype ") + DTypeName(mm.dtype) + " is not f32, f16, bf16 or f64");
     }
+    if (mm.dtype == DType::kF64 && mm.epilogue != Epilogue::kNone) Fail(where, "an f64 matmul takes no epilogue");
     if (mm.allow_tf32 && mm.dtype != DType::kF32) Fail(where, "allow_tf32 needs dtype f32");
     if (mm.m < 1 || mm.n < 1 || mm.k < 1 || mm.batch < 1) Fail(where, "m, n, k and batch must be positive");
     const uint64_t esize = DTypeBytes(mm.dtype);

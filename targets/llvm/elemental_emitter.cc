@@ -56,6 +56,16 @@ ElementGenerator ElementalEmitter::MakeGenerator(const Instruction& inst,
   return Memoized(b_, &dominating_block_, MakeUnmemoizedGenerator(inst, std::move(operands)));
 }
 
+std::vector<ElementGenerator> ElementalEmitter::MakeGenerators(
+    const Instruction& inst, std::vector<ElementGenerator> operands) {
+  if (inst.opcode() != Opcode::kReduce || inst.shape().IsArray())
+    return {MakeGenerator(inst, std::move(operands))};
+  std::vector<ElementGenerator> results = MakeReduceGenerators(inst, std::move(operands));
+  for (ElementGenerator& result : results)
+    result = Memoized(b_, &dominating_block_, std::move(result));
+  return results;
+}
+
 ElementGenerator ElementalEmitter::MakeUnmemoizedGenerator(const Instruction& inst,
                                                            std::vector<ElementGenerator> operands) {
   if (!FusibleInEmitter(inst.opcode())) detail::Fail(inst, "not an elemental opcode");

@@ -83,6 +83,10 @@ class ElementalEmitter {
   // the emitter is in use (use one emitter per kernel function).
   ElementGenerator MakeGenerator(const hlo::Instruction& inst,
                                  std::vector<ElementGenerator> operands);
+  // Every result of `inst`: one generator per result of a variadic reduce (sharing one loop per
+  // index, each memoized), else the one of MakeGenerator.
+  std::vector<ElementGenerator> MakeGenerators(const hlo::Instruction& inst,
+                                               std::vector<ElementGenerator> operands);
 
   // The generator for the root of a fused (or any parameter-fed, side-effect-free) computation:
   // parameter i of `computation` reads its element from `parameters[i]`. Shared subexpressions

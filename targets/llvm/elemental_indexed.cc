@@ -7,7 +7,8 @@
 // Guarantees (the interpreter's semantics, hlo/evaluator_gather.cc, evaluator_window.cc):
 //   - gather: start indices are clamped to [0, operand_dim - slice_size] per dimension (signed
 //     indices sign-extended, unsigned zero-extended); no operand or index element outside its
-//     array is read. operand_batching_dims are not handled (hlo::Error).
+//     array is read. An operand batching dim takes the batch index of its start_indices batching
+//     dim (operand_batching_dims[i] <- start_indices_batching_dims[i]), clamped like the rest.
 //   - reduce-window (one input): window taps are combined one at a time in row-major order of
 //     the window, starting from the init value; taps in padding or in base-dilation holes are
 //     skipped (they would combine the init value, the identity of every reducer XLA emits); the
@@ -41,13 +42,21 @@ ElementGenerator ElementalEmitter::MakeGatherGenerator(const Instruction& gather
   const auto& d = attrs.dnums;
   const hlo::Shape& operand_shape = gather.operand(0)->shape();
   const hlo::Shape& indices_shape = gather.operand(1)->shape();
-  if (!d.operand_batching_dims.empty() || !d.start_indices_batching_dims.empty())
-    detail::Fail(gather, "operand_batching_dims are not supported by the elemental emitter");
+  if (d.operand_batching_dims.size() != d.start_indices_batching_dims.size())
+    detail::Fail(gather, "operand_batching_dims and start_indices_batching_dims differ in length");
+  for (size_t i = 0; i < d.operand_batching_dims.size(); ++i) {
+    if (d.operand_batching_dims[i] < 0 || d.operand_batching_dims[i] >= operand_shape.rank() ||
+        d.start_indices_batching_dims[i] < 0 ||
+        d.start_indices_batching_dims[i] >= indices_shape.rank() ||
+        d.start_indices_batching_dims[i] == d.index_vector_dim)
+      detail::Fail(gather, "a batching dim is out of range");
+  }
   if (!hlo::IsInteger(indices_shape.type)) detail::Fail(gather, "start_indices are not integers");
   if (static_cast<int64_t>(attrs.slice_sizes.size()) != operand_shape.rank() ||
-      static_cast<int64_t>(d.offset_dims.size() + d.collapsed_slice_dims.size()) !=
-          operand_shape.rank())
-    detail::Fail(gather, "slice_sizes / offset_dims / collapsed_slice_dims do not cover the operand");
+      static_cast<int64_t>(d.offset_dims.size() + d.collapsed_slice_dims.size() +
+                           d.operand_batching_dims.size()) != operand_shape.rank())
+    detail::Fail(gather, "slice_sizes / offset_dims / collapsed and batching dims do not cover "
+                         "the operand");
   for (int64_t dim : d.start_index_map)
     if (dim < 0 || dim >= operand_shape.rank()) detail::Fail(gather, "start_index_map out of range");
 
@@ -62,12 +71,26 @@ ElementGenerator ElementalEmitter::MakeGatherGenerator(const Instruction& gather
       if (!Contains(d.offset_dims, static_cast<int64_t>(i))) batch.push_back(out[i]);
     const bool signed_indices = hlo::IsSignedInteger(indices_shape.type);
     IrIndex start(static_cast<size_t>(operand_shape.rank()), b_.getInt64(0));
-    for (size_t k = 0; k < d.start_index_map.size(); ++k) {
-      IrIndex where;
+    // The batch index of each start_indices dim (index_vector_dim has none).
+    std::vector<llvm::Value*> batch_of_indices_dim(static_cast<size_t>(indices_shape.rank()));
+    {
       size_t next_batch = 0;
       for (int64_t dim = 0; dim < indices_shape.rank(); ++dim)
+        if (dim != d.index_vector_dim) batch_of_indices_dim[dim] = batch.at(next_batch++);
+    }
+    for (size_t i = 0; i < d.operand_batching_dims.size(); ++i) {
+      const auto dim = static_cast<size_t>(d.operand_batching_dims[i]);
+      const int64_t highest = operand_shape.dims[dim] - attrs.slice_sizes[dim];
+      llvm::Value* value =
+          batch_of_indices_dim.at(static_cast<size_t>(d.start_indices_batching_dims[i]));
+      start[dim] = b_.CreateSelect(b_.CreateICmpSGT(value, detail::I64(b_, highest)),
+                                   detail::I64(b_, highest), value);
+    }
+    for (size_t k = 0; k < d.start_index_map.size(); ++k) {
+      IrIndex where;
+      for (int64_t dim = 0; dim < indices_shape.rank(); ++dim)
         where.push_back(dim == d.index_vector_dim ? detail::I64(b_, static_cast<int64_t>(k))
-                                                  : batch.at(next_batch++));
+                                                  : batch_of_indices_dim[dim]);
       llvm::Value* raw = indices(where);
       llvm::Value* value = signed_indices ? b_.CreateSExtOrTrunc(raw, b_.getInt64Ty())
                                           : b_.CreateZExtOrTrunc(raw, b_.getInt64Ty());
@@ -82,7 +105,7 @@ ElementGenerator ElementalEmitter::MakeGatherGenerator(const Instruction& gather
     IrIndex source = start;
     size_t next_offset = 0;
     for (int64_t dim = 0; dim < operand_shape.rank(); ++dim) {
-      if (Contains(d.collapsed_slice_dims, dim)) continue;
+      if (Contains(d.collapsed_slice_dims, dim) || Contains(d.operand_batching_dims, dim)) continue;
       llvm::Value* offset = out.at(static_cast<size_t>(d.offset_dims.at(next_offset++)));
       source[static_cast<size_t>(dim)] =
           b_.CreateAdd(start[static_cast<size_t>(dim)], offset, "", true, true);

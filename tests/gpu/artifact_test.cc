@@ -232,7 +232,7 @@ TEST(GpuArtifact, ValidatorNamesTheFault) {
   {
     Artifact bad = a;
     std::get<MatmulCall>(bad.manifest.steps[1].call).dtype = DType::kS32;
-    EXPECT_THAT(ValidationErrorOf(bad), HasSubstr("dtype s32 is not f32, f16 or bf16"));
+    EXPECT_THAT(ValidationErrorOf(bad), HasSubstr("dtype s32 is not f32, f16, bf16 or f64"));
   }
   {
     Artifact bad = a;

@@ -303,6 +303,9 @@ INSTANTIATE_TEST_SUITE_P(Corpus, GpuCodegenCorpusValues,
                                          "dynamic_slice_loop_1x2048x768_bf16",
                                          // a scan: a while loop whose body writes one row of
                                          // the output per trip, and its annotations
-                                         "offload_scan_output"));
+                                         "offload_scan_output",
+                                         // f64 physics in 74 loops and conditionals: libdevice,
+                                         // f64 cuBLASLt, batched gather/scatter (~35 s)
+                                         "hlo_torax_iterhybrid_predictor_corrector_f64"));
 
 }  // namespace

@@ -203,7 +203,9 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
     case OpLowering::kElementalKernel:
       break;
   }
-  if (!inst.shape().IsArray()) Unsupported(inst);
+  // A tuple result only from a variadic reduce (argmax's value and index): one kernel writing
+  // every result.
+  if (!inst.shape().IsArray() && inst.opcode() != Opcode::kReduce) Unsupported(inst);
   if (inst.opcode() == Opcode::kTranspose && TryTransposeKernel(inst)) return;
   std::vector<const Instruction*> operands(inst.operands().begin(), inst.operands().end());
   std::vector<gpu::Slice> slices;
@@ -211,8 +213,7 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
   AddKernel(inst, operands, slices,
             [&inst](llvm_codegen::ElementalEmitter& emitter,
                     std::vector<llvm_codegen::ElementGenerator> loads) {
-              return std::vector<llvm_codegen::ElementGenerator>{
-                  emitter.MakeGenerator(inst, std::move(loads))};
+              return emitter.MakeGenerators(inst, std::move(loads));
             });
 }
 

@@ -31,11 +31,28 @@ void ArtifactBuilder::AddKernel(const Instruction& inst, std::vector<const Instr
     operand_shapes.push_back(operand->shape());
   }
   CollectLeafShapes(inst.shape(), output_shapes);
-  for (const hlo::Shape& output : output_shapes)
-    if (output.dims != output_shapes[0].dims) Unsupported(inst, "outputs of different shapes");
   if (record_owner) AddOwner(inst, "generated-kernel");
-  AddLoopKernel(inst, inst.name(), std::move(operand_shapes), std::move(operand_slices),
-                std::move(output_shapes), Slices(inst), factory);
+  bool same_dims = true;
+  for (const hlo::Shape& output : output_shapes)
+    same_dims = same_dims && output.dims == output_shapes[0].dims;
+  if (same_dims) {
+    AddLoopKernel(inst, inst.name(), std::move(operand_shapes), std::move(operand_slices),
+                  std::move(output_shapes), Slices(inst), factory);
+    return;
+  }
+  // Outputs of different shapes (a multi-output fusion of a reduction and an elementwise
+  // value) cannot share one index space: one kernel per output, each computing what its output
+  // needs. Work shared by the outputs is done once per kernel.
+  const std::vector<gpu::Slice> output_slices = Slices(inst);
+  for (size_t o = 0; o < output_shapes.size(); ++o) {
+    AddLoopKernel(inst, inst.name() + ".out" + std::to_string(o), operand_shapes, operand_slices,
+                  {output_shapes[o]}, {output_slices.at(o)},
+                  [&factory, o](llvm_codegen::ElementalEmitter& emitter,
+                                std::vector<llvm_codegen::ElementGenerator> loads) {
+                    return std::vector<llvm_codegen::ElementGenerator>{
+                        factory(emitter, std::move(loads)).at(o)};
+                  });
+  }
 }
 
 void ArtifactBuilder::AddLoopKernel(const Instruction& inst, const std::string& step_name,

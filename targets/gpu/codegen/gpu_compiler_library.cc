@@ -122,7 +122,11 @@ void ArtifactBuilder::LowerOutputFusion(const Instruction& fusion) {
   bool epilogue_in_library = false;
   gpu::Slice value;  // where the library op's result lands
   if (library_op->opcode() == Opcode::kDot) {
-    const std::optional<MatchedEpilogue> epilogue = MatchCublasLtEpilogue(fused, *library_op);
+    // cuBLASLt's f64 matmuls take no epilogue: an f64 fusion's epilogue is a kernel of its own.
+    const std::optional<MatchedEpilogue> epilogue =
+        library_op->shape().type == hlo::PrimitiveType::kF64
+            ? std::nullopt
+            : MatchCublasLtEpilogue(fused, *library_op);
     epilogue_in_library = epilogue.has_value();
     value = epilogue ? ArraySlice(fusion) : ScratchSlice(library_bytes);
     auto lowered = LowerDotToMatmul(*library_op, operand_slice(0), operand_slice(1), value);

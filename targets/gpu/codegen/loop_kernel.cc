@@ -11,6 +11,7 @@
 
 #include "hlo/diagnostic.h"
 #include "targets/gpu/codegen/kernel_ir.h"
+#include "targets/gpu/codegen/nvptx_target.h"
 
 namespace gpu::codegen {
 
@@ -19,9 +20,9 @@ using llvm_codegen::IrArray;
 using llvm_codegen::IrIndex;
 
 llvm::Value* GpuElementalEmitter::EmitLibmCallF64(const std::string& name,
-                                                  std::vector<llvm::Value*>) {
-  throw hlo::Error("f64 " + name +
-                   " is not supported by the GPU backend yet (it needs libdevice, not linked)");
+                                                  std::vector<llvm::Value*> arguments) {
+  return ElementalEmitter::EmitLibmCallF64(std::string(kLibdevicePrefix) + name,
+                                           std::move(arguments));
 }
 
 std::string KernelSymbol(const llvm::Module& module, const std::string& hlo_name) {

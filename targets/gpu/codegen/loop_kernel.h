@@ -31,8 +31,9 @@
 
 namespace gpu::codegen {
 
-// The elemental emitter as NVPTX needs it: f64 transcendentals cannot be lowered by LLVM's NVPTX
-// backend without libdevice, which this slice does not link, so they raise hlo::Error.
+// The elemental emitter as NVPTX needs it: an f64 transcendental (log, exp, pow, tanh, atan2, ...)
+// is a call to CUDA's libdevice (`__nv_log`, ...), whose bitcode OptimizeNvptxModule links in
+// before O3 (nvptx_target.h); the host emulator runs the C library's function of the same name.
 class GpuElementalEmitter : public llvm_codegen::ElementalEmitter {
  public:
   using ElementalEmitter::ElementalEmitter;

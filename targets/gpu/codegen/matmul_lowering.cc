@@ -39,6 +39,8 @@ std::optional<gpu::DType> MatmulType(hlo::PrimitiveType type) {
       return gpu::DType::kF16;
     case hlo::PrimitiveType::kBF16:
       return gpu::DType::kBF16;
+    case hlo::PrimitiveType::kF64:
+      return gpu::DType::kF64;  // cuBLASLt's COMPUTE_64F (TORAX's f64 physics)
     default:
       return std::nullopt;
   }
@@ -56,7 +58,7 @@ std::variant<gpu::MatmulCall, std::string> LowerDotToMatmul(const hlo::Instructi
     return std::string("operands or result are not row-major");
   std::optional<gpu::DType> dtype = MatmulType(out.type);
   if (!dtype || lhs.type != out.type || rhs.type != out.type)
-    return std::string("element types are not one of f32, f16, bf16 throughout");
+    return std::string("element types are not one of f32, f16, bf16, f64 throughout");
   const hlo::DotDimensionNumbers& dnums = dot.attr<hlo::DotAttrs>().dnums;
   auto lhs_form = ReadForm(lhs, dnums.lhs_batch, dnums.lhs_contracting, "lhs");
   if (auto* reason = std::get_if<std::string>(&lhs_form)) return *reason;

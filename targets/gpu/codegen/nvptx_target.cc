@@ -3,7 +3,10 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -58,9 +61,63 @@ std::unique_ptr<llvm::TargetMachine> MakeNvptxTargetMachine(const std::string& a
   return machine;
 }
 
+std::optional<std::string> FindLibdevice() {
+  if (const char* env = std::getenv("RETARGET_LIBDEVICE"); env != nullptr && *env != '\0')
+    return std::filesystem::exists(env) ? std::optional<std::string>(env) : std::nullopt;
+  const char* kToolkit = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+  if (std::filesystem::exists(kToolkit)) return kToolkit;
+  if (std::optional<std::string> ptxas = FindPtxas()) {
+    const std::filesystem::path beside = std::filesystem::path(*ptxas).parent_path().parent_path() /
+                                         "nvvm" / "libdevice" / "libdevice.10.bc";
+    if (std::filesystem::exists(beside)) return beside.string();
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Links the libdevice functions `module` declares (LinkOnlyNeeded) and makes them internal.
+void LinkLibdevice(llvm::Module& module) {
+  std::string first;
+  for (const llvm::Function& function : module) {
+    if (function.isDeclaration() && function.getName().starts_with(kLibdevicePrefix)) {
+      first = function.getName().str();
+      break;
+    }
+  }
+  if (first.empty()) return;
+  const std::optional<std::string> path = FindLibdevice();
+  if (!path) {
+    throw hlo::Error("gpu backend: " + first.substr(5) + " on f64 needs CUDA's libdevice (" +
+                     first + "), which is not installed: set RETARGET_LIBDEVICE to " +
+                     "libdevice.10.bc or install the CUDA toolkit");
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(*path);
+  if (!file) throw hlo::Error("gpu backend: cannot read " + *path);
+  llvm::Expected<std::unique_ptr<llvm::Module>> libdevice =
+      llvm::parseBitcodeFile((*file)->getMemBufferRef(), module.getContext());
+  if (!libdevice) {
+    std::string message;
+    llvm::handleAllErrors(libdevice.takeError(),
+                          [&](const llvm::ErrorInfoBase& e) { message = e.message(); });
+    throw hlo::Error("gpu backend: " + *path + " is not LLVM bitcode: " + message);
+  }
+  (*libdevice)->setTargetTriple(module.getTargetTriple());
+  (*libdevice)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(module, std::move(*libdevice), llvm::Linker::LinkOnlyNeeded))
+    throw hlo::Error("gpu backend: linking " + *path + " failed");
+  for (llvm::Function& function : module) {
+    if (!function.isDeclaration() && function.getName().starts_with(kLibdevicePrefix))
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+}
+
+}  // namespace
+
 void OptimizeNvptxModule(llvm::Module& module, llvm::TargetMachine& machine) {
   module.setTargetTriple(kNvptxTriple);
   module.setDataLayout(machine.createDataLayout());
+  LinkLibdevice(module);
   std::string report;
   llvm::raw_string_ostream os(report);
   if (llvm::verifyModule(module, &os))

@@ -24,7 +24,18 @@ inline constexpr const char* kNvptxTriple = "nvptx64-nvidia-cuda";
 // backend does not know.
 std::unique_ptr<llvm::TargetMachine> MakeNvptxTargetMachine(const std::string& arch);
 
-// Sets triple and data layout, verifies the IR, runs LLVM's O3 pipeline tuned for `machine`.
+// libdevice's functions are named after the C library's with this prefix (__nv_log, __nv_pow).
+inline constexpr const char* kLibdevicePrefix = "__nv_";
+
+// CUDA's libdevice bitcode: $RETARGET_LIBDEVICE, /usr/local/cuda/nvvm/libdevice/libdevice.10.bc,
+// or nvvm/libdevice beside the ptxas found; empty when none is installed.
+std::optional<std::string> FindLibdevice();
+
+// Sets triple and data layout, links the libdevice functions the module calls (internalized, so
+// O3 inlines them; NVVMReflect, which the NVPTX pass builder runs, resolves their __nvvm_reflect
+// queries with flush-to-zero off), verifies the IR and runs LLVM's O3 pipeline tuned for
+// `machine`. Throws hlo::Error naming the first __nv_ function when libdevice is needed but not
+// installed.
 void OptimizeNvptxModule(llvm::Module& module, llvm::TargetMachine& machine);
 
 // The PTX text of `module` (after OptimizeNvptxModule).

@@ -39,11 +39,18 @@ std::variant<ScatterPlan, std::string> PlanScatter(const hlo::Instruction& scatt
   if (scatter.called_computations().size() != 1)
     return std::string("expected one update computation");
   const auto& d = scatter.attr<hlo::ScatterAttrs>().dnums;
-  if (!d.input_batching_dims.empty() || !d.scatter_indices_batching_dims.empty())
-    return std::string("batching dimensions are not compiled yet");
   const hlo::Shape& operand = scatter.operand(0)->shape();
   const hlo::Shape& indices = scatter.operand(1)->shape();
   const hlo::Shape& updates = scatter.operand(2)->shape();
+  if (d.input_batching_dims.size() != d.scatter_indices_batching_dims.size())
+    return std::string("input_batching_dims and scatter_indices_batching_dims differ in length");
+  for (size_t i = 0; i < d.input_batching_dims.size(); ++i) {
+    if (d.input_batching_dims[i] < 0 || d.input_batching_dims[i] >= operand.rank() ||
+        d.scatter_indices_batching_dims[i] < 0 ||
+        d.scatter_indices_batching_dims[i] >= indices.rank() ||
+        d.scatter_indices_batching_dims[i] == d.index_vector_dim)
+      return std::string("a batching dimension is out of range");
+  }
   if (!hlo::IsInteger(indices.type)) return std::string("start indices are not integers");
   const int64_t vector_size =
       d.index_vector_dim == indices.rank() ? 1 : indices.dims.at(static_cast<size_t>(d.index_vector_dim));
@@ -64,7 +71,7 @@ std::variant<ScatterPlan, std::string> PlanScatter(const hlo::Instruction& scatt
   plan.window_extent.assign(static_cast<size_t>(operand.rank()), 1);
   size_t next_window = 0;
   for (int64_t dim = 0; dim < operand.rank(); ++dim) {
-    if (Contains(d.inserted_window_dims, dim)) continue;
+    if (Contains(d.inserted_window_dims, dim) || Contains(d.input_batching_dims, dim)) continue;
     if (next_window >= d.update_window_dims.size())
       return std::string("update_window_dims do not cover the operand's window");
     plan.window_operand_dim.push_back(dim);
@@ -112,11 +119,22 @@ void EmitScatterKernel(llvm::Module& module, const std::string& entry,
     const IrIndex position = Delinearize(b, s, scatter_sizes);
     IrIndex start(static_cast<size_t>(operand_shape.rank()), b.getInt64(0));
     const bool signed_indices = hlo::IsSignedInteger(indices_shape.type);
-    for (size_t k = 0; k < d.scatter_dims_to_operand_dims.size(); ++k) {
-      IrIndex where;
+    // The scatter position along each start-indices dim (index_vector_dim has none); an
+    // operand batching dim starts at its indices batching dim's position.
+    std::vector<llvm::Value*> position_of_indices_dim(static_cast<size_t>(indices_shape.rank()));
+    {
       size_t next = 0;
       for (int64_t dim = 0; dim < indices_shape.rank(); ++dim)
-        where.push_back(dim == d.index_vector_dim ? b.getInt64(k) : position.at(next++));
+        if (dim != d.index_vector_dim) position_of_indices_dim[dim] = position.at(next++);
+    }
+    for (size_t i = 0; i < d.input_batching_dims.size(); ++i) {
+      start[static_cast<size_t>(d.input_batching_dims[i])] =
+          position_of_indices_dim.at(static_cast<size_t>(d.scatter_indices_batching_dims[i]));
+    }
+    for (size_t k = 0; k < d.scatter_dims_to_operand_dims.size(); ++k) {
+      IrIndex where;
+      for (int64_t dim = 0; dim < indices_shape.rank(); ++dim)
+        where.push_back(dim == d.index_vector_dim ? b.getInt64(k) : position_of_indices_dim[dim]);
       llvm::Value* raw = indices.EmitLoad(b, where);
       start[static_cast<size_t>(d.scatter_dims_to_operand_dims[k])] =
           signed_indices ? b.CreateSExtOrTrunc(raw, b.getInt64Ty())

@@ -16,7 +16,8 @@
 // every update element alone (`serial`), s outer and w inner: deterministic, the interpreter's
 // order when the update's scatter dims precede its window dims, and slow.
 //
-// Guarantees: one operand / one update array (not variadic), no batching dims, integer start
+// Guarantees: one operand / one update array (not variadic), batching dims (an operand batching
+// dim starts at its indices batching dim's scatter position, XLA's rule), integer start
 // indices, row-major or any layout (IrArray), any element type the update computation takes;
 // otherwise PlanScatter returns the reason.
 #pragma once

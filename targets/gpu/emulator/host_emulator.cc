@@ -28,6 +28,23 @@
 namespace gpu::emulator {
 namespace {
 
+// The emulated device arena, 256-byte aligned like cudaMalloc's memory: the kernels' IR states
+// that alignment on its pointer arguments, and the host code LLVM generates from it uses
+// aligned vector loads and stores (a 16-byte aligned buffer faults in them).
+template <typename T>
+struct DeviceAligned {
+  using value_type = T;
+  static constexpr std::align_val_t kAlignment{256};
+  DeviceAligned() = default;
+  template <typename U>
+  DeviceAligned(const DeviceAligned<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
+  void deallocate(T* p, size_t) { ::operator delete(p, kAlignment); }
+  template <typename U>
+  bool operator==(const DeviceAligned<U>&) const { return true; }
+};
+using Arena = std::vector<uint8_t, DeviceAligned<uint8_t>>;
+
 // The running emulated thread's ids (set by the fiber scheduler before each switch into it).
 struct ThreadIds {
   int32_t tid = 0, ctaid = 0, ntid = 0, nctaid = 0;
@@ -59,6 +76,9 @@ extern "C" int32_t EmuShflBfly(int32_t, int32_t value, int32_t lane_mask, int32_
 
 extern "C" void EmuBarrier0() { block_barrier->ArriveAndWait(); }
 
+void* Unary(double (*function)(double)) { return reinterpret_cast<void*>(function); }
+void* Binary(double (*function)(double, double)) { return reinterpret_cast<void*>(function); }
+
 const std::map<std::string, std::pair<std::string, void*>>& Replacements() {
   static const std::map<std::string, std::pair<std::string, void*>> table = {
       {"llvm.nvvm.read.ptx.sreg.tid.x", {"emu_tid_x", reinterpret_cast<void*>(&EmuTidX)}},
@@ -67,6 +87,20 @@ const std::map<std::string, std::pair<std::string, void*>>& Replacements() {
       {"llvm.nvvm.read.ptx.sreg.nctaid.x", {"emu_nctaid_x", reinterpret_cast<void*>(&EmuNctaidX)}},
       {"llvm.nvvm.shfl.sync.bfly.i32", {"emu_shfl_bfly", reinterpret_cast<void*>(&EmuShflBfly)}},
       {"llvm.nvvm.barrier0", {"emu_barrier0", reinterpret_cast<void*>(&EmuBarrier0)}},
+      // libdevice's f64 functions (loop_kernel.h) are the C library's on the host, which is
+      // what the reference interpreter computes with.
+      {"__nv_exp", {"emu_nv_exp", Unary(&::exp)}},
+      {"__nv_expm1", {"emu_nv_expm1", Unary(&::expm1)}},
+      {"__nv_log", {"emu_nv_log", Unary(&::log)}},
+      {"__nv_log1p", {"emu_nv_log1p", Unary(&::log1p)}},
+      {"__nv_tanh", {"emu_nv_tanh", Unary(&::tanh)}},
+      {"__nv_sin", {"emu_nv_sin", Unary(&::sin)}},
+      {"__nv_cos", {"emu_nv_cos", Unary(&::cos)}},
+      {"__nv_tan", {"emu_nv_tan", Unary(&::tan)}},
+      {"__nv_cbrt", {"emu_nv_cbrt", Unary(&::cbrt)}},
+      {"__nv_erf", {"emu_nv_erf", Unary(&::erf)}},
+      {"__nv_pow", {"emu_nv_pow", Binary(&::pow)}},
+      {"__nv_atan2", {"emu_nv_atan2", Binary(&::atan2)}},
   };
   return table;
 }
@@ -121,34 +155,64 @@ void StoreFloat(uint8_t* p, gpu::DType dtype, float f) {
   std::memcpy(p, &h, 2);
 }
 
-// `count` elements of `slice` as floats (bounds checked once, not per element).
-std::vector<float> LoadFloats(const std::vector<uint8_t>& arena, const gpu::Slice& slice,
-                              int64_t count, gpu::DType dtype) {
+// One element as the accumulation type T: double for f64, float for f32 and bf16.
+template <typename T>
+T LoadValue(const uint8_t* p, gpu::DType dtype) {
+  if (dtype == gpu::DType::kF64) {
+    double d;
+    std::memcpy(&d, p, 8);
+    return static_cast<T>(d);
+  }
+  return static_cast<T>(LoadFloat(p, dtype));
+}
+
+template <typename T>
+void StoreValue(uint8_t* p, gpu::DType dtype, T value) {
+  if (dtype == gpu::DType::kF64) {
+    const auto d = static_cast<double>(value);
+    std::memcpy(p, &d, 8);
+    return;
+  }
+  StoreFloat(p, dtype, static_cast<float>(value));
+}
+
+// `count` elements of `slice` as T (bounds checked once, not per element).
+template <typename T>
+std::vector<T> LoadValues(const Arena& arena, const gpu::Slice& slice,
+                          int64_t count, gpu::DType dtype) {
   const auto bytes = static_cast<uint64_t>(gpu::DTypeBytes(dtype));
   if (count < 0 || slice.offset + static_cast<uint64_t>(count) * bytes > arena.size())
     throw std::runtime_error("emulator: a library operand lies outside the arena");
-  std::vector<float> values(static_cast<size_t>(count));
+  std::vector<T> values(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i)
-    values[static_cast<size_t>(i)] = LoadFloat(&arena[slice.offset + static_cast<uint64_t>(i) * bytes], dtype);
+    values[static_cast<size_t>(i)] =
+        LoadValue<T>(&arena[slice.offset + static_cast<uint64_t>(i) * bytes], dtype);
   return values;
+}
+
+std::vector<float> LoadFloats(const Arena& arena, const gpu::Slice& slice,
+                              int64_t count, gpu::DType dtype) {
+  return LoadValues<float>(arena, slice, count, dtype);
 }
 
 // Every output's products are added in increasing k from 0 (the interpreter's order); the
 // loops run over j innermost so the host vectorizes across outputs without reordering any sum.
-void RunMatmul(const gpu::MatmulCall& c, std::vector<uint8_t>& arena) {
+// T is the accumulation type: f32 for f32/bf16 (cuBLASLt's COMPUTE_32F), f64 for f64.
+template <typename T>
+void RunMatmulAs(const gpu::MatmulCall& c, Arena& arena) {
   const bool relu = c.epilogue == gpu::Epilogue::kRelu || c.epilogue == gpu::Epilogue::kReluBias;
   const bool gelu = c.epilogue == gpu::Epilogue::kGelu || c.epilogue == gpu::Epilogue::kGeluBias;
   const int64_t bytes = gpu::DTypeBytes(c.dtype);
-  const std::vector<float> a = LoadFloats(arena, c.a, static_cast<int64_t>(c.a.bytes) / bytes, c.dtype);
-  const std::vector<float> b = LoadFloats(arena, c.b, static_cast<int64_t>(c.b.bytes) / bytes, c.dtype);
-  std::vector<float> bias;
-  if (gpu::EpilogueHasBias(c.epilogue)) bias = LoadFloats(arena, c.bias, c.n, c.dtype);
-  std::vector<float> row(static_cast<size_t>(c.n));
+  const std::vector<T> a = LoadValues<T>(arena, c.a, static_cast<int64_t>(c.a.bytes) / bytes, c.dtype);
+  const std::vector<T> b = LoadValues<T>(arena, c.b, static_cast<int64_t>(c.b.bytes) / bytes, c.dtype);
+  std::vector<T> bias;
+  if (gpu::EpilogueHasBias(c.epilogue)) bias = LoadValues<T>(arena, c.bias, c.n, c.dtype);
+  std::vector<T> row(static_cast<size_t>(c.n));
   for (int64_t batch = 0; batch < c.batch; ++batch)
     for (int64_t i = 0; i < c.m; ++i) {
-      std::fill(row.begin(), row.end(), 0.0f);
+      std::fill(row.begin(), row.end(), T{0});
       for (int64_t p = 0; p < c.k; ++p) {
-        const float x =
+        const T x =
             a.at(static_cast<size_t>(batch * c.stride_a + (c.transpose_a ? p * c.lda + i : i * c.lda + p)));
         for (int64_t j = 0; j < c.n; ++j) {
           const int64_t at = batch * c.stride_b + (c.transpose_b ? j * c.ldb + p : p * c.ldb + j);
@@ -156,22 +220,27 @@ void RunMatmul(const gpu::MatmulCall& c, std::vector<uint8_t>& arena) {
         }
       }
       for (int64_t j = 0; j < c.n; ++j) {
-        float value = static_cast<float>(c.alpha) * row[static_cast<size_t>(j)];
+        T value = static_cast<T>(c.alpha) * row[static_cast<size_t>(j)];
         if (!bias.empty()) value += bias[static_cast<size_t>(j)];
-        if (relu) value = std::max(value, 0.0f);
+        if (relu) value = std::max(value, T{0});
         if (gelu)  // cuBLASLt's GELU: the tanh approximation
-          value = 0.5f * value *
-                  (1.0f + std::tanh(0.7978845608f * (value + 0.044715f * value * value * value)));
-        StoreFloat(&arena.at(c.d.offset + static_cast<uint64_t>((batch * c.stride_d + i * c.ldd + j) * bytes)),
-                   c.dtype, value);
+          value = T(0.5) * value *
+                  (T(1) + std::tanh(T(0.7978845608) * (value + T(0.044715) * value * value * value)));
+        StoreValue<T>(&arena.at(c.d.offset + static_cast<uint64_t>((batch * c.stride_d + i * c.ldd + j) * bytes)),
+                      c.dtype, value);
       }
     }
+}
+
+void RunMatmul(const gpu::MatmulCall& c, Arena& arena) {
+  if (c.dtype == gpu::DType::kF64) return RunMatmulAs<double>(c, arena);
+  RunMatmulAs<float>(c, arena);
 }
 
 // Cross-correlation, NCHW input, KCRS filter (C/groups channels), NKPQ output, f32 accumulation.
 // Every output adds its taps in (c, r, s) order from 0; the innermost loop runs over the
 // output row q (vectorizable across outputs, each sum's order unchanged).
-void RunConv(const gpu::ConvCall& c, std::vector<uint8_t>& arena) {
+void RunConv(const gpu::ConvCall& c, Arena& arena) {
   if (c.input_dims.size() != 4) throw std::runtime_error("emulator: only 2-D convolutions");
   const int64_t bytes = gpu::DTypeBytes(c.dtype);
   const int64_t N = c.input_dims[0], C = c.input_dims[1], H = c.input_dims[2], W = c.input_dims[3];
@@ -231,7 +300,7 @@ void AppendLeaves(const hlo::Literal& literal, std::vector<const hlo::Literal*>&
 
 // The program a conditional runs: pred nonzero -> branches[0], zero -> branches[1]; an s32
 // index out of range (negative included) -> the last branch, as XLA defines it.
-uint32_t SelectedBranch(const gpu::Conditional& conditional, const std::vector<uint8_t>& arena) {
+uint32_t SelectedBranch(const gpu::Conditional& conditional, const Arena& arena) {
   const size_t count = conditional.branches.size();
   if (conditional.selector_dtype == gpu::DType::kPred)
     return conditional.branches.at(arena.at(conditional.selector.offset) != 0 ? 0 : 1);
@@ -251,7 +320,7 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
     llvm::InitializeNativeTargetAsmPrinter();
   });
   const gpu::Manifest& manifest = compiled.artifact.manifest;
-  std::vector<uint8_t> arena(manifest.arena_bytes, 0xA5);  // garbage, like device memory
+  Arena arena(manifest.arena_bytes, 0xA5);  // garbage, like device memory
   for (const gpu::Constant& constant : manifest.constants) {
     const std::string& data = compiled.artifact.sections.at(constant.section);
     std::memcpy(&arena.at(constant.slice.offset), data.data(), data.size());

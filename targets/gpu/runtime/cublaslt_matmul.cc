@@ -11,8 +11,9 @@ cudaDataType_t CudaType(DType dtype) {
     case DType::kF16: return CUDA_R_16F;
     case DType::kBF16: return CUDA_R_16BF;
     case DType::kF32: return CUDA_R_32F;
+    case DType::kF64: return CUDA_R_64F;
     case DType::kPred: case DType::kS8: case DType::kU8: case DType::kS16: case DType::kU16:
-    case DType::kS32: case DType::kU32: case DType::kS64: case DType::kU64: case DType::kF64:
+    case DType::kS32: case DType::kU32: case DType::kS64: case DType::kU64:
       break;
   }
   throw RunError(std::string("cuBLASLt matmul: unsupported dtype ") + DTypeName(dtype));
@@ -49,10 +50,14 @@ CublasLtHandle::~CublasLtHandle() {
 MatmulPlan::MatmulPlan(const CublasLtHandle& handle, const MatmulCall& call, uint64_t workspace_bytes,
                        const std::string& name)
     : handle_(handle), call_(call), name_("cublaslt_matmul '" + name + "'"), workspace_bytes_(workspace_bytes),
-      alpha_(static_cast<float>(call.alpha)), beta_(static_cast<float>(call.beta)) {
+      alpha_(static_cast<float>(call.alpha)), beta_(static_cast<float>(call.beta)), alpha64_(call.alpha),
+      beta64_(call.beta) {
   const cudaDataType_t type = CudaType(call.dtype);
-  const cublasComputeType_t compute = call.allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  CheckCublas(cublasLtMatmulDescCreate(&desc_, compute, CUDA_R_32F), name_ + ": descriptor");
+  // f64 computes and scales in f64 (alpha and beta are doubles); the rest in f32.
+  const bool f64 = call.dtype == DType::kF64;
+  const cublasComputeType_t compute =
+      f64 ? CUBLAS_COMPUTE_64F : call.allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  CheckCublas(cublasLtMatmulDescCreate(&desc_, compute, f64 ? CUDA_R_64F : CUDA_R_32F), name_ + ": descriptor");
   auto set_desc = [&](cublasLtMatmulDescAttributes_t attr, const void* value, size_t bytes, const char* what) {
     CheckCublas(cublasLtMatmulDescSetAttribute(desc_, attr, value, bytes), name_ + ": " + what);
   };
@@ -116,8 +121,11 @@ void MatmulPlan::Enqueue(CUdeviceptr arena, CUdeviceptr workspace, CUstream stre
                 name_ + ": bias pointer");
   }
   void* d = Address(arena, call_.d);
-  CheckCublas(cublasLtMatmul(handle_.get(), desc_, &alpha_, Address(arena, call_.b), a_layout_,
-                             Address(arena, call_.a), b_layout_, &beta_, d, d_layout_, d, d_layout_, &algo_,
+  const bool f64 = call_.dtype == DType::kF64;
+  const void* alpha = f64 ? static_cast<const void*>(&alpha64_) : &alpha_;
+  const void* beta = f64 ? static_cast<const void*>(&beta64_) : &beta_;
+  CheckCublas(cublasLtMatmul(handle_.get(), desc_, alpha, Address(arena, call_.b), a_layout_,
+                             Address(arena, call_.a), b_layout_, beta, d, d_layout_, d, d_layout_, &algo_,
                              reinterpret_cast<void*>(static_cast<uintptr_t>(workspace)), workspace_bytes_,
                              reinterpret_cast<cudaStream_t>(stream)),
               name_);

@@ -46,7 +46,8 @@ class MatmulPlan {
   MatmulCall call_;
   std::string name_;
   uint64_t workspace_bytes_;
-  float alpha_, beta_;
+  float alpha_, beta_;      // f32 compute (f32, f16, bf16)
+  double alpha64_, beta64_;  // f64 compute
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_layout_ = nullptr, b_layout_ = nullptr, d_layout_ = nullptr;
   cublasLtMatmulPreference_t preference_ = nullptr;
