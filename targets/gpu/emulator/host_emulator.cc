@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include "hlo/diagnostic.h"
@@ -103,6 +104,22 @@ const std::map<std::string, std::pair<std::string, void*>>& Replacements() {
       {"__nv_atan2", {"emu_nv_atan2", Binary(&::atan2)}},
   };
   return table;
+}
+
+// Whether a kernel may wait for the other threads of its block or warp: a barrier, a shuffle,
+// or a call into another defined function (which might).
+bool MaySynchronize(const llvm::Function& kernel) {
+  for (const llvm::BasicBlock& block : kernel)
+    for (const llvm::Instruction& inst : block)
+      if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst)) {
+        const llvm::Function* callee = call->getCalledFunction();
+        if (callee == nullptr || !callee->isDeclaration()) return true;
+        const llvm::StringRef name = callee->getName();
+        if (name.starts_with("llvm.nvvm.barrier") || name.starts_with("llvm.nvvm.shfl") ||
+            name.starts_with("llvm.nvvm.bar."))
+          return true;
+      }
+  return false;
 }
 
 // emu_<kernel>(ptr* arguments) calls the kernel with arguments[0..n): one C++ signature for all.
@@ -339,6 +356,7 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
   // Kernels: the IR before O3, re-targeted to the host.
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::vector<std::pair<std::string, uint64_t>> shared_globals;  // name, bytes
+  std::set<std::string> synchronizing_kernels;  // the rest run their threads one after another
   if (!compiled.llvm_ir.empty()) {
     auto context = std::make_unique<llvm::LLVMContext>();
     llvm::SMDiagnostic diagnostic;
@@ -369,6 +387,9 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
         llvm::JITSymbolFlags::Exported};
     std::vector<llvm::Function*> functions;
     for (llvm::Function& function : *module) functions.push_back(&function);
+    for (llvm::Function* function : functions)
+      if (!function->isDeclaration() && MaySynchronize(*function))
+        synchronizing_kernels.insert(function->getName().str());
     for (llvm::Function* kernel_or_declaration : functions) {
       llvm::Function& function = *kernel_or_declaration;
       if (!function.isDeclaration()) {
@@ -419,6 +440,19 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
             throw std::runtime_error("emulator: " + Message(shared_address.takeError()));
           shared_memory.emplace_back(shared_address->toPtr<uint8_t*>(), bytes);
         }
+        auto* kernel = address->toPtr<void (*)(void**)>();
+        if (!synchronizing_kernels.count(launch->entry)) {
+          // No barrier and no shuffle: the threads are independent, and running them one after
+          // another is one of the schedules a GPU may choose (no fibers, no switches).
+          for (int block = 0; block < grid.blocks; ++block) {
+            for (const auto& [memory, bytes] : shared_memory) std::memset(memory, 0xA5, bytes);
+            for (int t = 0; t < grid.threads_per_block; ++t) {
+              current = {t, block, grid.threads_per_block, grid.blocks};
+              kernel(arguments.data());
+            }
+          }
+          continue;
+        }
         for (int block = 0; block < grid.blocks; ++block) {
           for (const auto& [memory, bytes] : shared_memory) std::memset(memory, 0xA5, bytes);
           std::vector<std::unique_ptr<WarpExchange>> block_warps;
@@ -427,7 +461,6 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
           warps = &block_warps;
           FiberBarrier whole_block(grid.threads_per_block);
           block_barrier = &whole_block;
-          auto* kernel = address->toPtr<void (*)(void**)>();
           try {
             RunFiberBlock(
                 grid.threads_per_block,

@@ -7,14 +7,18 @@
 // llvm.nvvm.shfl.sync.bfly.i32 a real exchange between the 32 threads of an emulated warp
 // (a barrier per warp), llvm.nvvm.barrier0 (bar.sync) a barrier of the block's threads. The
 // threads of a block are fibers on one OS thread (fiber_block.h), switching only at those
-// barriers; a barrier some threads never reach is reported as a deadlock, not a hang.
-// Shared memory (addrspace(3) globals) is host memory refilled with 0xA5 bytes before every
+// barriers; a barrier some threads never reach is reported as a deadlock, not a hang. A kernel
+// with no barrier and no shuffle runs its threads one after another as plain calls (one valid
+// schedule of independent threads, and far cheaper: a million-trip loop of small kernels
+// emulates in seconds). Shared memory (addrspace(3) globals) is host memory refilled with 0xA5 bytes before every
 // block, as a GPU leaves it undefined. Each launch runs EmulatedGrid blocks one after another —
 // deliberately a different grid from the artifact's, which a correct grid-stride kernel must
-// not notice. cublaslt_matmul and
-// cudnn_conv steps are computed on the host (f32 accumulation in the interpreter's order, f32
-// and bf16 only; every epilogue, GELU as cuBLASLt's tanh approximation), copy steps are
-// memcpy; other steps are errors.
+// not notice. cublaslt_matmul and cudnn_conv steps are computed on the host (f32 accumulation
+// in the interpreter's order for f32 and bf16, f64 for f64 matmuls; every epilogue, GELU as
+// cuBLASLt's tanh approximation), copy steps are memcpy, while and conditional steps run their
+// programs (the loop stops after GlobalLimits().max_while_iterations trips with an error naming
+// it); libdevice's f64 functions are the C library's. The arena is 256-byte aligned, as device
+// memory is.
 //
 // What it does not check: PTX-level issues (ptxas covers those), timing, real memory
 // coalescing, or anything the NVPTX backend does differently from the host backend. Not
