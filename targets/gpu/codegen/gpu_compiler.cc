@@ -217,6 +217,27 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
             });
 }
 
+// Tensor slots are row-major (the artifact's contract, and the order of .npz files and of
+// hlo::Literal): a parameter or result in another layout gets a row-major slot and a kernel
+// between it and the buffer the module uses — before the first step for a parameter, after the
+// last for a result.
+gpu::Slice ArtifactBuilder::RelayOut(const Instruction& inst, const std::string& name,
+                                     const hlo::Shape& physical, gpu::Slice buffer,
+                                     bool into_module) {
+  const hlo::Shape row_major = hlo::Shape::Array(physical.type, physical.dims);
+  const gpu::Slice slot = ScratchSlice(buffer.bytes);
+  const auto identity = [](llvm_codegen::ElementalEmitter&,
+                           std::vector<llvm_codegen::ElementGenerator> loads) {
+    return std::vector<llvm_codegen::ElementGenerator>{loads.at(0)};
+  };
+  if (into_module) {
+    AddLoopKernel(inst, name + ".layout", {row_major}, {slot}, {physical}, {buffer}, identity);
+  } else {
+    AddLoopKernel(inst, name + ".layout", {physical}, {buffer}, {row_major}, {slot}, identity);
+  }
+  return slot;
+}
+
 GpuCompileResult ArtifactBuilder::Build() {
   const hlo::Computation* entry = module_.entry();
   if (entry == nullptr) throw hlo::Error("gpu backend: the module has no entry computation");
@@ -237,14 +258,14 @@ GpuCompileResult ArtifactBuilder::Build() {
     CollectLeafShapes(parameter->shape(), leaves);
     const auto& slices = Slices(*parameter);
     for (size_t i = 0; i < leaves.size(); ++i) {
-      if (!leaves[i].HasDefaultLayout())
-        Unsupported(*parameter, "a parameter with a non-default layout");
       // Appended piecewise: GCC 12 warns (-Wrestrict, falsely) on "literal" + std::string&&.
       std::string name = "arg";
       name += std::to_string(p);
       if (parameter->shape().IsTuple()) name += '.' + std::to_string(i);
+      gpu::Slice slot = slices.at(i);
+      if (!leaves[i].HasDefaultLayout()) slot = RelayOut(*parameter, name, leaves[i], slot, true);
       manifest.parameters.push_back(
-          {name, ToDType(*parameter, leaves[i].type), leaves[i].dims, slices.at(i)});
+          {name, ToDType(*parameter, leaves[i].type), leaves[i].dims, slot});
     }
   }
   for (const Instruction* inst : schedule) Lower(*inst);
@@ -253,11 +274,12 @@ GpuCompileResult ArtifactBuilder::Build() {
     CollectLeafShapes(entry->root()->shape(), leaves);
     const auto& slices = Slices(*entry->root());
     for (size_t i = 0; i < leaves.size(); ++i) {
+      const std::string name = "out" + std::to_string(i);
+      gpu::Slice slot = slices.at(i);
       if (!leaves[i].HasDefaultLayout())
-        Unsupported(*entry->root(), "a result with a non-default layout");
-      manifest.results.push_back({"out" + std::to_string(i),
-                                  ToDType(*entry->root(), leaves[i].type), leaves[i].dims,
-                                  slices.at(i)});
+        slot = RelayOut(*entry->root(), name, leaves[i], slot, false);
+      manifest.results.push_back(
+          {name, ToDType(*entry->root(), leaves[i].type), leaves[i].dims, slot});
     }
   }
   manifest.arena_bytes = std::max<uint64_t>(arena_top_, kSliceAlignment);

@@ -124,6 +124,10 @@ class ArtifactBuilder {
                      std::vector<hlo::Shape> operand_shapes, std::vector<gpu::Slice> operand_slices,
                      std::vector<hlo::Shape> output_shapes, std::vector<gpu::Slice> output_slices,
                      const GeneratorFactory& factory);
+  // A row-major slot for entry parameter or result leaf `buffer` (in layout `physical`) and the
+  // kernel converting between them (into the module's buffer when `into_module`); the slot.
+  gpu::Slice RelayOut(const Instruction& inst, const std::string& name,
+                      const hlo::Shape& physical, gpu::Slice buffer, bool into_module);
   void LowerConvolution(const Instruction& conv);
   // The cuDNN step for `conv` (which may sit inside the fusion `owner`) reading `input` and
   // `filter`, writing `result` in the convolution's own layout; permuting kernels as needed.
