@@ -5,7 +5,7 @@
 //   // RUN: interp cpu gpu systolic systolic@tpu-v4-mxu    the targets (a preset after '@')
 //   // TOLERANCE: rtol=1e-3 atol=1e-4                      optional (default: per element type)
 //   // INPUTS: random:7                                    optional (default random:0)
-//   // REFUSED: gpu "while"                                the target must refuse it, saying so
+//   // REFUSED: gpu "variadic scatter"                     the target must refuse it, saying so
 // A refused target prints its reason; one that starts to accept the module fails until its
 // REFUSED line goes. systolic runs on tpu-v1 with every matrix type (bf16 and f32 as multi-pass
 // int8, as `retarget run` does) and the interpreter as its host.
