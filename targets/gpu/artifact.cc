@@ -115,6 +115,19 @@ const char* StepKindName(const Step& step) {
   return std::visit(Namer{}, step.call);
 }
 
+uint32_t SelectedBranch(const Conditional& conditional, const void* selector) {
+  const size_t count = conditional.branches.size();
+  if (conditional.selector_dtype == DType::kPred) {
+    uint8_t flag = 0;
+    std::memcpy(&flag, selector, 1);
+    return conditional.branches.at(flag != 0 ? 0 : 1);
+  }
+  int32_t index = 0;
+  std::memcpy(&index, selector, sizeof index);
+  if (index < 0 || static_cast<size_t>(index) >= count) index = static_cast<int32_t>(count - 1);
+  return conditional.branches.at(static_cast<size_t>(index));
+}
+
 uint32_t Crc32(std::string_view bytes) {
   static const auto table = [] {
     std::array<uint32_t, 256> t{};

@@ -198,6 +198,12 @@ struct Step {
 // "kernel", "cublaslt_matmul", "cudnn_conv", "copy", "while", "conditional".
 const char* StepKindName(const Step& step);
 
+// The program a conditional runs, from the selector's bytes as they lie in the arena (one byte
+// for pred, four for s32): pred nonzero -> branches[0], zero -> branches[1]; an s32 index out of
+// range (negative included) -> the last branch, as XLA defines it. `branches` is non-empty
+// (validated).
+uint32_t SelectedBranch(const Conditional& conditional, const void* selector);
+
 // The steps of a loop condition, loop body or branch. A step of program p refers only to
 // programs with smaller indices (the entry's steps to any), so programs never recurse.
 struct Program {
@@ -218,6 +224,15 @@ struct Manifest {
   std::vector<Step> steps;
   std::vector<Program> programs;   // what while and conditional steps run
 };
+
+// Calls visit(step) for every step: the entry's, then each program's.
+template <typename Visit>
+void ForEachStep(const Manifest& manifest, Visit visit) {
+  for (const Step& step : manifest.steps) visit(step);
+  for (const Program& program : manifest.programs) {
+    for (const Step& step : program.steps) visit(step);
+  }
+}
 
 struct Artifact {
   Manifest manifest;

@@ -283,14 +283,10 @@ GpuCompileResult ArtifactBuilder::Build() {
     }
   }
   manifest.arena_bytes = std::max<uint64_t>(arena_top_, kSliceAlignment);
-  auto needs_workspace = [](const std::vector<gpu::Step>& steps) {
-    return std::any_of(steps.begin(), steps.end(), [](const gpu::Step& step) {
-      return std::holds_alternative<gpu::MatmulCall>(step.call);
-    });
-  };
-  bool any_matmul = needs_workspace(manifest.steps);
-  for (const gpu::Program& program : manifest.programs)
-    any_matmul = any_matmul || needs_workspace(program.steps);
+  bool any_matmul = false;
+  gpu::ForEachStep(manifest, [&any_matmul](const gpu::Step& step) {
+    any_matmul = any_matmul || std::holds_alternative<gpu::MatmulCall>(step.call);
+  });
   if (any_matmul) manifest.workspace_bytes = kCublasLtWorkspace;
 
   if (!result_.kernels.empty()) {

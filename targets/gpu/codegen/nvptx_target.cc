@@ -18,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -88,7 +89,8 @@ void LinkLibdevice(llvm::Module& module) {
   if (first.empty()) return;
   const std::optional<std::string> path = FindLibdevice();
   if (!path) {
-    throw hlo::Error("gpu backend: " + first.substr(5) + " on f64 needs CUDA's libdevice (" +
+    throw hlo::Error("gpu backend: " + first.substr(std::strlen(kLibdevicePrefix)) +
+                     " on f64 needs CUDA's libdevice (" +
                      first + "), which is not installed: set RETARGET_LIBDEVICE to " +
                      "libdevice.10.bc or install the CUDA toolkit");
   }

@@ -207,11 +207,6 @@ std::vector<T> LoadValues(const Arena& arena, const gpu::Slice& slice,
   return values;
 }
 
-std::vector<float> LoadFloats(const Arena& arena, const gpu::Slice& slice,
-                              int64_t count, gpu::DType dtype) {
-  return LoadValues<float>(arena, slice, count, dtype);
-}
-
 // Every output's products are added in increasing k from 0 (the interpreter's order); the
 // loops run over j innermost so the host vectorizes across outputs without reordering any sum.
 // T is the accumulation type: f32 for f32/bf16 (cuBLASLt's COMPUTE_32F), f64 for f64.
@@ -267,8 +262,8 @@ void RunConv(const gpu::ConvCall& c, Arena& arena) {
   if (c.groups < 1 || K % c.groups != 0 || CG * c.groups != C)
     throw std::runtime_error("emulator: bad conv groups");
   const int64_t k_per_group = K / c.groups;
-  const std::vector<float> input = LoadFloats(arena, c.input, N * C * H * W, c.dtype);
-  const std::vector<float> filter = LoadFloats(arena, c.filter, K * CG * R * S, c.dtype);
+  const std::vector<float> input = LoadValues<float>(arena, c.input, N * C * H * W, c.dtype);
+  const std::vector<float> filter = LoadValues<float>(arena, c.filter, K * CG * R * S, c.dtype);
   std::vector<float> row(static_cast<size_t>(Q));
   for (int64_t n = 0; n < N; ++n)
     for (int64_t k = 0; k < K; ++k)
@@ -313,18 +308,6 @@ void AppendLeaves(const hlo::Literal& literal, std::vector<const hlo::Literal*>&
     return;
   }
   for (const hlo::Literal& element : literal.elements()) AppendLeaves(element, leaves);
-}
-
-// The program a conditional runs: pred nonzero -> branches[0], zero -> branches[1]; an s32
-// index out of range (negative included) -> the last branch, as XLA defines it.
-uint32_t SelectedBranch(const gpu::Conditional& conditional, const Arena& arena) {
-  const size_t count = conditional.branches.size();
-  if (conditional.selector_dtype == gpu::DType::kPred)
-    return conditional.branches.at(arena.at(conditional.selector.offset) != 0 ? 0 : 1);
-  int32_t index = 0;
-  std::memcpy(&index, &arena.at(conditional.selector.offset), sizeof index);
-  if (index < 0 || static_cast<size_t>(index) >= count) index = static_cast<int32_t>(count - 1);
-  return conditional.branches.at(static_cast<size_t>(index));
 }
 
 }  // namespace
@@ -420,35 +403,50 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
 
   // Runs a list of steps; while and conditional steps run programs of the manifest (validated:
   // a program runs only earlier ones, so this recursion ends).
+  std::vector<std::pair<uint8_t*, uint64_t>> shared_memory;  // resolved once, for every launch
+  for (const auto& [name, bytes] : shared_globals) {
+    auto shared_address = jit->lookup(name);
+    if (!shared_address)
+      throw std::runtime_error("emulator: " + Message(shared_address.takeError()));
+    shared_memory.emplace_back(shared_address->toPtr<uint8_t*>(), bytes);
+  }
+  // What a launch needs, resolved at its first run: a loop runs the same launch every trip.
+  struct PreparedLaunch {
+    void (*kernel)(void**) = nullptr;
+    std::vector<void*> arguments;
+    bool synchronizing = false;
+  };
+  std::map<const gpu::KernelLaunch*, PreparedLaunch> prepared;
+  auto prepare = [&](const gpu::KernelLaunch& launch) -> const PreparedLaunch& {
+    auto [it, fresh] = prepared.try_emplace(&launch);
+    if (!fresh) return it->second;
+    auto address = jit->lookup("emu_" + launch.entry);
+    if (!address) throw std::runtime_error("emulator: " + Message(address.takeError()));
+    it->second.kernel = address->toPtr<void (*)(void**)>();
+    for (const gpu::KernelArg& arg : launch.args) {
+      if (arg.kind != gpu::KernelArg::Kind::kBuffer)
+        throw std::runtime_error("emulator: scalar args");
+      it->second.arguments.push_back(arena.data() + arg.slice.offset);
+    }
+    it->second.synchronizing = synchronizing_kernels.count(launch.entry) != 0;
+    return it->second;
+  };
   const int64_t max_trips = hlo::GlobalLimits().max_while_iterations;
   std::function<void(const std::vector<gpu::Step>&)> run_steps;
   run_steps = [&](const std::vector<gpu::Step>& steps) {
     for (const gpu::Step& step : steps) {
       if (const auto* launch = std::get_if<gpu::KernelLaunch>(&step.call)) {
-        auto address = jit->lookup("emu_" + launch->entry);
-        if (!address) throw std::runtime_error("emulator: " + Message(address.takeError()));
-        std::vector<void*> arguments;
-        for (const gpu::KernelArg& arg : launch->args) {
-          if (arg.kind != gpu::KernelArg::Kind::kBuffer)
-            throw std::runtime_error("emulator: scalar args");
-          arguments.push_back(arena.data() + arg.slice.offset);
-        }
-        std::vector<std::pair<uint8_t*, uint64_t>> shared_memory;
-        for (const auto& [name, bytes] : shared_globals) {
-          auto shared_address = jit->lookup(name);
-          if (!shared_address)
-            throw std::runtime_error("emulator: " + Message(shared_address.takeError()));
-          shared_memory.emplace_back(shared_address->toPtr<uint8_t*>(), bytes);
-        }
-        auto* kernel = address->toPtr<void (*)(void**)>();
-        if (!synchronizing_kernels.count(launch->entry)) {
+        const PreparedLaunch& ready = prepare(*launch);
+        auto* kernel = ready.kernel;
+        void** arguments = const_cast<void**>(ready.arguments.data());
+        if (!ready.synchronizing) {
           // No barrier and no shuffle: the threads are independent, and running them one after
           // another is one of the schedules a GPU may choose (no fibers, no switches).
           for (int block = 0; block < grid.blocks; ++block) {
             for (const auto& [memory, bytes] : shared_memory) std::memset(memory, 0xA5, bytes);
             for (int t = 0; t < grid.threads_per_block; ++t) {
               current = {t, block, grid.threads_per_block, grid.blocks};
-              kernel(arguments.data());
+              kernel(arguments);
             }
           }
           continue;
@@ -465,7 +463,7 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
             RunFiberBlock(
                 grid.threads_per_block,
                 [&](int t) { current = {t, block, grid.threads_per_block, grid.blocks}; },
-                [&](int) { kernel(arguments.data()); });
+                [&](int) { kernel(arguments); });
           } catch (const std::runtime_error& error) {
             throw std::runtime_error(std::string(error.what()) + " in kernel " + launch->entry);
           }
@@ -490,7 +488,10 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
           run_steps(manifest.programs.at(loop->body).steps);
         }
       } else if (const auto* conditional = std::get_if<gpu::Conditional>(&step.call)) {
-        run_steps(manifest.programs.at(SelectedBranch(*conditional, arena)).steps);
+        run_steps(manifest.programs
+                        .at(gpu::SelectedBranch(*conditional,
+                                                &arena.at(conditional->selector.offset)))
+                        .steps);
       } else {
         throw std::runtime_error("emulator: step kind not emulated: " +
                                  std::string(gpu::StepKindName(step)));

@@ -110,15 +110,6 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Every step of the artifact: the entry's and each program's.
-template <typename Visit>
-void ForEachStep(const Manifest& m, Visit visit) {
-  for (const Step& step : m.steps) visit(step);
-  for (const Program& program : m.programs) {
-    for (const Step& step : program.steps) visit(step);
-  }
-}
-
 void CheckSupported(const Artifact& artifact) {
 #ifndef RTGPU_HAVE_CUDNN
   ForEachStep(artifact.manifest, [](const Step& step) {
@@ -231,10 +222,11 @@ RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inpu
   };
   enqueue_step = [&](const Step& step, const PreparedStep& p) {
     if (const auto* loop = std::get_if<WhileLoop>(&step.call)) {
+      const std::string reading = "reading the predicate of '" + step.name + "'";
       for (int64_t trip = 0;; ++trip) {
         run_program(loop->condition);
         uint8_t predicate = 0;
-        read_back(loop->predicate, &predicate, 1, "reading the predicate of '" + step.name + "'");
+        read_back(loop->predicate, &predicate, 1, reading);
         if (predicate == 0) break;
         if (trip >= options.max_while_iterations) {
           throw RunError("the loop '" + step.name + "' exceeded " + std::to_string(options.max_while_iterations) +
@@ -245,18 +237,10 @@ RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inpu
       return;
     }
     if (const auto* conditional = std::get_if<Conditional>(&step.call)) {
-      const size_t count = conditional->branches.size();
-      size_t branch = 0;
-      if (conditional->selector_dtype == DType::kPred) {
-        uint8_t flag = 0;
-        read_back(conditional->selector, &flag, 1, "reading the selector of '" + step.name + "'");
-        branch = flag != 0 ? 0 : 1;
-      } else {
-        int32_t index = 0;
-        read_back(conditional->selector, &index, 4, "reading the selector of '" + step.name + "'");
-        branch = index < 0 || static_cast<size_t>(index) >= count ? count - 1 : static_cast<size_t>(index);
-      }
-      run_program(conditional->branches.at(branch));
+      uint8_t selector[4] = {};
+      read_back(conditional->selector, selector, conditional->selector.bytes,
+                "reading the selector of '" + step.name + "'");
+      run_program(SelectedBranch(*conditional, selector));
       return;
     }
     if (const auto* k = std::get_if<KernelLaunch>(&step.call)) {
