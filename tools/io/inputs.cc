@@ -183,6 +183,22 @@ std::vector<hlo::Literal> ResolveInputs(const hlo::Module& module, const std::st
   return LoadInputs(module, spec);
 }
 
+std::vector<NpyArray> FlattenInputs(const hlo::Module& module,
+                                    const std::vector<hlo::Literal>& arguments) {
+  std::vector<ParameterLeaf> leaves = ParameterLeaves(module);
+  std::vector<NpyArray> out;
+  int64_t counter = 0;
+  for (const hlo::Literal& argument : arguments) {
+    std::vector<NpyArray> flat;
+    FlattenInto(argument, "", counter, flat);
+    for (NpyArray& array : flat) out.push_back(std::move(array));
+  }
+  if (out.size() != leaves.size())
+    throw hlo::Error("the arguments do not match the entry parameters of " + module.name());
+  for (size_t i = 0; i < out.size(); ++i) out[i].name = leaves[i].name;
+  return out;
+}
+
 std::vector<NpyArray> FlattenOutputs(const hlo::Literal& result, const std::string& prefix) {
   std::vector<NpyArray> out;
   int64_t counter = 0;

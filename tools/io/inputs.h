@@ -29,6 +29,11 @@ std::vector<hlo::Literal> LoadInputs(const hlo::Module& module, const std::strin
 // Parses the --inputs spec: "random:SEED" or a file path.
 std::vector<hlo::Literal> ResolveInputs(const hlo::Module& module, const std::string& spec);
 
+// Names entry arguments as an --inputs file reads them back (arg0, arg0.0, …), so a run on
+// random inputs can be reproduced from the file.
+std::vector<NpyArray> FlattenInputs(const hlo::Module& module,
+                                    const std::vector<hlo::Literal>& arguments);
+
 // Flattens a result (tuple or array) into out0, out1, … (depth-first).
 std::vector<NpyArray> FlattenOutputs(const hlo::Literal& result, const std::string& prefix = "out");
 

@@ -32,6 +32,7 @@ struct RunOptions {
   std::string target;
   std::string inputs = "random:0";
   std::optional<std::string> output, stats_json;
+  std::optional<std::string> save_inputs;  // the arguments as an --inputs file
   bool compare = false;
   std::optional<io::Tolerance> tolerance;  // nullopt: the per-type defaults
   int64_t repeat = 1;
@@ -51,6 +52,7 @@ RunOptions ReadOptions(const ParsedArgs& args) {
   options.target = *target;
   options.inputs = args.Get("--inputs").value_or(options.inputs);
   options.output = args.Get("--output");
+  options.save_inputs = args.Get("--save-inputs");
   options.stats_json = args.Get("--stats-json");
   if (std::optional<std::string> against = args.Get("--compare")) {
     if (*against != "interp") {
@@ -129,6 +131,8 @@ CommandSpec RunSpec() {
       {"--target", "T", "interp, cpu, gpu (host emulation without a GPU), systolic", "", /*required=*/true},
       {"--inputs", "SPEC", "random:SEED (default random:0) or FILE.npz / FILE.npy", ""},
       {"--output", "FILE.npz", "write the outputs (out0, out1, ...)", ""},
+      {"--save-inputs", "FILE.npz",
+       "write the arguments (arg0, arg1, ...) so --inputs FILE.npz reproduces the run", ""},
       {"--compare", "interp", "also run the reference interpreter and compare", ""},
       {"--rtol", "R", "relative tolerance for --compare", ""},
       {"--atol", "A", "absolute tolerance for --compare", ""},
@@ -163,6 +167,7 @@ int RunRun(const ParsedArgs& args, const Context& context) {
   std::vector<std::string> protected_inputs = {options.file};
   if (options.inputs.rfind("random:", 0) != 0) protected_inputs.push_back(options.inputs);
   if (options.output) RefuseToOverwriteInputs(*options.output, protected_inputs);
+  if (options.save_inputs) RefuseToOverwriteInputs(*options.save_inputs, protected_inputs);
   if (options.stats_json) RefuseToOverwriteInputs(*options.stats_json, protected_inputs);
   if (options.emit_asm) RefuseToOverwriteInputs(*options.emit_asm, protected_inputs);
   if (options.trace) RefuseToOverwriteInputs(*options.trace, protected_inputs);
@@ -170,6 +175,11 @@ int RunRun(const ParsedArgs& args, const Context& context) {
   hlo::LoadedModule loaded = hlo::LoadModule(options.file);
   const hlo::Module& module = *loaded.module;
   std::vector<hlo::Literal> inputs = io::ResolveInputs(module, options.inputs);
+  if (options.save_inputs) {
+    // Written before compiling, so a compile that fails can still be reproduced elsewhere.
+    io::WriteNpz(*options.save_inputs, io::FlattenInputs(module, inputs));
+    std::cout << "wrote " << *options.save_inputs << " (" << inputs.size() << " arguments)\n";
+  }
 
   auto compile_start = std::chrono::steady_clock::now();
   std::unique_ptr<targets::Executable> executable;
