@@ -195,6 +195,31 @@ TEST_F(CliTest, RunWritesOutputsThatCompareMatchesAndMismatches) {
   EXPECT_NE(bad_file.err.find("m.hlo: not an .npz file"), std::string::npos) << bad_file.err;
 }
 
+// --save-inputs writes the random arguments as an --inputs file: arg0 and arg1 hold the values the
+// run used, so feeding them back reproduces out0 = arg0 + arg1 bit for bit.
+TEST_F(CliTest, RunSaveInputsReproducesTheRun) {
+  Write("m.hlo", kAddMul);
+  Result first = Retarget("run m.hlo --target interp --inputs random:7 --save-inputs args.npz "
+                          "--output first.npz");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("wrote args.npz (2 arguments)"), std::string::npos) << first.out;
+  std::vector<io::NpyArray> args = io::ReadNpz(Path("args.npz"));
+  ASSERT_EQ(args.size(), 2u);
+  EXPECT_EQ(args[0].name, "arg0");
+  EXPECT_EQ(args[1].name, "arg1");
+  std::vector<io::NpyArray> outputs = io::ReadNpz(Path("first.npz"));
+  for (int64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(outputs[0].literal.data<float>()[i],
+              args[0].literal.data<float>()[i] + args[1].literal.data<float>()[i]);
+  }
+  Result again = Retarget("run m.hlo --target cpu --inputs args.npz --output again.npz");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(Retarget("compare first.npz again.npz --rtol 0 --atol 0").exit_code, 0);
+  // Never over the module or the inputs file.
+  EXPECT_EQ(Retarget("run m.hlo --target interp --inputs args.npz --save-inputs args.npz").exit_code,
+            1);
+}
+
 // A runaway loop stops at --max-iterations on every target that runs loops, with an error
 // naming the while and the limit (exit 1), never a hang.
 TEST_F(CliTest, RunStopsARunawayLoopAtMaxIterations) {
