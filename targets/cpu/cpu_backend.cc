@@ -167,6 +167,7 @@ class CpuExecutable final : public targets::Executable {
     ++runs_;
     counters_["loops.compiled_runs"] += static_cast<double>(context.compiled_loops);
     counters_["loops.thunk_runs"] += static_cast<double>(context.thunk_loops);
+    counters_["loops.callback_thunks"] += static_cast<double>(context.loop_callback_thunks);
   }
 
   targets::Profile profile() const override {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "targets/llvm/elemental_util.h"
+
 namespace cpu {
 
 using llvm_codegen::ElementGenerator;
@@ -41,7 +43,6 @@ ElementGenerator MakeGatherGenerator(llvm_codegen::ElementalEmitter& emitter,
     std::vector<llvm::Value*> batch;
     for (int64_t i = 0; i < out_rank; ++i)
       if (!Contains(d.offset_dims, i)) batch.push_back(out[static_cast<size_t>(i)]);
-    const bool signed_indices = hlo::IsSignedInteger(indices_shape.type);
     IrIndex start(static_cast<size_t>(operand_shape.rank()), b.getInt64(0));
     for (size_t k = 0; k < d.start_index_map.size(); ++k) {
       IrIndex where;
@@ -54,16 +55,9 @@ ElementGenerator MakeGatherGenerator(llvm_codegen::ElementalEmitter& emitter,
         }
       }
       llvm::Value* raw = indices(where);
-      llvm::Value* value = signed_indices ? b.CreateSExtOrTrunc(raw, b.getInt64Ty())
-                                          : b.CreateZExtOrTrunc(raw, b.getInt64Ty());
-      const int64_t dim = d.start_index_map[k];
-      const int64_t hi = operand_shape.dims[static_cast<size_t>(dim)] -
-                         attrs.slice_sizes[static_cast<size_t>(dim)];
-      // Unsigned values beyond int64 read as negative here; they clamp to 0 instead of hi,
-      // which only an index >= 2^63 can reach.
-      llvm::Value* low = b.CreateSelect(b.CreateICmpSLT(value, b.getInt64(0)), b.getInt64(0), value);
-      start[static_cast<size_t>(dim)] =
-          b.CreateSelect(b.CreateICmpSGT(low, b.getInt64(hi)), b.getInt64(hi), low);
+      const auto dim = static_cast<size_t>(d.start_index_map[k]);
+      start[dim] = llvm_codegen::detail::ClampStartIndex(
+          b, raw, indices_shape.type, operand_shape.dims[dim] - attrs.slice_sizes[dim]);
     }
     IrIndex source = start;
     size_t next_offset = 0;

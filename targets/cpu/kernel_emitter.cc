@@ -9,6 +9,18 @@ using llvm_codegen::ElementGenerator;
 using llvm_codegen::IrArray;
 using llvm_codegen::IrIndex;
 
+void EmitIf(llvm::IRBuilder<>& b, llvm::Value* cond, const std::string& name,
+            const std::function<void()>& then) {
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  auto* then_block = llvm::BasicBlock::Create(b.getContext(), name + ".then", function);
+  auto* after = llvm::BasicBlock::Create(b.getContext(), name + ".after", function);
+  b.CreateCondBr(cond, then_block, after);
+  b.SetInsertPoint(then_block);
+  then();
+  b.CreateBr(after);
+  b.SetInsertPoint(after);
+}
+
 int64_t OuterRows(const hlo::Shape& shape) {
   if (shape.rank() == 0) return 1;
   return shape.dims[static_cast<size_t>(shape.EffectiveMinorToMajor().back())];

@@ -81,6 +81,10 @@ inline void EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi,
   llvm_codegen::EmitCountedLoop(b, lo, hi, b.getInt64(1), name, body);
 }
 
+// if (cond) { then(); } as IR, the builder after it.
+void EmitIf(llvm::IRBuilder<>& b, llvm::Value* cond, const std::string& name,
+            const std::function<void()>& then);
+
 // The number of rows (outer physical dimension extent; 1 for a scalar) a kernel over `shape`
 // iterates, and the elements per row.
 int64_t OuterRows(const hlo::Shape& shape);

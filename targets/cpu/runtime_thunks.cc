@@ -112,6 +112,7 @@ struct LoopRuntime {
 int32_t RunLoopThunk(void* opaque, int32_t sequence, int64_t thunk) {
   auto* runtime = static_cast<LoopRuntime*>(opaque);
   ThunkSequence& steps = sequence == 0 ? *runtime->condition : *runtime->body;
+  ++runtime->context->loop_callback_thunks;
   try {
     steps.thunks()[static_cast<size_t>(thunk)]->Run(steps, *runtime->context);
     return 0;
@@ -211,82 +212,6 @@ void CallThunk::Run(ThunkSequence& sequence, RunContext& context) {
   callee_->BindParameters(leaves);
   callee_->Run(context);
   CopyLeaves(callee_->RootLeaves(), LeafPointers(sequence, output_), LeafBytes(output_));
-}
-
-// ---- DynamicUpdateSliceThunk ---------------------------------------------------------------
-
-DynamicUpdateSliceThunk::DynamicUpdateSliceThunk(std::string name, const hlo::Instruction& dus,
-                                                 std::vector<int64_t> operands, int64_t output)
-    : Thunk(std::move(name)), target_(dus.operand(0)->shape()), update_(dus.operand(1)->shape()),
-      operands_(std::move(operands)), output_(output) {
-  for (int64_t i = 2; i < dus.operand_count(); ++i)
-    start_types_.push_back(dus.operand(i)->shape().type);
-  target_strides_ = hlo::RowMajorStrides(target_.dims);
-  start_.resize(static_cast<size_t>(target_.rank()));
-  index_.resize(static_cast<size_t>(target_.rank()));
-}
-
-namespace {
-int64_t ReadScalarIndex(const uint8_t* p, hlo::PrimitiveType type) {
-  switch (hlo::ByteSize(type)) {
-    case 1: return hlo::IsSignedInteger(type) ? int64_t{*reinterpret_cast<const int8_t*>(p)} : int64_t{*p};
-    case 2: {
-      int16_t s; uint16_t u;
-      std::memcpy(&s, p, 2); std::memcpy(&u, p, 2);
-      return hlo::IsSignedInteger(type) ? int64_t{s} : int64_t{u};
-    }
-    case 4: {
-      int32_t s; uint32_t u;
-      std::memcpy(&s, p, 4); std::memcpy(&u, p, 4);
-      return hlo::IsSignedInteger(type) ? int64_t{s} : int64_t{u};
-    }
-    default: {
-      int64_t s;
-      std::memcpy(&s, p, 8);
-      // An unsigned 64-bit index beyond int64 clamps to the largest start anyway.
-      return (!hlo::IsSignedInteger(type) && s < 0) ? INT64_MAX : s;
-    }
-  }
-}
-}  // namespace
-
-void DynamicUpdateSliceThunk::Run(ThunkSequence& sequence, RunContext&) {
-  uint8_t* out = sequence.buffer(output_);
-  const uint8_t* target = sequence.buffer(operands_[0]);
-  const uint8_t* update = sequence.buffer(operands_[1]);
-  const int64_t element = hlo::ByteSize(target_.type);
-  if (out != target) std::memcpy(out, target, static_cast<size_t>(ArrayByteSize(target_)));
-  const int64_t rank = target_.rank();
-  if (update_.ElementCount() == 0) return;
-  std::vector<int64_t>& start = start_;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t s = ReadScalarIndex(sequence.buffer(operands_[static_cast<size_t>(d) + 2]),
-                                start_types_[static_cast<size_t>(d)]);
-    const int64_t hi = target_.dims[static_cast<size_t>(d)] - update_.dims[static_cast<size_t>(d)];
-    start[static_cast<size_t>(d)] = std::clamp<int64_t>(s, 0, hi);
-  }
-  if (rank == 0) {
-    std::memcpy(out, update, static_cast<size_t>(element));
-    return;
-  }
-  // Row-major: copy the update one innermost row at a time.
-  const std::vector<int64_t>& target_strides = target_strides_;
-  const int64_t row = update_.dims.back();
-  const int64_t rows = update_.ElementCount() / row;
-  std::vector<int64_t>& index = index_;
-  std::fill(index.begin(), index.end(), 0);
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t offset = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      offset += (start[static_cast<size_t>(d)] + index[static_cast<size_t>(d)]) *
-                target_strides[static_cast<size_t>(d)];
-    std::memcpy(out + offset * element, update + r * row * element,
-                static_cast<size_t>(row * element));
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      if (++index[static_cast<size_t>(d)] < update_.dims[static_cast<size_t>(d)]) break;
-      index[static_cast<size_t>(d)] = 0;
-    }
-  }
 }
 
 // ---- EvaluatorThunk ------------------------------------------------------------------------

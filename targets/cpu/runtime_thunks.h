@@ -4,7 +4,6 @@
 //   WhileThunk        runs condition and body ThunkSequences until the condition is false;
 //   ConditionalThunk  picks a branch (pred: true -> 0, false -> 1; s32 out of range -> last);
 //   CallThunk         runs a callee sequence;
-//   DynamicUpdateSliceThunk  copies operand 0 and writes the update at clamped start indices;
 //   EvaluatorThunk    the counted fallback: evaluates one instruction (or a fused computation)
 //                     with hlo/'s reference evaluator on literals.
 // Each writes only its own output buffers, leaf by leaf (see thunk.h).
@@ -99,23 +98,6 @@ class CallThunk final : public Thunk {
   std::vector<ValueLayout> operands_;
   ValueLayout output_;
   std::unique_ptr<ThunkSequence> callee_;
-};
-
-class DynamicUpdateSliceThunk final : public Thunk {
- public:
-  // Requires default layouts (the builder checks). operands: [target, update, starts...].
-  DynamicUpdateSliceThunk(std::string name, const hlo::Instruction& dus,
-                          std::vector<int64_t> operands, int64_t output);
-  const char* kind() const override { return "dynamic-update-slice"; }
-  void Run(ThunkSequence& sequence, RunContext& context) override;
-
- private:
-  hlo::Shape target_, update_;
-  std::vector<hlo::PrimitiveType> start_types_;
-  std::vector<int64_t> operands_;
-  int64_t output_;
-  // Computed once, reused by every run (a scan writes one row per trip): no allocation in Run.
-  std::vector<int64_t> target_strides_, start_, index_;
 };
 
 class EvaluatorThunk final : public Thunk {

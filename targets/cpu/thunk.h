@@ -41,6 +41,8 @@ struct RunContext {
   std::map<std::string, double>* kernel_ms = nullptr;  // thunk name -> ms, accumulated
   // How while loops ran: compiled (compiled_loop.h) or thunk by thunk (profile "loops.*").
   int64_t compiled_loops = 0, thunk_loops = 0;
+  // Thunks a compiled loop ran through its callback (everything it does not call directly).
+  int64_t loop_callback_thunks = 0;
 };
 
 class Thunk {

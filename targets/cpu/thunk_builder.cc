@@ -279,29 +279,10 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
                                                     BuildCallee(*inst.called_computations().at(0))));
       return;
     }
-    case Opcode::kDynamicUpdateSlice: {
-      bool row_major = inst.shape().HasDefaultLayout();
-      for (const Instruction* operand : inst.operands())
-        row_major = row_major && operand->shape().HasDefaultLayout();
-      if (row_major) {
-        std::vector<int64_t> operands;
-        for (int64_t i = 0; i < inst.operand_count(); ++i) operands.push_back(operand_buffer(i));
-        // In place when the target dies here and no other operand reads its buffer: the thunk
-        // then only writes the update (a KV-cache write in a loop no longer copies the cache).
-        if (std::count(operands.begin(), operands.end(), operands[0]) == 1 &&
-            scope.TakeOver(operands[0], output.buffer)) {
-          output.buffer = operands[0];
-          scope.values[&inst] = output;
-          result_.counters["dynamic-update-slice.in-place"] += 1;
-        }
-        result_.counters["thunks.dynamic-update-slice"] += 1;
-        sequence.AddThunk(std::make_unique<DynamicUpdateSliceThunk>(inst.name(), inst, operands,
-                                                                    output.buffer));
-        return;
-      }
-      Fallback(inst, scope, output, "non-default layout");
+    case Opcode::kDynamicUpdateSlice:
+      if (TryDynamicUpdateSlice(inst, scope, output)) return;
+      Fallback(inst, scope, output, "target and result in different layouts");
       return;
-    }
     case Opcode::kCustomCall: {
       const std::string& target = inst.attr<hlo::CustomCallAttrs>().target;
       const bool known = (custom_calls_ != nullptr && custom_calls_->Find(target) != nullptr) ||

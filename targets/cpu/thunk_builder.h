@@ -91,6 +91,10 @@ class ThunkBuilder {
   // scatter as one generated single-threaded kernel, in place when an operand dies here
   // (thunk_builder_scatter.cc); false for forms it does not cover. May rebind `output`.
   bool TryScatter(const hlo::Instruction& inst, Scope& scope, ValueLayout& output);
+  // dynamic-update-slice as one generated single-threaded kernel, in place when the target
+  // dies here (thunk_builder_dus.cc); false when the result's layout is not the target's. May
+  // rebind `output`.
+  bool TryDynamicUpdateSlice(const hlo::Instruction& inst, Scope& scope, ValueLayout& output);
   // select-and-scatter as one generated single-threaded kernel
   // (thunk_builder_select_scatter.cc); false for forms it does not cover (dilation).
   bool TrySelectAndScatter(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);

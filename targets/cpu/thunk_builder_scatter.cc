@@ -90,19 +90,6 @@ std::optional<ScatterGeometry> ResolveGeometry(const hlo::ScatterDimensionNumber
   return g;
 }
 
-// if (cond) { then(); } as IR, the builder after it.
-void EmitIf(llvm::IRBuilder<>& b, llvm::Value* cond, const std::string& name,
-            const std::function<void()>& then) {
-  llvm::Function* function = b.GetInsertBlock()->getParent();
-  auto* then_block = llvm::BasicBlock::Create(b.getContext(), name + ".then", function);
-  auto* after = llvm::BasicBlock::Create(b.getContext(), name + ".after", function);
-  b.CreateCondBr(cond, then_block, after);
-  b.SetInsertPoint(then_block);
-  then();
-  b.CreateBr(after);
-  b.SetInsertPoint(after);
-}
-
 }  // namespace
 
 bool ThunkBuilder::TryScatter(const Instruction& inst, Scope& scope, ValueLayout& output) {

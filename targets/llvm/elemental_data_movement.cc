@@ -260,12 +260,7 @@ ElementGenerator ElementalEmitter::MakeDataMovementGenerator(
         for (size_t d = 0; d < index.size(); ++d) {
           llvm::Value* start =
               vector_form ? operands[1](IrIndex{b.getInt64(d)}) : operands[d + 1](IrIndex{});
-          start = hlo::IsSignedInteger(index_type) ? b.CreateSExtOrTrunc(start, b.getInt64Ty())
-                                                   : b.CreateZExtOrTrunc(start, b.getInt64Ty());
-          llvm::Value* limit = detail::I64(b, in_dims[d] - sizes[d]);
-          start = b.CreateSelect(b.CreateICmpSGT(start, limit), limit, start);
-          start =
-              b.CreateSelect(b.CreateICmpSLT(start, detail::I64(b, 0)), detail::I64(b, 0), start);
+          start = detail::ClampStartIndex(b, start, index_type, in_dims[d] - sizes[d]);
           source[d] = b.CreateAdd(start, index[d]);
         }
         return operands[0](source);

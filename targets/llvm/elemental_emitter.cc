@@ -19,6 +19,7 @@
 
 #include "targets/llvm/elemental_util.h"
 #include "targets/llvm/llvm_math.h"
+#include "targets/llvm/llvm_math_fast.h"
 
 namespace llvm_codegen {
 
@@ -215,7 +216,7 @@ llvm::Value* ElementalEmitter::EmitLog(llvm::Value* x) {
 }
 
 llvm::Value* ElementalEmitter::EmitTanh(llvm::Value* x) {
-  if (x->getType()->isFloatTy()) return math::EmitTanhF32(b_, x);
+  if (x->getType()->isFloatTy()) return math::EmitTanhF32Fast(b_, x);
   return EmitLibmCallF64("tanh", {x});
 }
 

@@ -5,8 +5,8 @@
 // docs/gpu-backend.md).
 //
 // Guarantees (the interpreter's semantics, hlo/evaluator_gather.cc, evaluator_window.cc):
-//   - gather: start indices are clamped to [0, operand_dim - slice_size] per dimension (signed
-//     indices sign-extended, unsigned zero-extended); no operand or index element outside its
+//   - gather: start indices are clamped to [0, operand_dim - slice_size] per dimension
+//     (detail::ClampStartIndex); no operand or index element outside its
 //     array is read. An operand batching dim takes the batch index of its start_indices batching
 //     dim (operand_batching_dims[i] <- start_indices_batching_dims[i]), clamped like the rest.
 //   - reduce-window (one input): window taps are combined one at a time in row-major order of
@@ -69,7 +69,6 @@ ElementGenerator ElementalEmitter::MakeGatherGenerator(const Instruction& gather
     std::vector<llvm::Value*> batch;
     for (size_t i = 0; i < out.size(); ++i)
       if (!Contains(d.offset_dims, static_cast<int64_t>(i))) batch.push_back(out[i]);
-    const bool signed_indices = hlo::IsSignedInteger(indices_shape.type);
     IrIndex start(static_cast<size_t>(operand_shape.rank()), b_.getInt64(0));
     // The batch index of each start_indices dim (index_vector_dim has none).
     std::vector<llvm::Value*> batch_of_indices_dim(static_cast<size_t>(indices_shape.rank()));
@@ -92,15 +91,9 @@ ElementGenerator ElementalEmitter::MakeGatherGenerator(const Instruction& gather
         where.push_back(dim == d.index_vector_dim ? detail::I64(b_, static_cast<int64_t>(k))
                                                   : batch_of_indices_dim[dim]);
       llvm::Value* raw = indices(where);
-      llvm::Value* value = signed_indices ? b_.CreateSExtOrTrunc(raw, b_.getInt64Ty())
-                                          : b_.CreateZExtOrTrunc(raw, b_.getInt64Ty());
       const auto dim = static_cast<size_t>(d.start_index_map[k]);
-      const int64_t highest = operand_shape.dims[dim] - attrs.slice_sizes[dim];
-      // An unsigned index >= 2^63 reads as negative here and clamps to 0, not to `highest`.
-      llvm::Value* low = b_.CreateSelect(b_.CreateICmpSLT(value, b_.getInt64(0)), b_.getInt64(0),
-                                         value);
-      start[dim] = b_.CreateSelect(b_.CreateICmpSGT(low, detail::I64(b_, highest)),
-                                   detail::I64(b_, highest), low);
+      start[dim] = detail::ClampStartIndex(b_, raw, indices_shape.type,
+                                           operand_shape.dims[dim] - attrs.slice_sizes[dim]);
     }
     IrIndex source = start;
     size_t next_offset = 0;
@@ -195,8 +188,8 @@ ElementGenerator ElementalEmitter::MakeDynamicUpdateSliceGenerator(
   for (int64_t k = 2; k < dus.operand_count(); ++k)
     if (!hlo::IsInteger(dus.operand(k)->shape().type))
       detail::Fail(dus, "start indices must be integers");
-  const bool signed_starts = hlo::IsSignedInteger(dus.operand(2)->shape().type);
-  return [this, operand, update, starts, vector_form, signed_starts, type = dus.shape().type,
+  const hlo::PrimitiveType start_type = dus.operand(2)->shape().type;
+  return [this, operand, update, starts, vector_form, start_type, type = dus.shape().type,
           in_dims = in.dims,
           sizes = patch.dims](const IrIndex& index) {
     llvm::Value* inside = b_.getTrue();
@@ -204,11 +197,7 @@ ElementGenerator ElementalEmitter::MakeDynamicUpdateSliceGenerator(
     for (size_t d = 0; d < index.size(); ++d) {
       llvm::Value* start = vector_form ? starts[0](IrIndex{detail::I64(b_, static_cast<int64_t>(d))})
                                        : starts[d](IrIndex{});
-      start = signed_starts ? b_.CreateSExtOrTrunc(start, b_.getInt64Ty())
-                            : b_.CreateZExtOrTrunc(start, b_.getInt64Ty());
-      llvm::Value* limit = detail::I64(b_, in_dims[d] - sizes[d]);
-      start = b_.CreateSelect(b_.CreateICmpSGT(start, limit), limit, start);
-      start = b_.CreateSelect(b_.CreateICmpSLT(start, b_.getInt64(0)), b_.getInt64(0), start);
+      start = detail::ClampStartIndex(b_, start, start_type, in_dims[d] - sizes[d]);
       llvm::Value* offset = b_.CreateSub(index[d], start);
       inside = b_.CreateAnd(inside, b_.CreateAnd(b_.CreateICmpSGE(offset, b_.getInt64(0)),
                                                  b_.CreateICmpSLT(offset, detail::I64(b_, sizes[d]))));

@@ -40,6 +40,13 @@ inline llvm::Value* I64(llvm::IRBuilder<>& b, int64_t value) {
   return b.getInt64(static_cast<uint64_t>(value));
 }
 
+// A start index of dynamic-slice, dynamic-update-slice or gather (`raw`, of the integer
+// `type`) as an i64 clamped into [0, highest], as the interpreter does: signed types are
+// sign-extended, unsigned zero-extended and compared unsigned (a u64 beyond 2^63 is a large
+// start, clamped to `highest`, not a negative one).
+llvm::Value* ClampStartIndex(llvm::IRBuilder<>& b, llvm::Value* raw, hlo::PrimitiveType type,
+                             int64_t highest);
+
 // "cannot emit 'name' (opcode): why" at the instruction's location.
 [[noreturn]] void Fail(const hlo::Instruction& inst, std::string_view why);
 

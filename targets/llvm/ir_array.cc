@@ -127,6 +127,17 @@ llvm::Type* ComputeType(PrimitiveType type, llvm::LLVMContext& context) {
   return IsNarrowFloat(type) ? llvm::Type::getFloatTy(context) : IrType(type, context);
 }
 
+llvm::Value* ClampStartIndex(llvm::IRBuilder<>& b, llvm::Value* raw, hlo::PrimitiveType type,
+                             int64_t highest) {
+  const bool is_signed = hlo::IsSignedInteger(type);
+  llvm::Value* value = is_signed ? b.CreateSExtOrTrunc(raw, b.getInt64Ty())
+                                 : b.CreateZExtOrTrunc(raw, b.getInt64Ty());
+  llvm::Value* limit = I64(b, highest);
+  llvm::Value* above = is_signed ? b.CreateICmpSGT(value, limit) : b.CreateICmpUGT(value, limit);
+  value = b.CreateSelect(above, limit, value);
+  return b.CreateSelect(b.CreateICmpSLT(value, I64(b, 0)), I64(b, 0), value);
+}
+
 llvm::Value* BF16ToF32(llvm::IRBuilder<>& b, llvm::Value* value) {
   // A bf16 is the upper half of an f32: shift its bits into place (exact, NaN payload kept).
   llvm::Value* bits = b.CreateZExt(b.CreateBitCast(value, b.getInt16Ty()), b.getInt32Ty());

@@ -301,14 +301,6 @@ llvm::Value* EmitLog1pF32(Builder& b, llvm::Value* x) {
                         llvm::ConstantFP::getNaN(f32), result);
 }
 
-llvm::Value* EmitTanhF32(Builder& b, llvm::Value* x) {
-  // tanh|x| = m / (m + 2) with m = e^(2|x|) - 1; beyond |x| = 20 it rounds to 1 in f32.
-  llvm::Value* ax = Clamp(b, Abs(b, Widen(b, x)), 0.0, 20.0);
-  llvm::Value* m = Expm1D(b, b.CreateFMul(ax, D(b, 2.0)));
-  llvm::Value* magnitude = Round(b, b.CreateFDiv(m, b.CreateFAdd(m, D(b, 2.0))));
-  return KeepInput(b, b.CreateFCmpUNO(x, x), x, CopySign(b, magnitude, x));
-}
-
 llvm::Value* EmitLogisticF32(Builder& b, llvm::Value* x) {
   llvm::Value* e = ExpD(b, b.CreateFNeg(Clamp(b, Widen(b, x), -200.0, 200.0)));
   llvm::Value* result = Round(b, b.CreateFDiv(D(b, 1.0), b.CreateFAdd(D(b, 1.0), e)));

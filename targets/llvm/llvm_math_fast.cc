@@ -1,8 +1,16 @@
-// f32-only exp (see llvm_math_fast.h). Method: n = round(x / ln 2), r = x - n ln 2 with ln 2
+// f32-only exp and tanh (see llvm_math_fast.h).
+//
+// exp: n = round(x / ln 2), r = x - n ln 2 with ln 2
 // split in a 9-bit head (n * head is exact for |n| <= 150) and a tail, e^r by its Taylor series
 // to r^6 (|r| <= ln2/2: truncation error below 1.2e-7 relative), then 2^n applied as two
 // power-of-two factors 2^(n/2) and 2^(n - n/2), each a normal f32, so results down in the
 // denormal range are scaled (and rounded) once by the last multiply.
+//
+// tanh: below |x| = 0.625, x + x·s·Q(s) with s = x² and Q a degree-6 fit of (tanh x / x - 1) / s
+// (Lawson-reweighted least squares for the smallest relative error; the x·s·Q term is below a
+// third of x, so its rounding costs under half an ulp); above, 1 - 2 / (e^(2|x|) + 1) with the exp
+// above, where 2 / (e + 1) <= 0.45 keeps exp's 3 ulp to about 1.6 ulp of the result. e^(2|x|)
+// overflows to +inf beyond |x| = 44.4 and the formula gives exactly 1.
 #include "targets/llvm/llvm_math_fast.h"
 
 #include <numbers>
@@ -61,6 +69,26 @@ llvm::Value* EmitExpF32Fast(Builder& b, llvm::Value* x) {
   llvm::Value* result = b.CreateFMul(b.CreateFMul(p, PowerOfTwo(b, half, float_type)),
                                      PowerOfTwo(b, b.CreateSub(k, half), float_type));
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+}
+
+llvm::Value* EmitTanhF32Fast(Builder& b, llvm::Value* x) {
+  static constexpr double kQ[] = {-0.3333333432674408,    0.1333332508802414,
+                                  -0.053966522216796875,  0.02185082621872425,
+                                  -0.00875430554151535,   0.003233944298699498,
+                                  -0.0008069266332313418};
+  constexpr double kSmall = 0.625;
+  llvm::Value* s = b.CreateFMul(x, x);
+  llvm::Value* q = F(b, x, kQ[6]);
+  for (int i = 5; i >= 0; --i) q = MulAdd(b, q, s, F(b, x, kQ[i]));
+  llvm::Value* small = MulAdd(b, b.CreateFMul(x, s), q, x);
+  llvm::Value* magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Value* e = EmitExpF32Fast(b, b.CreateFMul(magnitude, F(b, x, 2.0)));
+  llvm::Value* large = b.CreateFSub(F(b, x, 1.0),
+                                    b.CreateFDiv(F(b, x, 2.0), b.CreateFAdd(e, F(b, x, 1.0))));
+  // NaN compares false and takes the small branch, which keeps it NaN; the sign copied last
+  // keeps -0 (x + x·s·Q(s) gives +0 for it).
+  llvm::Value* result = b.CreateSelect(b.CreateFCmpOGE(magnitude, F(b, x, kSmall)), large, small);
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, result, x);
 }
 
 }  // namespace llvm_codegen::math

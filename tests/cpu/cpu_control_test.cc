@@ -186,9 +186,9 @@ ENTRY e {
   EXPECT_EQ(Counter(run, "loops.compiled_runs"), 4);
 }
 
-// A scan writing one output row per step: dynamic-update-slice into the carry, a runtime thunk
-// the compiled loop runs through its callback.
-TEST(CpuRuntime, CompiledLoopRunsRuntimeThunksThroughItsCallback) {
+// A scan writing one output row per step: the dynamic-update-slice into the carry is a generated
+// kernel the compiled loop calls itself, in place; nothing goes through the callback.
+TEST(CpuRuntime, CompiledLoopWritesScanRowsInPlaceWithoutTheCallback) {
   cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
 HloModule scan_out
 cond {
@@ -227,6 +227,48 @@ ENTRY e {
   EXPECT_EQ(Counter(run, "thunks.dynamic-update-slice"), 1);
   // The output row goes straight into the carry: its old value dies at the update.
   EXPECT_EQ(Counter(run, "dynamic-update-slice.in-place"), 1);
+  EXPECT_EQ(Counter(run, "loops.callback_thunks"), 0);
+}
+
+// A body with a sort (a runtime thunk, not a kernel): the compiled loop runs it through its
+// callback once per trip, and the results still match.
+TEST(CpuRuntime, CompiledLoopRunsRuntimeThunksThroughItsCallback) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule sort_loop
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+cond {
+  p = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[8] get-tuple-element(p), index=1
+  c = f32[] constant(-1.5)
+  cb = f32[8] broadcast(c), dimensions={}
+  scaled = f32[8] multiply(v, cb)
+  sorted = f32[8] sort(scaled), dimensions={0}, to_apply=less
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT r = (s32[], f32[8]) tuple(i1, sorted)
+}
+ENTRY e {
+  v0 = f32[8] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[8]) tuple(zero, v0)
+  w = (s32[], f32[8]) while(init), condition=cond, body=body
+  ROOT o = f32[8] get-tuple-element(w), index=1
+})");
+  EXPECT_EQ(Counter(run, "thunks.while.compiled"), 1);
+  EXPECT_EQ(Counter(run, "loops.compiled_runs"), 1);
+  EXPECT_EQ(Counter(run, "thunks.sort"), 1);
+  EXPECT_EQ(Counter(run, "loops.callback_thunks"), 5);
 }
 
 // The carry's old value is still needed after the update (it becomes another leaf): the

@@ -7,6 +7,7 @@
 #include "hlo/diagnostic.h"
 #include "targets/gpu/codegen/kernel_ir.h"
 #include "targets/llvm/elemental_emitter.h"
+#include "targets/llvm/elemental_util.h"
 #include "targets/llvm/loop_emitter.h"
 
 namespace gpu::codegen {
@@ -31,18 +32,15 @@ void EmitInPlaceUpdateSliceKernel(llvm::Module& module, const std::string& entry
   update.set_read_only(true);
 
   // Clamped starts, computed once per thread.
-  const bool signed_starts = hlo::IsSignedInteger(dus.operand(2)->shape().type);
+  const hlo::PrimitiveType start_type = dus.operand(2)->shape().type;
   IrIndex start(static_cast<size_t>(operand.rank()));
   for (size_t d = 0; d < start.size(); ++d) {
     IrArray source(params[1 + (vector_form ? 0 : d)], dus.operand(static_cast<int64_t>(2 + (vector_form ? 0 : d)))->shape());
     source.set_read_only(true);
     llvm::Value* raw =
         source.EmitLoad(b, vector_form ? IrIndex{b.getInt64(d)} : IrIndex{});
-    llvm::Value* value = signed_starts ? b.CreateSExtOrTrunc(raw, b.getInt64Ty())
-                                       : b.CreateZExtOrTrunc(raw, b.getInt64Ty());
-    llvm::Value* limit = b.getInt64(static_cast<uint64_t>(operand.dims[d] - update_shape.dims[d]));
-    value = b.CreateSelect(b.CreateICmpSGT(value, limit), limit, value);
-    start[d] = b.CreateSelect(b.CreateICmpSLT(value, b.getInt64(0)), b.getInt64(0), value);
+    start[d] = llvm_codegen::detail::ClampStartIndex(b, raw, start_type,
+                                                     operand.dims[d] - update_shape.dims[d]);
   }
 
   const auto [thread, block, block_size, grid_size] = ReadLaunchIds(b);
