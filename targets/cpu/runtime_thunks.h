@@ -63,9 +63,18 @@ class WhileThunk final : public Thunk {
   const std::string& compiled_symbol() const { return compiled_symbol_; }
   void set_compiled_symbol(std::string symbol) { compiled_symbol_ = std::move(symbol); }
   void set_compiled_function(CompiledLoopFunction function) { compiled_ = function; }
+  // Carry leaves the body passes through unchanged (its root returns the parameter's leaf) are
+  // read where the init value is, not copied into the loop's state; `read_after` says which of
+  // them the while's users read, copied out once the loop ends. (A loop-invariant input of a
+  // scan — its whole sequence — was copied on every run.)
+  void set_borrowed_leaves(std::vector<bool> borrowed, std::vector<bool> read_after) {
+    borrowed_ = std::move(borrowed);
+    read_after_ = std::move(read_after);
+  }
 
  private:
   ValueLayout init_, state_;
+  std::vector<bool> borrowed_, read_after_;  // per carry leaf; empty: none
   std::unique_ptr<ThunkSequence> condition_, body_;
   std::string compiled_symbol_;
   CompiledLoopFunction compiled_ = nullptr;

@@ -155,6 +155,42 @@ std::unique_ptr<ThunkSequence> ThunkBuilder::BuildCallee(const hlo::Computation&
   return Build(callee, compiler::ScheduleComputation(callee), writable_carry);
 }
 
+// A flat carry's leaf i is read-only when the body's root returns get-tuple-element(parameter,
+// i) unchanged: nothing in the body can write it then (an in-place update takes over only a
+// buffer whose value dies at it, and this one lives to the root). It is read after the loop
+// when a user of the while is anything but a get-tuple-element of another index.
+void ThunkBuilder::BorrowReadOnlyLeaves(const Instruction& loop, WhileThunk& thunk) {
+  const hlo::Shape& carry = loop.shape();
+  if (!carry.IsTuple()) return;
+  for (const hlo::Shape& element : carry.tuple_shapes)
+    if (!element.IsArray()) return;
+  const hlo::Computation& body = *loop.called_computations().at(1);
+  const Instruction* root = body.root();
+  if (root->opcode() != Opcode::kTuple ||
+      static_cast<size_t>(root->operand_count()) != carry.tuple_shapes.size())
+    return;
+  const size_t leaves = carry.tuple_shapes.size();
+  std::vector<bool> borrowed(leaves, false), read_after(leaves, false);
+  for (size_t i = 0; i < leaves; ++i) {
+    const Instruction* element = root->operand(static_cast<int64_t>(i));
+    borrowed[i] = element->opcode() == Opcode::kGetTupleElement &&
+                  element->operand(0)->opcode() == Opcode::kParameter &&
+                  element->attr<hlo::TupleIndexAttrs>().index == static_cast<int64_t>(i);
+  }
+  const bool is_root = loop.parent() != nullptr && loop.parent()->root() == &loop;
+  for (const Instruction* user : loop.users()) {
+    if (user->opcode() == Opcode::kGetTupleElement) {
+      read_after[static_cast<size_t>(user->attr<hlo::TupleIndexAttrs>().index)] = true;
+    } else {
+      read_after.assign(leaves, true);
+    }
+  }
+  if (is_root) read_after.assign(leaves, true);
+  result_.counters["while.read_only_leaves"] +=
+      static_cast<double>(std::count(borrowed.begin(), borrowed.end(), true));
+  thunk.set_borrowed_leaves(std::move(borrowed), std::move(read_after));
+}
+
 void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
   ThunkSequence& sequence = scope.sequence;
   switch (inst.opcode()) {
@@ -250,6 +286,7 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
       std::optional<std::string> compiled = EmitCompiledLoop(module_, inst.name(), *condition, *body);
       auto loop = std::make_unique<WhileThunk>(inst.name(), scope[inst.operand(0)], output,
                                                std::move(condition), std::move(body));
+      BorrowReadOnlyLeaves(inst, *loop);
       if (compiled) {
         result_.counters["thunks.while.compiled"] += 1;
         loop->set_compiled_symbol(*compiled);

@@ -84,6 +84,8 @@ class ThunkBuilder {
   ValueLayout AllocateOutput(Scope& scope, const hlo::Shape& shape);
   void Lower(const hlo::Instruction& inst, Scope& scope);
   bool TryKernel(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
+  // Marks the carry leaves a while's body never writes (WhileThunk::set_borrowed_leaves).
+  void BorrowReadOnlyLeaves(const hlo::Instruction& loop, WhileThunk& thunk);
   bool TryOutputFusion(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
   // An input fusion whose reductions run along the output's rows as one row kernel
   // (thunk_builder_rows.cc); false when the fusion does not have that form.

@@ -9,8 +9,8 @@
 // tanh: below |x| = 0.625, x + x·s·Q(s) with s = x² and Q a degree-6 fit of (tanh x / x - 1) / s
 // (Lawson-reweighted least squares for the smallest relative error; the x·s·Q term is below a
 // third of x, so its rounding costs under half an ulp); above, 1 - 2 / (e^(2|x|) + 1) with the exp
-// above, where 2 / (e + 1) <= 0.45 keeps exp's 3 ulp to about 1.6 ulp of the result. e^(2|x|)
-// overflows to +inf beyond |x| = 44.4 and the formula gives exactly 1.
+// above, where 2 / (e + 1) <= 0.45 keeps exp's 3 ulp to about 1.6 ulp of the result; |x| is
+// clamped to 10, beyond which tanh rounds to 1.
 #include "targets/llvm/llvm_math_fast.h"
 
 #include <numbers>
@@ -77,12 +77,31 @@ llvm::Value* EmitTanhF32Fast(Builder& b, llvm::Value* x) {
                                   -0.00875430554151535,   0.003233944298699498,
                                   -0.0008069266332313418};
   constexpr double kSmall = 0.625;
+  // Beyond 10, tanh rounds to 1 in f32 (1 - tanh 10 = 4e-9 < half an ulp below 1).
+  constexpr double kSaturated = 10.0;
   llvm::Value* s = b.CreateFMul(x, x);
   llvm::Value* q = F(b, x, kQ[6]);
   for (int i = 5; i >= 0; --i) q = MulAdd(b, q, s, F(b, x, kQ[i]));
   llvm::Value* small = MulAdd(b, b.CreateFMul(x, s), q, x);
   llvm::Value* magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  llvm::Value* e = EmitExpF32Fast(b, b.CreateFMul(magnitude, F(b, x, 2.0)));
+  // e^(2|x|) for |x| in [0, 10]: EmitExpF32Fast's steps without its range clamps, 2^n in one
+  // factor (n <= 29). NaN becomes 10 here; it takes the small branch below.
+  llvm::Value* y = b.CreateFMul(
+      b.CreateSelect(b.CreateFCmpOLT(magnitude, F(b, x, kSaturated)), magnitude,
+                     F(b, x, kSaturated)),
+      F(b, x, 2.0));
+  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
+                                          b.CreateFMul(y, F(b, x, 1.0 / std::numbers::ln2)));
+  llvm::Value* r = MulAdd(b, n, F(b, x, -kLn2Head), y);
+  r = MulAdd(b, n, F(b, x, -kLn2Tail), r);
+  llvm::Value* p = F(b, x, 1.0 / 720.0);
+  for (double c : {1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) p = MulAdd(b, p, r, F(b, x, c));
+  llvm::Type* float_type = x->getType();
+  llvm::Type* int_type = float_type->isVectorTy()
+                             ? llvm::VectorType::get(b.getInt32Ty(),
+                                                     llvm::cast<llvm::VectorType>(float_type))
+                             : static_cast<llvm::Type*>(b.getInt32Ty());
+  llvm::Value* e = b.CreateFMul(p, PowerOfTwo(b, b.CreateFPToSI(n, int_type), float_type));
   llvm::Value* large = b.CreateFSub(F(b, x, 1.0),
                                     b.CreateFDiv(F(b, x, 2.0), b.CreateFAdd(e, F(b, x, 1.0))));
   // NaN compares false and takes the small branch, which keeps it NaN; the sign copied last

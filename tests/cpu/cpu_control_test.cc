@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "hlo/diagnostic.h"
+#include "hlo/module_io.h"
 #include "tests/cpu/cpu_test_util.h"
 #include "tests/small_modules.h"
 #include "tests/test_support.h"
@@ -228,6 +229,16 @@ ENTRY e {
   // The output row goes straight into the carry: its old value dies at the update.
   EXPECT_EQ(Counter(run, "dynamic-update-slice.in-place"), 1);
   EXPECT_EQ(Counter(run, "loops.callback_thunks"), 0);
+}
+
+// A read-only carry leaf (the scanned sequence) is read where the init value is, not copied into
+// the loop: tests/run/control/while_read_only_leaf_f32.hlo checks the values on every target.
+TEST(CpuRuntime, ReadOnlyCarryLeafIsNotCopiedIn) {
+  hlo::LoadedModule loaded =
+      hlo::LoadModule(testing_support::TestDataPath("../run/control/while_read_only_leaf_f32.hlo"));
+  cpu_tests::CpuRun run = cpu_tests::ExpectMatchesInterp(*loaded.module, 4);
+  EXPECT_EQ(Counter(run, "while.read_only_leaves"), 1);
+  EXPECT_EQ(Counter(run, "loops.compiled_runs"), 1);
 }
 
 // A body with a sort (a runtime thunk, not a kernel): the compiled loop runs it through its
