@@ -37,12 +37,16 @@ ElementGenerator Memoized(llvm::IRBuilder<>& b, const detail::DominatorMap* domi
                           ElementGenerator generator) {
   using Cache = std::map<std::pair<llvm::BasicBlock*, IrIndex>, llvm::Value*>;
   auto cache = std::make_shared<Cache>();
-  return [&b, dominators, cache, generator = std::move(generator)](const IrIndex& index) {
+  // Shared, not copied: a generator captures its operands' generators, so a copy by value
+  // would copy the whole tree below it — exponential in a chain of diamonds (a_i = add(a_{i-1},
+  // a_{i-1}) captures a_{i-1} twice). Every generator passes through here, so copies are O(1).
+  auto shared = std::make_shared<const ElementGenerator>(std::move(generator));
+  return [&b, dominators, cache, shared](const IrIndex& index) {
     for (llvm::BasicBlock* block : detail::DominatingBlocks(b, *dominators)) {
       auto found = cache->find({block, index});
       if (found != cache->end()) return found->second;
     }
-    llvm::Value* value = generator(index);
+    llvm::Value* value = (*shared)(index);
     (*cache)[{b.GetInsertBlock(), index}] = value;
     return value;
   };

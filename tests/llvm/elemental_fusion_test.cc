@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <random>
 #include <string>
@@ -141,6 +142,39 @@ TEST(FusionTest, ReductionAndLoopModelsFusionsMatchTheInterpreter) {
 
 TEST(FusionTest, ResNet50FusionsMatchTheInterpreter) {
   EXPECT_GT(CheckFusions("resnet50_keras_jax_f32.hlo").checked, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// A chain of diamonds, a_i = add(a_{i-1}, a_{i-1}): each generator uses its operand twice, so
+// emitting (or merely copying) generators without sharing is 2^n work. With n = 64 the kernel
+// must hold one fadd per link — code linear in the chain — and compute x * 2^64 exactly.
+TEST(FusionTest, ChainOfDiamondsEmitsEachInstructionOnce) {
+  constexpr int kLinks = 64;
+  std::string text = "HloModule diamonds\nENTRY e {\n  a0 = f32[8] parameter(0)\n";
+  for (int i = 1; i <= kLinks; ++i) {
+    text += "  a" + std::to_string(i) + " = f32[8] add(a" + std::to_string(i - 1) + ", a" +
+            std::to_string(i - 1) + ")\n";
+  }
+  text += "  ROOT r = f32[8] negate(a" + std::to_string(kLinks) + ")\n}\n";
+  auto module = testing_support::ParseAndVerify(text);
+  hlo::Literal x(hlo::Shape::Array(hlo::PrimitiveType::kF32, {8}));
+  for (int64_t i = 0; i < 8; ++i) x.mutable_data<float>()[i] = 0.25f * static_cast<float>(i - 3);
+  std::string ir;
+  llvm_test::JitOptions options;
+  options.ir_out = &ir;
+  std::vector<hlo::Literal> arguments;
+  arguments.push_back(std::move(x));
+  hlo::Literal result = llvm_test::RunEntry(*module, arguments, options);
+  for (int64_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(result.data<float>()[i], -std::ldexp(0.25f * static_cast<float>(i - 3), kLinks));
+  }
+  int64_t fadds = 0;
+  for (size_t at = ir.find(" fadd "); at != std::string::npos; at = ir.find(" fadd ", at + 1))
+    ++fadds;
+  EXPECT_EQ(fadds, kLinks) << ir.substr(0, 2000);
 }
 
 }  // namespace
