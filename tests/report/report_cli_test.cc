@@ -31,6 +31,33 @@ void ExpectLinesFit(const std::string& table) {
   }
 }
 
+// A simulated latency carries its host-fallback share: a model the accelerator runs natively
+// shows 0 % beside "simulated"; one whose every step falls back to the host (a bf16 gather loop
+// on the default accelerator) is labelled "estimated", with the share and the reason.
+TEST_F(ReportCliTest, SimulatedLatencyShowsItsHostShare) {
+  Write("mlp.hlo", testing_support::ReadFile(std::string(RETARGET_TEST_DATA_DIR) +
+                                             "/../../examples/mlp.hlo"));
+  Result native = Retarget("report mlp.hlo --targets systolic --json native.json");
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  const JsonValue cell = report_test::ParseJson(testing_support::ReadFile(Path("native.json")))
+      ["models"].array.at(0)["targets"]["systolic"];
+  EXPECT_EQ(cell["latency_source"].string, "simulated");
+  EXPECT_EQ(cell["latency_host_share"].number, 0);
+  EXPECT_NE(native.out.find("simulated     0.0%"), std::string::npos) << native.out;
+
+  const std::string loop = testing_support::CorpusPath("dynamic_slice_loop_1x2048x768_bf16.hlo");
+  Result host = Retarget("report '" + loop + "' --targets systolic --json host.json");
+  ASSERT_EQ(host.exit_code, 0) << host.err;
+  const JsonValue host_cell = report_test::ParseJson(testing_support::ReadFile(Path("host.json")))
+      ["models"].array.at(0)["targets"]["systolic"];
+  EXPECT_EQ(host_cell["latency_source"].string, "estimated");
+  EXPECT_GE(host_cell["latency_host_share"].number, 0.95);
+  EXPECT_NE(host_cell["latency_note"].string.find("the accelerator ran almost nothing"),
+            std::string::npos);
+  EXPECT_NE(host.out.find("systolic latency estimated: host fallbacks take"), std::string::npos)
+      << host.out;
+}
+
 TEST_F(ReportCliTest, TwoCorpusModelsOnThreeTargets) {
   const std::string mha = testing_support::CorpusPath("mha_block_1x12x128x64_bf16.hlo");
   const std::string norm = testing_support::CorpusPath("layer_norm_1x4096x768_bf16.hlo");

@@ -250,6 +250,14 @@ void FillCell(TargetCell& cell, const hlo::Module& original,
   if (answer.latency) {
     cell.latency_ms = answer.latency->ms;
     cell.latency_source = answer.latency->source;
+    cell.latency_host_share = answer.latency->host_share;
+    if (cell.latency_host_share && *cell.latency_host_share >= kMostlyHostShare) {
+      cell.latency_source = "estimated";
+      char share[32];
+      std::snprintf(share, sizeof(share), "%.1f %%", 100 * *cell.latency_host_share);
+      cell.latency_note = std::string("host fallbacks take ") + share +
+                          " of the simulated time: the accelerator ran almost nothing";
+    }
   } else {
     cell.latency_note = answer.why_not;
   }

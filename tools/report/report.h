@@ -100,6 +100,8 @@ struct TargetCell {
   std::vector<CustomCallUse> custom_calls;
   double latency_ms = 0;
   std::string latency_source = "estimated";  // "measured", "simulated" or "estimated"
+  // A simulated latency's host-fallback share (shown beside it; nullopt for other sources).
+  std::optional<double> latency_host_share;
   // Why an estimated latency was not measured or simulated ("" otherwise), e.g. "over the
   // latency budget (...)" or "no GPU: ...".
   std::string latency_note;
@@ -167,7 +169,13 @@ struct LatencyBudget {
 struct MeasuredLatency {
   double ms = 0;
   std::string source;  // "measured" (a backend ran it) or "simulated" (the SystemC model)
+  // Simulated only: the share of that time the accelerator's host fallbacks take.
+  std::optional<double> host_share;
 };
+
+// At or above this host-fallback share a simulated latency is labelled "estimated": the
+// accelerator ran (almost) nothing, the figure is the host link's and the interpreter's.
+inline constexpr double kMostlyHostShare = 0.95;
 
 // What the latency hook answers: a figure, or none and why (the estimate stands, labelled
 // "estimated", and the reason becomes TargetCell::latency_note). Converts from a figure, an

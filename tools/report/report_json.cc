@@ -55,6 +55,8 @@ std::string CellJson(const TargetCell& cell) {
   out += ", \"custom_calls\": " + or_null(calls + "]");
   out += ", \"latency_ms\": " + or_null(Num(cell.latency_ms));
   out += ", \"latency_source\": " + or_null(Str(cell.latency_source));
+  out += ", \"latency_host_share\": " +
+         (ok && cell.latency_host_share ? Num(*cell.latency_host_share) : std::string("null"));
   out += ", \"latency_note\": " +
          (ok && !cell.latency_note.empty() ? Str(cell.latency_note) : std::string("null"));
   out += ", \"energy_mj\": " + Num(cell.energy_mj);

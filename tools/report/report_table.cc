@@ -107,7 +107,8 @@ void OwnerTable(std::string& out, const ModelReport& model) {
 
 void CostTable(std::string& out, const ModelReport& model) {
   out += Pad("target", 10) + PadLeft("fusion", 8) + PadLeft("kernels", 9) +
-         PadLeft("latency ms", 12) + "  " + Pad("source", 11) + PadLeft("energy mJ", 11) +
+         PadLeft("latency ms", 12) + "  " + Pad("source", 11) + PadLeft("host", 7) +
+         PadLeft("energy mJ", 11) +
          PadLeft("$/hour", 9) + PadLeft("$ per 1M inferences", 21) + "\n";
   for (const TargetCell& cell : model.targets) {
     if (cell.error) {
@@ -117,6 +118,8 @@ void CostTable(std::string& out, const ModelReport& model) {
     out += Pad(cell.target, 10) + PadLeft(Percent(cell.fusion_coverage), 8) +
            PadLeft(std::to_string(cell.kernels), 9) +
            PadLeft(Format("%.4g", cell.latency_ms), 12) + "  " + Pad(cell.latency_source, 11) +
+           // A simulated figure's host-fallback share, beside it (docs/report.md).
+           PadLeft(cell.latency_host_share ? Percent(*cell.latency_host_share) : "", 7) +
            PadLeft(cell.energy_mj ? Format("%.4g", *cell.energy_mj) : "n/a", 11) +
            PadLeft(cell.price.usd_per_hour ? Format("%.4g", *cell.price.usd_per_hour) : "n/a",
                    9) +

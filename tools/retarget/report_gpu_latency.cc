@@ -146,7 +146,7 @@ report::LatencyAnswer MeasureOnGpu(const hlo::Module& module, const report::Late
   const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::optional<double> median = TotalMedianMs(json);
   if (!median) return report::LatencyAnswer::None("retarget-gpu-run wrote no total_median_ms");
-  return report::MeasuredLatency{*median, "measured"};
+  return report::MeasuredLatency{*median, "measured", std::nullopt};
 }
 
 }  // namespace cli
