@@ -29,7 +29,7 @@ CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
 CUresult cuDriverGetVersion(int* v) { *v = 99999; return CUDA_SUCCESS; }
 CUresult cuDeviceGetCount(int* n) { *n = 1; return CUDA_SUCCESS; }
 CUresult cuDeviceGet(CUdevice* d, int ordinal) { *d = ordinal; return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
-CUresult cuDeviceGetName(char* name, int len, CUdevice) { std::strncpy(name, "Fake GPU (tests/gpu/fake_driver.cc)", len); return CUDA_SUCCESS; }
+CUresult cuDeviceGetName(char* name, int len, CUdevice) { std::strncpy(name, "Fake GPU (test stand-in, tests/gpu/fake_driver.cc)", len); return CUDA_SUCCESS; }
 CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute attr, CUdevice) {
   *v = attr == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : 0;
   return CUDA_SUCCESS;

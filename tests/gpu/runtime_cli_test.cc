@@ -196,7 +196,7 @@ TEST(GpuRunFakeDriver, RunsKernelAndCopyStepsAndReportsMedians) {
   const Outcome o = RunCommand("LD_LIBRARY_PATH=" RTGPU_FAKE_DRIVER_DIR " " RTGPU_RUN_BINARY " " + artifact + " --inputs " +
                                inputs + " --output " + outputs + " --stats-json " + stats + " --repeat 5 --warmup 2");
   ASSERT_EQ(o.status, 0) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("device: Fake GPU (tests/gpu/fake_driver.cc) (sm_90, driver 99999)"));
+  EXPECT_THAT(o.output, HasSubstr("device: Fake GPU (test stand-in, tests/gpu/fake_driver.cc) (sm_90, driver 99999)"));
   // Three events per repeat (start, after step 0, after step 1): each step 0.25 ms, total 0.5 ms.
   EXPECT_THAT(o.output, HasSubstr("step 0 kernel           add.1                    median 0.2500 ms, min 0.2500 ms"));
   EXPECT_THAT(o.output, HasSubstr("time: median 0.5000 ms, min 0.5000 ms over 5 runs"));

@@ -65,7 +65,7 @@ TEST(ReportCostTest, TheLatencyHookReplacesTheEstimateWithinTheBudget) {
                              const report::LatencyBudget&) -> std::optional<report::MeasuredLatency> {
     ++calls;
     EXPECT_EQ(module.name(), "softmax");
-    if (target.name == "cpu") return report::MeasuredLatency{2.5, "measured", std::nullopt};
+    if (target.name == "cpu") return report::MeasuredLatency{2.5, "measured", std::nullopt, ""};
     return std::nullopt;  // not available: the estimate stands
   };
   const report::ModelReport model = ReportOf(report_test::kSoftmax, Targets({"cpu", "gpu"}), options);
@@ -93,8 +93,8 @@ TEST(ReportCostTest, TheLatencyHookReplacesTheEstimateWithinTheBudget) {
 
 TEST(ReportCostTest, AnUnusableMeasurementIsAnErrorOfThatCell) {
   for (const report::MeasuredLatency& bad :
-       {report::MeasuredLatency{std::nan(""), "measured", std::nullopt}, report::MeasuredLatency{-1, "measured", std::nullopt},
-        report::MeasuredLatency{1, "guessed", std::nullopt}}) {
+       {report::MeasuredLatency{std::nan(""), "measured", std::nullopt, ""}, report::MeasuredLatency{-1, "measured", std::nullopt, ""},
+        report::MeasuredLatency{1, "guessed", std::nullopt, ""}}) {
     report::ReportOptions options;
     options.latency = [&bad](const hlo::Module&, const compiler::TargetDescription& target,
                              const report::LatencyBudget&) -> std::optional<report::MeasuredLatency> {

@@ -68,13 +68,32 @@ std::string WithFakeDriver(const std::string& args) {
          "/retarget' " + args;
 }
 
+// The fake driver names itself a test stand-in: its times are not measurements, and the report
+// keeps the estimate and says why.
+TEST_F(ReportGpuLatencyTest, ATestStandInDriverIsNotAMeasurement) {
+  Write("m.hlo", kReshape);
+  Result r = Shell(WithFakeDriver("report m.hlo --targets gpu --json r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const JsonValue gpu = GpuCell(testing_support::ReadFile(Path("r.json")));
+  EXPECT_EQ(gpu["latency_source"].string, "estimated");
+  EXPECT_EQ(gpu["latency_note"].string,
+            "the CUDA driver is a test stand-in (Fake GPU (test stand-in, "
+            "tests/gpu/fake_driver.cc)): not a measurement");
+}
+
+// With the stand-in accepted explicitly, the whole path runs: artifact, retarget-gpu-run, its
+// median, and the device and driver recorded beside the figure.
 TEST_F(ReportGpuLatencyTest, AFakeDriverIsMeasuredThroughRetargetGpuRun) {
   Write("m.hlo", kReshape);
-  Result r = Shell(WithFakeDriver("report m.hlo --targets gpu,cpu --json r.json"));
+  Result r = Shell("RETARGET_ACCEPT_STAND_IN_GPU=1 " +
+                   WithFakeDriver("report m.hlo --targets gpu,cpu --json r.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const JsonValue gpu = GpuCell(testing_support::ReadFile(Path("r.json")));
   EXPECT_EQ(gpu["latency_source"].string, "measured");
   EXPECT_EQ(gpu["latency_note"].kind, JsonValue::Kind::kNull);
+  EXPECT_EQ(gpu["latency_device"].string,
+            "Fake GPU (test stand-in, tests/gpu/fake_driver.cc), driver 99999");
+  EXPECT_NE(r.out.find("gpu latency measured on Fake GPU"), std::string::npos) << r.out;
   // One copy step, two events per run (start, after the step), 0.25 ms apart in the fake.
   EXPECT_DOUBLE_EQ(gpu["latency_ms"].number, 0.25);
   // The cost follows the measured latency: 0.25 ms x $4.54/hour per inference, x 1e6.

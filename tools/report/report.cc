@@ -251,6 +251,7 @@ void FillCell(TargetCell& cell, const hlo::Module& original,
     cell.latency_ms = answer.latency->ms;
     cell.latency_source = answer.latency->source;
     cell.latency_host_share = answer.latency->host_share;
+    cell.latency_device = answer.latency->device;
     if (cell.latency_host_share && *cell.latency_host_share >= kMostlyHostShare) {
       cell.latency_source = "estimated";
       char share[32];

@@ -102,6 +102,8 @@ struct TargetCell {
   std::string latency_source = "estimated";  // "measured", "simulated" or "estimated"
   // A simulated latency's host-fallback share (shown beside it; nullopt for other sources).
   std::optional<double> latency_host_share;
+  // A latency measured on a GPU: which device and driver ("" otherwise).
+  std::string latency_device;
   // Why an estimated latency was not measured or simulated ("" otherwise), e.g. "over the
   // latency budget (...)" or "no GPU: ...".
   std::string latency_note;
@@ -171,6 +173,8 @@ struct MeasuredLatency {
   std::string source;  // "measured" (a backend ran it) or "simulated" (the SystemC model)
   // Simulated only: the share of that time the accelerator's host fallbacks take.
   std::optional<double> host_share;
+  // Measured on a GPU: the device and its driver ("NVIDIA H200, driver 13000"); "" otherwise.
+  std::string device;
 };
 
 // At or above this host-fallback share a simulated latency is labelled "estimated": the

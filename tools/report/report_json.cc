@@ -57,6 +57,8 @@ std::string CellJson(const TargetCell& cell) {
   out += ", \"latency_source\": " + or_null(Str(cell.latency_source));
   out += ", \"latency_host_share\": " +
          (ok && cell.latency_host_share ? Num(*cell.latency_host_share) : std::string("null"));
+  out += ", \"latency_device\": " +
+         (ok && !cell.latency_device.empty() ? Str(cell.latency_device) : std::string("null"));
   out += ", \"latency_note\": " +
          (ok && !cell.latency_note.empty() ? Str(cell.latency_note) : std::string("null"));
   out += ", \"energy_mj\": " + Num(cell.energy_mj);

@@ -132,6 +132,8 @@ void CostTable(std::string& out, const ModelReport& model) {
     int64_t total = 0;
     for (const auto& [key, count] : cell.owners) total += count;
     compiled.push_back(cell.target + " " + std::to_string(total));
+    if (!cell.latency_device.empty())
+      notes.push_back(WrappedWords(cell.target + " latency measured on ", cell.latency_device));
     if (!cell.latency_note.empty()) {
       notes.push_back(WrappedWords(cell.target + " latency estimated: ", cell.latency_note));
     }

@@ -59,10 +59,11 @@ class TemporaryFolder {
   std::string path_;
 };
 
-// `total_median_ms` of retarget-gpu-run's --stats-json object (docs/gpu-runtime.md), or nullopt.
-// The runtime writes it as a plain JSON number, so a key search is enough here.
-std::optional<double> TotalMedianMs(const std::string& json) {
-  const std::string key = "\"total_median_ms\"";
+// A number field of retarget-gpu-run's --stats-json object (docs/gpu-runtime.md:
+// `total_median_ms`, `driver_version`), or nullopt. The runtime writes plain JSON numbers, so a
+// key search is enough here.
+std::optional<double> NumberField(const std::string& json, const std::string& name) {
+  const std::string key = "\"" + name + "\"";
   size_t at = json.find(key);
   if (at == std::string::npos) return std::nullopt;
   at = json.find(':', at + key.size());
@@ -72,6 +73,19 @@ std::optional<double> TotalMedianMs(const std::string& json) {
   const double value = std::strtod(begin, &end);
   if (end == begin) return std::nullopt;
   return value;
+}
+
+// A string field of retarget-gpu-run's stats JSON ("device"); nullopt when absent. The runtime
+// writes names without escapes a device name would need.
+std::optional<std::string> StringField(const std::string& json, const std::string& name) {
+  const std::string key = "\"" + name + "\"";
+  size_t at = json.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  at = json.find('"', json.find(':', at + key.size()));
+  if (at == std::string::npos) return std::nullopt;
+  const size_t end = json.find('"', at + 1);
+  if (end == std::string::npos) return std::nullopt;
+  return json.substr(at + 1, end - at - 1);
 }
 
 // The last line of a child's stderr (retarget-gpu-run's "retarget-gpu-run: error: ..." line).
@@ -144,9 +158,21 @@ report::LatencyAnswer MeasureOnGpu(const hlo::Module& module, const report::Late
   }
   std::ifstream in(stats);
   const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::optional<double> median = TotalMedianMs(json);
+  const std::optional<double> median = NumberField(json, "total_median_ms");
   if (!median) return report::LatencyAnswer::None("retarget-gpu-run wrote no total_median_ms");
-  return report::MeasuredLatency{*median, "measured", std::nullopt};
+  const std::string device = StringField(json, "device").value_or("an unnamed device");
+  // A driver that says it is a test stand-in (tests/gpu/fake_driver.cc) times nothing real:
+  // its figure is not a measurement, unless a test asks for the plumbing explicitly.
+  const char* allow = std::getenv("RETARGET_ACCEPT_STAND_IN_GPU");
+  if (device.find("test stand-in") != std::string::npos &&
+      (allow == nullptr || std::string(allow) != "1")) {
+    return report::LatencyAnswer::None("the CUDA driver is a test stand-in (" + device +
+                                       "): not a measurement");
+  }
+  std::string driver;
+  if (const std::optional<double> version = NumberField(json, "driver_version"))
+    driver = ", driver " + std::to_string(static_cast<int64_t>(*version));
+  return report::MeasuredLatency{*median, "measured", std::nullopt, device + driver};
 }
 
 }  // namespace cli

@@ -32,7 +32,8 @@ std::optional<report::MeasuredLatency> MeasureWallClock(targets::Backend& backen
                           std::chrono::steady_clock::now() - start)
                           .count());
   }
-  return report::MeasuredLatency{Summarize(std::move(samples)).median_ms, "measured", std::nullopt};
+  return report::MeasuredLatency{Summarize(std::move(samples)).median_ms, "measured",
+                                 std::nullopt, ""};
 }
 
 // Runs once; the simulated time is the backend's own figure (LatencySource::kSimulated).
@@ -45,7 +46,7 @@ std::optional<report::MeasuredLatency> Simulate(targets::Backend& backend,
   if (seconds == counters.end()) {
     throw hlo::Error("the " + backend.name() + " backend reported no simulated 'seconds'");
   }
-  report::MeasuredLatency latency{seconds->second * 1e3, "simulated", std::nullopt};
+  report::MeasuredLatency latency{seconds->second * 1e3, "simulated", std::nullopt, ""};
   if (auto share = counters.find("host_fallback_share"); share != counters.end())
     latency.host_share = share->second;
   return latency;

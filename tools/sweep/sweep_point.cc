@@ -50,7 +50,8 @@ PointResult EvaluatePoint(const hlo::Module& module, const systolic::ArchConfig&
         simulation_error = error.what();
       }
       if (!run) return std::nullopt;
-      return report::MeasuredLatency{run->seconds * 1e3, "simulated", run->host_fallback_share};
+      return report::MeasuredLatency{run->seconds * 1e3, "simulated", run->host_fallback_share,
+                                     ""};
     };
   }
 
