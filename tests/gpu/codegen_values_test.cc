@@ -296,6 +296,31 @@ TEST_P(GpuCodegenCorpusValues, MatchesInterpreter) {
   ExpectMatchesInterpreter(testing_support::ReadFile(path));
 }
 
+// The same kernels at each launch's own block size (the grid above uses 64 threads for all):
+// row kernels whose shared memory and warp count follow the block size, reductions, the
+// attention block's softmax.
+class GpuCodegenCorpusAtArtifactBlockSize : public testing::TestWithParam<std::string> {};
+
+TEST_P(GpuCodegenCorpusAtArtifactBlockSize, MatchesInterpreter) {
+  const std::string path = testing_support::CorpusPath(GetParam() + ".hlo");
+  gpu::emulator::EmulatedGrid grid;
+  grid.artifact_block_size = true;
+  const GpuCompileResult compiled =
+      ExpectMatchesInterpreter(testing_support::ReadFile(path), 1, std::nullopt, grid);
+  // Not the default grid in disguise: some launch has a block size other than 64 threads.
+  bool other = false;
+  gpu::ForEachStep(compiled.artifact.manifest, [&](const gpu::Step& step) {
+    if (const auto* launch = std::get_if<gpu::KernelLaunch>(&step.call))
+      other = other || launch->block[0] != 64;
+  });
+  EXPECT_TRUE(other);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, GpuCodegenCorpusAtArtifactBlockSize,
+                         testing::Values("mean_axis_1x4096x1024_bf16", "sum_axis_1x4096x1024_bf16",
+                                         "layer_norm_1x4096x768_bf16", "mha_block_1x12x128x64_bf16",
+                                         "topk_logits_k10_1x50000_bf16"));
+
 INSTANTIATE_TEST_SUITE_P(Corpus, GpuCodegenCorpusValues,
                          testing::Values("depthwise_conv_3x3_1x256x56x56_bf16",
                                          "mean_axis_1x4096x1024_bf16", "sum_axis_1x4096x1024_bf16",

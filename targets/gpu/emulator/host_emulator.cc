@@ -439,13 +439,21 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
         const PreparedLaunch& ready = prepare(*launch);
         auto* kernel = ready.kernel;
         void** arguments = const_cast<void**>(ready.arguments.data());
+        // The emulated grid's block size, or the launch's own (1-D blocks) when asked for.
+        int threads = grid.threads_per_block;
+        if (grid.artifact_block_size) {
+          if (launch->block[1] != 1 || launch->block[2] != 1 || launch->block[0] % 32 != 0)
+            throw std::runtime_error("emulator: kernel " + launch->entry +
+                                     " has a block that is not 1-D in whole warps");
+          threads = static_cast<int>(launch->block[0]);
+        }
         if (!ready.synchronizing) {
           // No barrier and no shuffle: the threads are independent, and running them one after
           // another is one of the schedules a GPU may choose (no fibers, no switches).
           for (int block = 0; block < grid.blocks; ++block) {
             for (const auto& [memory, bytes] : shared_memory) std::memset(memory, 0xA5, bytes);
-            for (int t = 0; t < grid.threads_per_block; ++t) {
-              current = {t, block, grid.threads_per_block, grid.blocks};
+            for (int t = 0; t < threads; ++t) {
+              current = {t, block, threads, grid.blocks};
               kernel(arguments);
             }
           }
@@ -454,15 +462,15 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
         for (int block = 0; block < grid.blocks; ++block) {
           for (const auto& [memory, bytes] : shared_memory) std::memset(memory, 0xA5, bytes);
           std::vector<std::unique_ptr<WarpExchange>> block_warps;
-          for (int w = 0; w < grid.threads_per_block / 32; ++w)
+          for (int w = 0; w < threads / 32; ++w)
             block_warps.push_back(std::make_unique<WarpExchange>());
           warps = &block_warps;
-          FiberBarrier whole_block(grid.threads_per_block);
+          FiberBarrier whole_block(threads);
           block_barrier = &whole_block;
           try {
             RunFiberBlock(
-                grid.threads_per_block,
-                [&](int t) { current = {t, block, grid.threads_per_block, grid.blocks}; },
+                threads,
+                [&](int t) { current = {t, block, threads, grid.blocks}; },
                 [&](int) { kernel(arguments); });
           } catch (const std::runtime_error& error) {
             throw std::runtime_error(std::string(error.what()) + " in kernel " + launch->entry);

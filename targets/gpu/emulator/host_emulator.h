@@ -13,7 +13,8 @@
 // emulates in seconds). Shared memory (addrspace(3) globals) is host memory refilled with 0xA5 bytes before every
 // block, as a GPU leaves it undefined. Each launch runs EmulatedGrid blocks one after another —
 // deliberately a different grid from the artifact's, which a correct grid-stride kernel must
-// not notice. cublaslt_matmul and cudnn_conv steps are computed on the host (f32 accumulation
+// not notice — with EmulatedGrid's block size, or the artifact's own (artifact_block_size; the
+// corpus tests run both). cublaslt_matmul and cudnn_conv steps are computed on the host (f32 accumulation
 // in the interpreter's order for f32 and bf16, f64 for f64 matmuls; every epilogue, GELU as
 // cuBLASLt's tanh approximation), copy steps are memcpy, while and conditional steps run their
 // programs (the loop stops after GlobalLimits().max_while_iterations trips with an error naming
@@ -36,6 +37,9 @@ namespace gpu::emulator {
 struct EmulatedGrid {
   int blocks = 2;
   int threads_per_block = 64;  // a multiple of 32
+  // Each launch's own block size from the artifact instead of threads_per_block (blocks stays):
+  // kernels whose shared memory or warp count depends on it run as they will on the device.
+  bool artifact_block_size = false;
 };
 
 // Runs the artifact on `inputs` (entry parameters in order; a tuple-shaped one gives its array
