@@ -1,5 +1,7 @@
 #include "hlo/diagnostic.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace hlo {
@@ -35,6 +37,12 @@ std::string FormatError(const Error& error, std::string_view fallback_file,
   for (size_t i = 0; i < col && i < text.size(); ++i) pad += text[i] == '\t' ? '\t' : ' ';
   out += pad + "^\n";
   return out;
+}
+
+int64_t DefaultLiveLiteralBudget() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return int64_t{1} << 40;
+  return static_cast<int64_t>(static_cast<double>(pages) * static_cast<double>(page_size) * 0.9);
 }
 
 Limits& GlobalLimits() {

@@ -48,6 +48,9 @@ std::string FormatError(const Error& error, std::string_view fallback_file = {},
 
 // Limits that bound the work and memory bad input can cause. Parsing, verification and evaluation
 // refuse shapes and allocations beyond them with a clear error instead of exhausting memory.
+// 90 % of the physical memory (sysconf), or 1 TiB where that cannot be read.
+int64_t DefaultLiveLiteralBudget();
+
 struct Limits {
   int64_t max_elements_per_array = int64_t{1} << 32;     // 4 Gi elements
   int64_t max_bytes_per_allocation = int64_t{16} << 30;  // 16 GiB
@@ -56,6 +59,10 @@ struct Limits {
   // Elided constants (`constant({...})`) are the one parse-time allocation not bounded by the
   // size of the input file: their total per module is capped separately.
   int64_t max_elided_constant_bytes_per_module = int64_t{1} << 30;  // 1 GiB
+  // All literal array data alive at once (the interpreter's values, inputs and outputs, every
+  // copy): past it an allocation throws a clear error instead of the process being killed for
+  // memory. Default: 90 % of the machine's physical memory (DefaultLiveLiteralBudget()).
+  int64_t max_live_literal_bytes = DefaultLiveLiteralBudget();
 };
 Limits& GlobalLimits();
 

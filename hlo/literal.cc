@@ -1,5 +1,6 @@
 #include "hlo/literal.h"
 
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -73,6 +74,29 @@ void CheckAllocationLimit(const Shape& shape, const SourceLocation& loc) {
   }
 }
 
+namespace {
+std::atomic<int64_t> live_literal_bytes{0};
+}  // namespace
+
+int64_t LiveLiteralBytes() { return live_literal_bytes.load(std::memory_order_relaxed); }
+
+namespace detail {
+void ReserveLiteralBytes(int64_t bytes) {
+  const int64_t budget = GlobalLimits().max_live_literal_bytes;
+  const int64_t live = live_literal_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  if (live > budget) {
+    live_literal_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+    throw Error("memory budget exceeded: " + std::to_string(bytes) + " more bytes of values with " +
+                std::to_string(live - bytes) + " live would pass the budget of " +
+                std::to_string(budget) +
+                " bytes (90 % of this machine's memory; hlo::GlobalLimits().max_live_literal_bytes)");
+  }
+}
+void ReleaseLiteralBytes(int64_t bytes) noexcept {
+  live_literal_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+}
+}  // namespace detail
+
 Literal::Literal(const Shape& shape) : shape_(shape) {
   CheckAllocationLimit(shape);
   if (shape.IsTuple()) {
@@ -95,13 +119,13 @@ Literal Literal::Tuple(std::vector<Literal> elements) {
 
 namespace {
 template <typename T>
-T Load(const std::vector<uint8_t>& data, int64_t i) {
+T Load(const LiteralBytes& data, int64_t i) {
   T v;
   std::memcpy(&v, data.data() + i * sizeof(T), sizeof(T));
   return v;
 }
 template <typename T>
-void Store(std::vector<uint8_t>& data, int64_t i, T v) {
+void Store(LiteralBytes& data, int64_t i, T v) {
   std::memcpy(data.data() + i * sizeof(T), &v, sizeof(T));
 }
 

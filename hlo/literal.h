@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,45 @@
 #include "hlo/shape.h"
 
 namespace hlo {
+
+// Bytes of literal array data alive now, across the process (LiteralBytes counts them).
+int64_t LiveLiteralBytes();
+
+// The allocator of literal data: counts every byte against GlobalLimits().max_live_literal_bytes
+// and throws hlo::Error naming the budget when an allocation would pass it.
+template <typename T>
+struct LiteralBytesAllocator {
+  using value_type = T;
+  LiteralBytesAllocator() = default;
+  template <typename U>
+  LiteralBytesAllocator(const LiteralBytesAllocator<U>&) {}
+  T* allocate(size_t n);
+  void deallocate(T* p, size_t n) noexcept;
+  template <typename U>
+  bool operator==(const LiteralBytesAllocator<U>&) const { return true; }
+};
+using LiteralBytes = std::vector<uint8_t, LiteralBytesAllocator<uint8_t>>;
+
+namespace detail {
+void ReserveLiteralBytes(int64_t bytes);  // throws when over the budget
+void ReleaseLiteralBytes(int64_t bytes) noexcept;
+}  // namespace detail
+
+template <typename T>
+T* LiteralBytesAllocator<T>::allocate(size_t n) {
+  detail::ReserveLiteralBytes(static_cast<int64_t>(n * sizeof(T)));
+  try {
+    return std::allocator<T>().allocate(n);
+  } catch (...) {
+    detail::ReleaseLiteralBytes(static_cast<int64_t>(n * sizeof(T)));
+    throw;
+  }
+}
+template <typename T>
+void LiteralBytesAllocator<T>::deallocate(T* p, size_t n) noexcept {
+  std::allocator<T>().deallocate(p, n);
+  detail::ReleaseLiteralBytes(static_cast<int64_t>(n * sizeof(T)));
+}
 
 // bf16 / f16 conversions. To-16-bit conversions round to nearest even; NaN stays NaN (quiet).
 uint16_t FloatToBF16(float value);
@@ -64,7 +104,7 @@ class Literal {
 
  private:
   Shape shape_;
-  std::vector<uint8_t> data_;
+  LiteralBytes data_;
   std::vector<Literal> elements_;  // tuple elements
 };
 

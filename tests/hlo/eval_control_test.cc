@@ -398,6 +398,35 @@ ENTRY e {
   hlo::GlobalLimits().max_elements_per_array = saved;
 }
 
+// The live-bytes budget: values alive at once past max_live_literal_bytes stop the evaluation
+// with an error naming the budget (a model too big for the machine is an error, not a process
+// killed for memory), and every byte is given back afterwards.
+TEST(EvalControl, LiveBytesBudgetIsAClearError) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY e {
+  p = f32[] parameter(0)
+  a = f32[4096] broadcast(p), dimensions={}
+  b = f32[4096] add(a, a)
+  c = f32[4096] multiply(a, b)
+  ROOT t = (f32[4096], f32[4096], f32[4096]) tuple(a, b, c)
+})");
+  const int64_t before = hlo::LiveLiteralBytes();
+  const int64_t saved = hlo::GlobalLimits().max_live_literal_bytes;
+  // Room for the argument and two of the three 16 KiB values, not the third.
+  hlo::GlobalLimits().max_live_literal_bytes = before + 40 * 1024;
+  try {
+    hlo::Evaluate(*module, std::vector<Literal>{Scalar(F32, 1)});
+    ADD_FAILURE() << "expected an error";
+  } catch (const hlo::Error& e) {
+    EXPECT_NE(e.message().find("memory budget exceeded"), std::string::npos) << e.message();
+  }
+  hlo::GlobalLimits().max_live_literal_bytes = saved;
+  EXPECT_EQ(hlo::LiveLiteralBytes(), before);
+  // Within the budget the same module runs.
+  Literal result = hlo::Evaluate(*module, std::vector<Literal>{Scalar(F32, 1)});
+  EXPECT_EQ(result.elements()[2].data<float>()[7], 2.0f);
+}
+
 // Unused values are computed and dropped; the root may be a parameter or a constant.
 TEST(EvalControl, DeadValuesAndBorrowedRoots) {
   std::string text = R"(HloModule m
