@@ -5,6 +5,8 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -16,6 +18,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include "hlo/diagnostic.h"
 #include "targets/llvm/host_runtime.h"
@@ -43,6 +46,44 @@ struct ReassociateReductions : llvm::PassInfoMixin<ReassociateReductions> {
           changed = true;
         }
       }
+    }
+    return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
+  }
+};
+
+// Whether `loop`'s header carries a floating-point accumulator (phi -> fadd/fmul -> phi).
+bool Accumulates(const llvm::Loop& loop) {
+  for (const llvm::PHINode& phi : loop.getHeader()->phis()) {
+    if (!phi.getType()->isFloatingPointTy()) continue;
+    for (const llvm::Value* incoming : phi.incoming_values()) {
+      const auto* op = llvm::dyn_cast<llvm::BinaryOperator>(incoming);
+      if (op != nullptr &&
+          (op->getOpcode() == llvm::Instruction::FAdd ||
+           op->getOpcode() == llvm::Instruction::FMul) &&
+          (op->getOperand(0) == &phi || op->getOperand(1) == &phi))
+        return true;
+    }
+  }
+  return false;
+}
+
+// Keeps an innermost reduction loop of at least kMinTrips constant trips rolled for the loop
+// vectorizer: O3 fully unrolls short constant loops before vectorizing, and an unrolled
+// accumulator chain stays scalar (a 32-element sum: 32 dependent adds instead of four vector
+// adds and one horizontal step). Runs early, before LoopFullUnroll.
+struct KeepReductionLoopsRolled : llvm::PassInfoMixin<KeepReductionLoopsRolled> {
+  static constexpr unsigned kMinTrips = 16;
+  llvm::PreservedAnalyses run(llvm::Function& function, llvm::FunctionAnalysisManager& analyses) {
+    llvm::LoopInfo& loops = analyses.getResult<llvm::LoopAnalysis>(function);
+    llvm::ScalarEvolution& evolution = analyses.getResult<llvm::ScalarEvolutionAnalysis>(function);
+    bool changed = false;
+    for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+      if (!loop->isInnermost() || !Accumulates(*loop)) continue;
+      if (evolution.getSmallConstantTripCount(loop) < kMinTrips) continue;
+      if (llvm::hasUnrollTransformation(loop) != llvm::TM_Unspecified) continue;
+      // The operand 1 makes it true: LLVM reads the attribute as a boolean.
+      llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.disable", 1);
+      changed = true;
     }
     return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
   }
@@ -104,6 +145,10 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine) {
   builder.registerVectorizerStartEPCallback(
       [](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
         passes.addPass(ReassociateReductions());
+      });
+  builder.registerPeepholeEPCallback(
+      [](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
+        passes.addPass(KeepReductionLoopsRolled());
       });
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
