@@ -67,19 +67,23 @@ bool Accumulates(const llvm::Loop& loop) {
   return false;
 }
 
-// Keeps an innermost reduction loop of at least kMinTrips constant trips rolled for the loop
+// Keeps an innermost reduction loop of kMinTrips to kMaxTrips constant trips rolled for the loop
 // vectorizer: O3 fully unrolls short constant loops before vectorizing, and an unrolled
 // accumulator chain stays scalar (a 32-element sum: 32 dependent adds instead of four vector
 // adds and one horizontal step). Runs early, before LoopFullUnroll.
 struct KeepReductionLoopsRolled : llvm::PassInfoMixin<KeepReductionLoopsRolled> {
   static constexpr unsigned kMinTrips = 16;
+  // Longer loops are not fully unrolled anyway, and the mark would also stop the unrolling and
+  // interleaving that serve them (a 1024-element mean ran 2x slower with it).
+  static constexpr unsigned kMaxTrips = 64;
   llvm::PreservedAnalyses run(llvm::Function& function, llvm::FunctionAnalysisManager& analyses) {
     llvm::LoopInfo& loops = analyses.getResult<llvm::LoopAnalysis>(function);
     llvm::ScalarEvolution& evolution = analyses.getResult<llvm::ScalarEvolutionAnalysis>(function);
     bool changed = false;
     for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
       if (!loop->isInnermost() || !Accumulates(*loop)) continue;
-      if (evolution.getSmallConstantTripCount(loop) < kMinTrips) continue;
+      const unsigned trips = evolution.getSmallConstantTripCount(loop);
+      if (trips < kMinTrips || trips > kMaxTrips) continue;
       if (llvm::hasUnrollTransformation(loop) != llvm::TM_Unspecified) continue;
       // The operand 1 makes it true: LLVM reads the attribute as a boolean.
       llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.disable", 1);
