@@ -26,6 +26,17 @@
 namespace cpu {
 namespace {
 
+// `incoming` when it is the floating-point add/multiply that updates the accumulator `phi`
+// (phi -> fadd/fmul -> phi); nullptr otherwise.
+llvm::BinaryOperator* AccumulatorUpdate(const llvm::PHINode& phi, llvm::Value* incoming) {
+  if (!phi.getType()->isFloatingPointTy()) return nullptr;
+  auto* op = llvm::dyn_cast<llvm::BinaryOperator>(incoming);
+  if (op == nullptr ||
+      (op->getOpcode() != llvm::Instruction::FAdd && op->getOpcode() != llvm::Instruction::FMul))
+    return nullptr;
+  return op->getOperand(0) == &phi || op->getOperand(1) == &phi ? op : nullptr;
+}
+
 // Allows reassociation on exactly the floating-point add/multiply that carry a loop's
 // accumulator (phi -> fadd -> phi): the reductions of generated kernels. LLVM's loop vectorizer
 // vectorizes an FP reduction only when it may reorder it; everything else keeps IEEE order.
@@ -35,15 +46,11 @@ struct ReassociateReductions : llvm::PassInfoMixin<ReassociateReductions> {
     bool changed = false;
     for (llvm::BasicBlock& block : function) {
       for (llvm::PHINode& phi : block.phis()) {
-        if (!phi.getType()->isFloatingPointTy()) continue;
         for (llvm::Value* incoming : phi.incoming_values()) {
-          auto* op = llvm::dyn_cast<llvm::BinaryOperator>(incoming);
-          if (op == nullptr || (op->getOpcode() != llvm::Instruction::FAdd &&
-                                op->getOpcode() != llvm::Instruction::FMul))
-            continue;
-          if (op->getOperand(0) != &phi && op->getOperand(1) != &phi) continue;
-          op->setHasAllowReassoc(true);
-          changed = true;
+          if (llvm::BinaryOperator* op = AccumulatorUpdate(phi, incoming)) {
+            op->setHasAllowReassoc(true);
+            changed = true;
+          }
         }
       }
     }
@@ -51,18 +58,11 @@ struct ReassociateReductions : llvm::PassInfoMixin<ReassociateReductions> {
   }
 };
 
-// Whether `loop`'s header carries a floating-point accumulator (phi -> fadd/fmul -> phi).
+// Whether `loop`'s header carries a floating-point accumulator.
 bool Accumulates(const llvm::Loop& loop) {
   for (const llvm::PHINode& phi : loop.getHeader()->phis()) {
-    if (!phi.getType()->isFloatingPointTy()) continue;
-    for (const llvm::Value* incoming : phi.incoming_values()) {
-      const auto* op = llvm::dyn_cast<llvm::BinaryOperator>(incoming);
-      if (op != nullptr &&
-          (op->getOpcode() == llvm::Instruction::FAdd ||
-           op->getOpcode() == llvm::Instruction::FMul) &&
-          (op->getOperand(0) == &phi || op->getOperand(1) == &phi))
-        return true;
-    }
+    for (llvm::Value* incoming : phi.incoming_values())
+      if (AccumulatorUpdate(phi, incoming) != nullptr) return true;
   }
   return false;
 }
