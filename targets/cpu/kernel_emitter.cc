@@ -3,22 +3,22 @@
 
 #include <llvm/IR/IRBuilder.h>
 
+#include "targets/cpu/buffers.h"
+
 namespace cpu {
 
 using llvm_codegen::ElementGenerator;
 using llvm_codegen::IrArray;
 using llvm_codegen::IrIndex;
 
-void EmitIf(llvm::IRBuilder<>& b, llvm::Value* cond, const std::string& name,
-            const std::function<void()>& then) {
-  llvm::Function* function = b.GetInsertBlock()->getParent();
-  auto* then_block = llvm::BasicBlock::Create(b.getContext(), name + ".then", function);
-  auto* after = llvm::BasicBlock::Create(b.getContext(), name + ".after", function);
-  b.CreateCondBr(cond, then_block, after);
-  b.SetInsertPoint(then_block);
-  then();
-  b.CreateBr(after);
-  b.SetInsertPoint(after);
+void EmitCopyUnlessInPlace(llvm::IRBuilder<>& b, const IrArray& from, const IrArray& to,
+                           const hlo::Shape& shape) {
+  EmitIf(b, b.CreateICmpNE(from.base(), to.base()), "copy", [&] {
+    // Element alignment only: an entry parameter is the caller's literal memory.
+    const llvm::MaybeAlign align(static_cast<uint64_t>(hlo::ByteSize(shape.type)));
+    b.CreateMemCpy(to.base(), align, from.base(), align,
+                   b.getInt64(static_cast<uint64_t>(ArrayByteSize(shape))));
+  });
 }
 
 int64_t OuterRows(const hlo::Shape& shape) {

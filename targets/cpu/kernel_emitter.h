@@ -81,9 +81,12 @@ inline void EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi,
   llvm_codegen::EmitCountedLoop(b, lo, hi, b.getInt64(1), name, body);
 }
 
-// if (cond) { then(); } as IR, the builder after it.
-void EmitIf(llvm::IRBuilder<>& b, llvm::Value* cond, const std::string& name,
-            const std::function<void()>& then);
+using llvm_codegen::EmitIf;  // loop_emitter.h
+
+// The kernels that may update an operand in place (scatter, dynamic-update-slice): the result
+// starts as a byte copy of `from`, skipped when the two are one buffer. Same shape and layout.
+void EmitCopyUnlessInPlace(llvm::IRBuilder<>& b, const llvm_codegen::IrArray& from,
+                           const llvm_codegen::IrArray& to, const hlo::Shape& shape);
 
 // The number of rows (outer physical dimension extent; 1 for a scalar) a kernel over `shape`
 // iterates, and the elements per row.

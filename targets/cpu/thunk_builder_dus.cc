@@ -38,16 +38,7 @@ bool ThunkBuilder::TryDynamicUpdateSlice(const Instruction& inst, Scope& scope,
   const std::string symbol = KernelSymbol(module_, inst.name());
   llvm::IRBuilder<> b(module_.getContext());
   KernelPrologue kernel = BeginKernelFunction(b, module_, symbol, inputs, {inst.shape()}, 2);
-  {
-    llvm::Value* from = kernel.operands[0].base();
-    llvm::Value* to = kernel.outputs[0].base();
-    EmitIf(b, b.CreateICmpNE(from, to), "copy", [&] {
-      // Element alignment only: an entry parameter is the caller's literal memory.
-      const llvm::MaybeAlign align(static_cast<uint64_t>(hlo::ByteSize(target.type)));
-      b.CreateMemCpy(to, align, from, align,
-                     b.getInt64(static_cast<uint64_t>(ArrayByteSize(target))));
-    });
-  }
+  EmitCopyUnlessInPlace(b, kernel.operands[0], kernel.outputs[0], target);
   IrIndex start(rank, nullptr);
   for (size_t d = 0; d < rank; ++d) {
     llvm::Value* raw = kernel.operands[2 + d].EmitLoad(b, IrIndex{});

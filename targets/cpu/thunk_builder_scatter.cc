@@ -128,16 +128,8 @@ bool ThunkBuilder::TryScatter(const Instruction& inst, Scope& scope, ValueLayout
   KernelPrologue kernel = BeginKernelFunction(b, module_, symbol, inputs, results, 2);
   try {
     // The result starts as the operands (skipped when it is the operand's buffer).
-    for (size_t i = 0; i < n; ++i) {
-      llvm::Value* from = kernel.operands[i].base();
-      llvm::Value* to = kernel.outputs[i].base();
-      EmitIf(b, b.CreateICmpNE(from, to), "copy", [&] {
-        // Element alignment only: an entry parameter is the caller's literal memory.
-        const llvm::MaybeAlign align(static_cast<uint64_t>(hlo::ByteSize(results[i].type)));
-        b.CreateMemCpy(to, align, from, align,
-                       b.getInt64(static_cast<uint64_t>(ArrayByteSize(results[i]))));
-      });
-    }
+    for (size_t i = 0; i < n; ++i)
+      EmitCopyUnlessInPlace(b, kernel.operands[i], kernel.outputs[i], results[i]);
     llvm_codegen::ElementalEmitter emitter(b, module_);
     const hlo::Shape& updates = inputs[n + 1];
     IrIndex update_index(static_cast<size_t>(updates.rank()), nullptr);

@@ -26,4 +26,16 @@ void EmitCountedLoop(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end,
   b.SetInsertPoint(exit);
 }
 
+void EmitIf(llvm::IRBuilder<>& b, llvm::Value* condition, const std::string& name,
+            const std::function<void()>& then) {
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  auto* body = llvm::BasicBlock::Create(b.getContext(), name, function);
+  auto* after = llvm::BasicBlock::Create(b.getContext(), name + ".after", function);
+  b.CreateCondBr(condition, body, after);
+  b.SetInsertPoint(body);
+  then();
+  b.CreateBr(after);
+  b.SetInsertPoint(after);
+}
+
 }  // namespace llvm_codegen

@@ -19,4 +19,9 @@ void EmitCountedLoop(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end,
                      llvm::Value* step, const std::string& name,
                      const std::function<void(llvm::Value*)>& body);
 
+// `if (condition) then();`: blocks `name` and `name.after` appended to the current function,
+// the builder left at the start of the latter.
+void EmitIf(llvm::IRBuilder<>& b, llvm::Value* condition, const std::string& name,
+            const std::function<void()>& then);
+
 }  // namespace llvm_codegen

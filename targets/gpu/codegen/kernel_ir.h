@@ -12,6 +12,7 @@
 
 #include "hlo/shape.h"
 #include "targets/llvm/elemental_emitter.h"
+#include "targets/llvm/loop_emitter.h"
 
 namespace gpu::codegen {
 
@@ -32,10 +33,7 @@ struct LaunchIds {
 };
 LaunchIds ReadLaunchIds(llvm::IRBuilder<>& b);
 
-// `if (condition) then();` in the builder's function: blocks `name` and `name.after`, the
-// builder left at the start of the latter.
-void EmitIf(llvm::IRBuilder<>& b, llvm::Value* condition, const std::string& name,
-            const std::function<void()>& then);
+using llvm_codegen::EmitIf;  // loop_emitter.h
 
 // Creates `void entry(ptr x count)` with an entry block, the builder positioned in it, and
 // returns it with each parameter cast to the global address space (addrspace 1).

@@ -48,19 +48,6 @@ LaunchIds ReadLaunchIds(llvm::IRBuilder<>& b) {
   return ids;
 }
 
-void EmitIf(llvm::IRBuilder<>& b, llvm::Value* condition, const std::string& name,
-            const std::function<void()>& then) {
-  llvm::Function* function = b.GetInsertBlock()->getParent();
-  llvm::LLVMContext& context = function->getContext();
-  auto* body = llvm::BasicBlock::Create(context, name, function);
-  auto* after = llvm::BasicBlock::Create(context, name + ".after", function);
-  b.CreateCondBr(condition, body, after);
-  b.SetInsertPoint(body);
-  then();
-  b.CreateBr(after);
-  b.SetInsertPoint(after);
-}
-
 void MarkKernel(llvm::Module& module, llvm::Function* function) {
   function->setCallingConv(llvm::CallingConv::PTX_Kernel);
   llvm::LLVMContext& context = module.getContext();
