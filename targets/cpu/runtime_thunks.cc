@@ -129,28 +129,21 @@ int32_t RunLoopThunk(void* opaque, int32_t sequence, int64_t thunk) {
 // up by name (the loop's thunks are timed together, as the while, not one by one: timing each
 // trip's kernels would cost more than a scalar body).
 void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
-  std::vector<uint8_t*> state = LeafPointers(sequence, state_);
+  const std::vector<uint8_t*> out = LeafPointers(sequence, state_);
   const std::vector<uint8_t*> init = LeafPointers(sequence, init_);
   std::vector<int64_t> bytes = LeafBytes(state_);
-  // Read-only leaves are read where the init value is (no copy in); the rest start as copies.
-  std::vector<uint8_t*> sources = init;
-  for (size_t i = 0; i < borrowed_.size() && i < state.size(); ++i) {
-    if (!borrowed_[i]) continue;
-    state[i] = init[i];  // CopyLeaves skips a leaf whose source is its destination
-  }
-  CopyLeaves(sources, state, bytes);
-  // ... and copied out after the loop where the while's result is read.
-  struct CopyOut {
-    const WhileThunk& loop;
-    const std::vector<uint8_t*>& init;
-    std::vector<uint8_t*> out;
-    const std::vector<int64_t>& bytes;
-    void Done() const {
-      for (size_t i = 0; i < loop.borrowed_.size() && i < out.size(); ++i)
-        if (loop.borrowed_[i] && loop.read_after_[i])
-          std::memcpy(out[i], init[i], static_cast<size_t>(bytes[i]));
-    }
-  } copy_out{*this, init, LeafPointers(sequence, state_), bytes};
+  // Read-only leaves are read where the init value is (CopyLeaves skips a leaf whose source is
+  // its destination); the rest start as copies in the while's own buffers.
+  std::vector<uint8_t*> state = out;
+  for (size_t i = 0; i < borrowed_.size() && i < state.size(); ++i)
+    if (borrowed_[i]) state[i] = init[i];
+  CopyLeaves(init, state, bytes);
+  // ... and are copied out once the loop ends, where the while's result is read.
+  auto copy_out = [&] {
+    for (size_t i = 0; i < borrowed_.size() && i < out.size(); ++i)
+      if (borrowed_[i] && read_after_[i])
+        std::memcpy(out[i], init[i], static_cast<size_t>(bytes[i]));
+  };
   // The loop's thunks are not timed one by one; the per-thunk map is back however it ends.
   struct Untimed {
     RunContext& context;
@@ -169,7 +162,7 @@ void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
     if (trips < 0)
       throw hlo::Error("cpu backend: while loop " + name() + " exceeded " +
                        std::to_string(limit) + " iterations");
-    copy_out.Done();
+    copy_out();
     return;
   }
   ++context.thunk_loops;
@@ -179,7 +172,7 @@ void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
     condition_->Run(context);
     condition_->RootLeavesInto(predicate);
     if (*predicate.at(0) == 0) {
-      copy_out.Done();
+      copy_out();
       return;
     }
     if (iteration >= limit)
