@@ -44,31 +44,35 @@ constexpr double kLn2Tail = -2.12194440054690583e-4;  // ln 2 - kLn2Head
 constexpr double kLowest = -104.0;
 constexpr double kHighest = 89.0;
 
-}  // namespace
-
-llvm::Value* EmitExpF32Fast(Builder& b, llvm::Value* x) {
-  llvm::Type* float_type = x->getType();
+// e^y for y already in [kLowest, kHighest] (no NaN): the reduction, the polynomial and 2^n.
+llvm::Value* ExpInRange(Builder& b, llvm::Value* y) {
+  llvm::Type* float_type = y->getType();
   llvm::Type* int_type = float_type->isVectorTy()
                              ? llvm::VectorType::get(b.getInt32Ty(),
                                                      llvm::cast<llvm::VectorType>(float_type))
                              : static_cast<llvm::Type*>(b.getInt32Ty());
+  llvm::Value* n = b.CreateUnaryIntrinsic(
+      llvm::Intrinsic::roundeven, b.CreateFMul(y, F(b, y, 1.0 / std::numbers::ln2)));
+  llvm::Value* r = MulAdd(b, n, F(b, y, -kLn2Head), y);
+  r = MulAdd(b, n, F(b, y, -kLn2Tail), r);
+  // 1 + r + r^2/2! + ... + r^6/6!, Horner form.
+  llvm::Value* p = F(b, y, 1.0 / 720.0);
+  for (double c : {1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) p = MulAdd(b, p, r, F(b, y, c));
+  llvm::Value* k = b.CreateFPToSI(n, int_type);  // in [-150, 128]
+  llvm::Value* half = b.CreateAShr(k, I(b, int_type, 1));
+  return b.CreateFMul(b.CreateFMul(p, PowerOfTwo(b, half, float_type)),
+                      PowerOfTwo(b, b.CreateSub(k, half), float_type));
+}
+
+}  // namespace
+
+llvm::Value* EmitExpF32Fast(Builder& b, llvm::Value* x) {
   // Clamp (NaN becomes kLowest here and is selected back at the end).
   llvm::Value* clamped = b.CreateSelect(b.CreateFCmpOGT(x, F(b, x, kHighest)), F(b, x, kHighest),
                                         x);
   clamped = b.CreateSelect(b.CreateFCmpUGE(clamped, F(b, x, kLowest)), clamped,
                            F(b, x, kLowest));
-  llvm::Value* n = b.CreateUnaryIntrinsic(
-      llvm::Intrinsic::roundeven, b.CreateFMul(clamped, F(b, x, 1.0 / std::numbers::ln2)));
-  llvm::Value* r = MulAdd(b, n, F(b, x, -kLn2Head), clamped);
-  r = MulAdd(b, n, F(b, x, -kLn2Tail), r);
-  // 1 + r + r^2/2! + ... + r^6/6!, Horner form.
-  llvm::Value* p = F(b, x, 1.0 / 720.0);
-  for (double c : {1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) p = MulAdd(b, p, r, F(b, x, c));
-  llvm::Value* k = b.CreateFPToSI(n, int_type);  // in [-150, 128]
-  llvm::Value* half = b.CreateAShr(k, I(b, int_type, 1));
-  llvm::Value* result = b.CreateFMul(b.CreateFMul(p, PowerOfTwo(b, half, float_type)),
-                                     PowerOfTwo(b, b.CreateSub(k, half), float_type));
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, ExpInRange(b, clamped));
 }
 
 llvm::Value* EmitTanhF32Fast(Builder& b, llvm::Value* x) {
@@ -84,24 +88,12 @@ llvm::Value* EmitTanhF32Fast(Builder& b, llvm::Value* x) {
   for (int i = 5; i >= 0; --i) q = MulAdd(b, q, s, F(b, x, kQ[i]));
   llvm::Value* small = MulAdd(b, b.CreateFMul(x, s), q, x);
   llvm::Value* magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  // e^(2|x|) for |x| in [0, 10]: EmitExpF32Fast's steps without its range clamps, 2^n in one
-  // factor (n <= 29). NaN becomes 10 here; it takes the small branch below.
-  llvm::Value* y = b.CreateFMul(
-      b.CreateSelect(b.CreateFCmpOLT(magnitude, F(b, x, kSaturated)), magnitude,
-                     F(b, x, kSaturated)),
-      F(b, x, 2.0));
-  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
-                                          b.CreateFMul(y, F(b, x, 1.0 / std::numbers::ln2)));
-  llvm::Value* r = MulAdd(b, n, F(b, x, -kLn2Head), y);
-  r = MulAdd(b, n, F(b, x, -kLn2Tail), r);
-  llvm::Value* p = F(b, x, 1.0 / 720.0);
-  for (double c : {1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) p = MulAdd(b, p, r, F(b, x, c));
-  llvm::Type* float_type = x->getType();
-  llvm::Type* int_type = float_type->isVectorTy()
-                             ? llvm::VectorType::get(b.getInt32Ty(),
-                                                     llvm::cast<llvm::VectorType>(float_type))
-                             : static_cast<llvm::Type*>(b.getInt32Ty());
-  llvm::Value* e = b.CreateFMul(p, PowerOfTwo(b, b.CreateFPToSI(n, int_type), float_type));
+  // e^(2|x|) with |x| clamped to [0, 10], inside exp's range (NaN becomes 10 here; it takes the
+  // small branch below).
+  llvm::Value* e = ExpInRange(
+      b, b.CreateFMul(b.CreateSelect(b.CreateFCmpOLT(magnitude, F(b, x, kSaturated)), magnitude,
+                                     F(b, x, kSaturated)),
+                      F(b, x, 2.0)));
   llvm::Value* large = b.CreateFSub(F(b, x, 1.0),
                                     b.CreateFDiv(F(b, x, 2.0), b.CreateFAdd(e, F(b, x, 1.0))));
   // NaN compares false and takes the small branch, which keeps it NaN; the sign copied last
