@@ -14,6 +14,7 @@
 #include <iterator>
 
 #include "targets/gpu/artifact.h"
+#include "targets/gpu/artifact_json.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
 #include "tools/retarget/run_support.h"
 #include "tools/sweep/child_processes.h"
@@ -58,35 +59,6 @@ class TemporaryFolder {
  private:
   std::string path_;
 };
-
-// A number field of retarget-gpu-run's --stats-json object (docs/gpu-runtime.md:
-// `total_median_ms`, `driver_version`), or nullopt. The runtime writes plain JSON numbers, so a
-// key search is enough here.
-std::optional<double> NumberField(const std::string& json, const std::string& name) {
-  const std::string key = "\"" + name + "\"";
-  size_t at = json.find(key);
-  if (at == std::string::npos) return std::nullopt;
-  at = json.find(':', at + key.size());
-  if (at == std::string::npos) return std::nullopt;
-  const char* begin = json.c_str() + at + 1;
-  char* end = nullptr;
-  const double value = std::strtod(begin, &end);
-  if (end == begin) return std::nullopt;
-  return value;
-}
-
-// A string field of retarget-gpu-run's stats JSON ("device"); nullopt when absent. The runtime
-// writes names without escapes a device name would need.
-std::optional<std::string> StringField(const std::string& json, const std::string& name) {
-  const std::string key = "\"" + name + "\"";
-  size_t at = json.find(key);
-  if (at == std::string::npos) return std::nullopt;
-  at = json.find('"', json.find(':', at + key.size()));
-  if (at == std::string::npos) return std::nullopt;
-  const size_t end = json.find('"', at + 1);
-  if (end == std::string::npos) return std::nullopt;
-  return json.substr(at + 1, end - at - 1);
-}
 
 // The last line of a child's stderr (retarget-gpu-run's "retarget-gpu-run: error: ..." line).
 std::string LastLine(std::string text) {
@@ -157,10 +129,20 @@ report::LatencyAnswer MeasureOnGpu(const hlo::Module& module, const report::Late
                                        "): " + LastLine(outcome.err));
   }
   std::ifstream in(stats);
-  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::optional<double> median = NumberField(json, "total_median_ms");
-  if (!median) return report::LatencyAnswer::None("retarget-gpu-run wrote no total_median_ms");
-  const std::string device = StringField(json, "device").value_or("an unnamed device");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The runtime writes it with gpu::JsonValue (docs/gpu-runtime.md); read it back the same way.
+  double median = 0;
+  std::string device;
+  int64_t driver_version = 0;
+  try {
+    const gpu::JsonValue json = gpu::ParseJson(text);
+    median = json.Get("total_median_ms", "stats").AsDouble("total_median_ms");
+    device = json.Get("device", "stats").AsString("device");
+    driver_version = json.Get("driver_version", "stats").AsInt("driver_version");
+  } catch (const gpu::ArtifactError& error) {
+    return report::LatencyAnswer::None("retarget-gpu-run's statistics are unreadable: " +
+                                       std::string(error.what()));
+  }
   // A driver that says it is a test stand-in (tests/gpu/fake_driver.cc) times nothing real:
   // its figure is not a measurement, unless a test asks for the plumbing explicitly.
   const char* allow = std::getenv("RETARGET_ACCEPT_STAND_IN_GPU");
@@ -169,10 +151,8 @@ report::LatencyAnswer MeasureOnGpu(const hlo::Module& module, const report::Late
     return report::LatencyAnswer::None("the CUDA driver is a test stand-in (" + device +
                                        "): not a measurement");
   }
-  std::string driver;
-  if (const std::optional<double> version = NumberField(json, "driver_version"))
-    driver = ", driver " + std::to_string(static_cast<int64_t>(*version));
-  return report::MeasuredLatency{*median, "measured", std::nullopt, device + driver};
+  return report::MeasuredLatency{median, "measured", std::nullopt,
+                                 device + ", driver " + std::to_string(driver_version)};
 }
 
 }  // namespace cli
