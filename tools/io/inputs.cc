@@ -188,11 +188,7 @@ std::vector<NpyArray> FlattenInputs(const hlo::Module& module,
   std::vector<ParameterLeaf> leaves = ParameterLeaves(module);
   std::vector<NpyArray> out;
   int64_t counter = 0;
-  for (const hlo::Literal& argument : arguments) {
-    std::vector<NpyArray> flat;
-    FlattenInto(argument, "", counter, flat);
-    for (NpyArray& array : flat) out.push_back(std::move(array));
-  }
+  for (const hlo::Literal& argument : arguments) FlattenInto(argument, "", counter, out);
   if (out.size() != leaves.size())
     throw hlo::Error("the arguments do not match the entry parameters of " + module.name());
   for (size_t i = 0; i < out.size(); ++i) out[i].name = leaves[i].name;
