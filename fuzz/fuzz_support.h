@@ -1,7 +1,8 @@
-// Shared set-up for the libFuzzer targets (parser_fuzzer, proto_fuzzer).
+// Shared set-up for the libFuzzer targets (fuzz/*_fuzzer.cc).
 //
 // Guarantees: each target calls ConfigureFuzzLimits() once, then runs every input through
-// RunExpectingOnlyHloErrors(). An hlo::Error is the documented way to reject bad input and is
+// RunExpectingOnly<its reader's error types>() (hlo::Error for most readers, gpu::ArtifactError
+// for the GPU artifact). That exception is the documented way to reject bad input and is
 // swallowed; any other exception is a finding, so it is reported with its type and message and
 // turned into an abort() that libFuzzer records as a crash (with the reproducer saved).
 // Crashes, sanitizer reports, leaks, timeouts and out-of-memory are caught by libFuzzer itself.
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <exception>
 #include <typeinfo>
+#include <utility>
 
 #include "hlo/diagnostic.h"
 
@@ -32,21 +34,33 @@ inline void ConfigureFuzzLimits() {
   limits.max_while_iterations = int64_t{1} << 16;       // no evaluation today; bound it anyway
 }
 
-// Runs `body`; hlo::Error is the expected rejection, everything else aborts with a message.
-template <typename Body>
-void RunExpectingOnlyHloErrors(const char* target, Body&& body) {
+// Runs `body`; an exception of one of the `Allowed` types is the reader's documented rejection
+// of bad input and is swallowed. Everything else aborts with a message libFuzzer records.
+template <typename... Allowed, typename Body>
+void RunExpectingOnly(const char* target, Body&& body) {
   try {
     body();
-  } catch (const hlo::Error&) {
-    // Bad input, reported the documented way.
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: FINDING: exception other than hlo::Error escaped: %s: %s\n",
-                 target, typeid(e).name(), e.what());
+    if ((... || (dynamic_cast<const Allowed*>(&e) != nullptr))) return;
+    std::fprintf(stderr, "%s: FINDING: undocumented exception escaped: %s: %s\n", target,
+                 typeid(e).name(), e.what());
     std::abort();
   } catch (...) {
     std::fprintf(stderr, "%s: FINDING: non-std exception escaped\n", target);
     std::abort();
   }
+}
+
+template <typename Body>
+void RunExpectingOnlyHloErrors(const char* target, Body&& body) {
+  RunExpectingOnly<hlo::Error>(target, std::forward<Body>(body));
+}
+
+// A broken round trip (write what was read, read it back, get something else) is a finding.
+inline void Require(bool holds, const char* target, const char* what) {
+  if (holds) return;
+  std::fprintf(stderr, "%s: FINDING: %s\n", target, what);
+  std::abort();
 }
 
 }  // namespace fuzz

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Builds and runs the libFuzzer targets (fuzz/): parser_fuzzer and proto_fuzzer.
+# Builds and runs the libFuzzer targets (fuzz/), one per reader of user files: parser (HLO text),
+# proto (binary HLO proto), sasm (assembler), isa_binary (.bin decoder), arch_config
+# (accelerator config), npz (.npz/.npy inputs), rtgpu (GPU artifact), scalesim (SCALE-Sim
+# config and topology).
 #
 #   scripts/fuzz.sh [SECONDS]      run each fuzzer for SECONDS (default 60), one after the other
 #
@@ -9,12 +12,18 @@
 #   FUZZ_MAX_LEN     largest input libFuzzer generates (default 65536; bigger seeds are truncated)
 #   FUZZ_KEEP_GOING  1: keep fuzzing after a finding (libFuzzer -fork=1 -ignore_*), collecting
 #                    every reproducer instead of stopping at the first
-#   FUZZ_TARGETS     which fuzzers to run (default "parser proto")
+#   FUZZ_TARGETS     which fuzzers to run (default: all eight, in the order above)
+#   FUZZ_MAIN_BUILD  the main build dir (default build); when its bin/retarget exists, the
+#                    systolic and GPU backends' output for a few run-corpus models joins the
+#                    sasm and rtgpu seeds
 #   RETARGET_SHARED_DIR  the shared/ folder with corpus/xla (default ../shared)
 #
 # Seeds: the corpus' HLO text files (read in place, never copied into the repo) for the parser;
-# protos written by our own writer from the same files for the proto reader (generated into
-# $FUZZ_BUILD_DIR/seeds/proto). New interesting inputs accumulate in $FUZZ_BUILD_DIR/corpus/*,
+# protos written by our own writer from the same files for the proto reader; examples/systolic
+# and backend output for the assembler, those programs assembled for the decoder, the presets for
+# the config parser, tests/data/npz and tests/data/models for the npz reader, the sample artifact
+# for the GPU artifact reader, ../shared/anchors/scalesim for the SCALE-Sim readers. Generated
+# seeds go to $FUZZ_BUILD_DIR/seeds/*. New interesting inputs accumulate in $FUZZ_BUILD_DIR/corpus/*,
 # reproducers of findings in $FUZZ_BUILD_DIR/findings/*, full logs in $FUZZ_BUILD_DIR/logs/.
 # Exit status: 0 when no fuzzer reported a finding, 1 otherwise (a failed build is 2).
 set -uo pipefail
@@ -29,7 +38,8 @@ main() {
   corpus_src=$shared/corpus/xla
   jobs=${FUZZ_JOBS:-$(nproc)}
   max_len=${FUZZ_MAX_LEN:-65536}
-  targets=${FUZZ_TARGETS:-parser proto}
+  targets=${FUZZ_TARGETS:-parser proto sasm isa_binary arch_config npz rtgpu scalesim}
+  main_build=${FUZZ_MAIN_BUILD:-$root/build}
 
   if ! command -v clang++-19 >/dev/null; then
     echo "fuzz.sh: clang++-19 not found (scripts/install-deps.sh --fuzz installs it)" >&2
@@ -46,10 +56,29 @@ main() {
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DRETARGET_FUZZ=ON -DRETARGET_TESTS=OFF -DRETARGET_BENCH=OFF \
     -DRETARGET_SHARED_DIR="$shared" >/dev/null || exit 2
-  ninja -C "$build" -j "$jobs" parser_fuzzer proto_fuzzer proto_seed_writer || exit 2
+  fuzzers=()
+  for target in $targets; do fuzzers+=("${target}_fuzzer"); done
+  ninja -C "$build" -j "$jobs" "${fuzzers[@]}" proto_seed_writer reader_seed_writer || exit 2
 
   bin=$build/bin
-  mkdir -p "$build"/{corpus/parser,corpus/proto,seeds/proto,findings/parser,findings/proto,logs}
+  mkdir -p "$build"/{seeds/proto,seeds/sasm,seeds/rtgpu_models,logs}
+  for target in $targets; do mkdir -p "$build/corpus/$target" "$build/findings/$target"; done
+
+  # Backend output as seeds, when the main build is there (best effort).
+  if [[ -x $main_build/bin/retarget ]]; then
+    for model in "$root"/tests/run/control/*.hlo "$root"/tests/run/contraction/*.hlo; do
+      stem=$(basename "$model" .hlo)
+      "$main_build/bin/retarget" compile "$model" --target systolic --emit asm \
+        -o "$build/seeds/sasm/$stem.sasm" --force >/dev/null 2>&1 || true
+      "$main_build/bin/retarget" compile "$model" --target gpu \
+        -o "$build/seeds/rtgpu_models/$stem.rtgpu" --force >/dev/null 2>&1 || true
+    done
+  else
+    echo "fuzz.sh: no $main_build/bin/retarget; sasm and rtgpu seeds without backend output"
+  fi
+  "$bin/reader_seed_writer" "$build/seeds" "$root"/examples/systolic/*.sasm \
+    "$build"/seeds/sasm/*.sasm 2>"$build/logs/reader_seeds.log"
+  tail -n 1 "$build/logs/reader_seeds.log"
 
   # Proto seeds from our writer (best effort: files the parser rejects are skipped).
   "$bin/proto_seed_writer" "$build/seeds/proto" "$corpus_src"/*.hlo \
@@ -67,6 +96,14 @@ main() {
     case $target in
       parser) args=("$build/corpus/parser" "$corpus_src" -dict="$root/fuzz/hlo.dict") ;;
       proto) args=("$build/corpus/proto" "$build/seeds/proto") ;;
+      sasm) args=("$build/corpus/sasm" "$root/examples/systolic" "$build/seeds/sasm") ;;
+      isa_binary) args=("$build/corpus/isa_binary" "$build/seeds/bin") ;;
+      arch_config) args=("$build/corpus/arch_config" "$build/seeds/arch") ;;
+      npz) args=("$build/corpus/npz" "$root/tests/data/npz" "$root/tests/data/models") ;;
+      rtgpu) args=("$build/corpus/rtgpu" "$build/seeds/rtgpu")
+             [[ -d $build/seeds/rtgpu_models ]] && args+=("$build/seeds/rtgpu_models") ;;
+      scalesim) args=("$build/corpus/scalesim" "$shared/anchors/scalesim/configs"
+                      "$shared/anchors/scalesim/topologies") ;;
       *) echo "fuzz.sh: unknown target $target" >&2; exit 2 ;;
     esac
     log=$build/logs/$target.log

@@ -149,7 +149,10 @@ std::string SerializeArtifact(const Artifact& artifact) {
   const std::string manifest = ManifestToJson(artifact.manifest).ToText() + "\n";
   sections.emplace_back(kManifestSection, manifest);
   for (const auto& [name, bytes] : artifact.sections) sections.emplace_back(name, bytes);
+  return EncodeContainer(sections);
+}
 
+std::string EncodeContainer(const std::vector<std::pair<std::string, std::string_view>>& sections) {
   uint64_t table_bytes = 0;
   for (const auto& [name, bytes] : sections) table_bytes += 2 + name.size() + 8 + 8 + 4;
   std::vector<uint64_t> offsets;

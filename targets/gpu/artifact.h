@@ -248,6 +248,10 @@ Manifest ManifestFromJson(const JsonValue& json);
 
 // Validates, then encodes the container.
 std::string SerializeArtifact(const Artifact& artifact);
+// The container alone: sections in the given order (the manifest's text first), offsets, sizes
+// and CRC-32s filled in, nothing validated. SerializeArtifact is the way to write an artifact;
+// this is for tools and the fuzzer, which wrap arbitrary manifest text in a well-formed file.
+std::string EncodeContainer(const std::vector<std::pair<std::string, std::string_view>>& sections);
 // Decodes and validates. `source_name` prefixes error messages.
 Artifact ParseArtifact(std::string_view bytes, const std::string& source_name = "artifact");
 

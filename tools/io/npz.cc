@@ -33,6 +33,10 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
 
 std::vector<NpyArray> ReadNpz(const std::string& path) {
   std::string bytes = ReadWholeFile(path);
+  return DecodeNpz(bytes, path);
+}
+
+std::vector<NpyArray> DecodeNpz(std::string_view bytes, const std::string& path) {
   if (StartsWith(bytes, "\x93NUMPY")) {
     throw hlo::Error(path + ": is a single .npy array, not an .npz archive");
   }

@@ -26,6 +26,8 @@ hlo::Literal ReadNpy(const std::string& path);
 // Writes an uncompressed .npz (np.load reads it). bf16 literals are written as float32.
 void WriteNpz(const std::string& path, const std::vector<NpyArray>& arrays);
 std::string EncodeNpy(const hlo::Literal& literal);  // the .npy bytes of one array
+// The archive's bytes as ReadNpz reads them; `path` names it in error messages.
+std::vector<NpyArray> DecodeNpz(std::string_view bytes, const std::string& path);
 hlo::Literal DecodeNpy(std::string_view bytes, const std::string& what);
 
 // Converts a file array to `shape` (element type conversion per the bf16 rule above; dims must
