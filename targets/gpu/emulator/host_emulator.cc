@@ -23,6 +23,7 @@
 
 #include "hlo/diagnostic.h"
 #include "hlo/literal.h"
+#include "hlo/literal.h"
 #include "targets/gpu/emulator/fiber_block.h"
 #include "targets/llvm/host_runtime.h"
 
@@ -155,8 +156,14 @@ float LoadFloat(const uint8_t* p, gpu::DType dtype) {
       std::memcpy(&f, &bits, 4);
       return f;
     }
+    case gpu::DType::kF16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      return hlo::F16ToFloat(h);
+    }
     default:
-      throw std::runtime_error("emulator: matmul dtype not emulated");
+      throw std::runtime_error(std::string("emulator: library operand type ") +
+                               gpu::DTypeName(dtype) + " not emulated");
   }
 }
 
@@ -165,6 +172,14 @@ void StoreFloat(uint8_t* p, gpu::DType dtype, float f) {
     std::memcpy(p, &f, 4);
     return;
   }
+  if (dtype == gpu::DType::kF16) {
+    const uint16_t h = hlo::FloatToF16(f);
+    std::memcpy(p, &h, 2);
+    return;
+  }
+  if (dtype != gpu::DType::kBF16)
+    throw std::runtime_error(std::string("emulator: library result type ") +
+                             gpu::DTypeName(dtype) + " not emulated");
   uint32_t bits;
   std::memcpy(&bits, &f, 4);
   uint16_t h = std::isnan(f) ? uint16_t{0x7fc0}
@@ -172,7 +187,7 @@ void StoreFloat(uint8_t* p, gpu::DType dtype, float f) {
   std::memcpy(p, &h, 2);
 }
 
-// One element as the accumulation type T: double for f64, float for f32 and bf16.
+// One element as the accumulation type T: double for f64, float for f32, f16 and bf16.
 template <typename T>
 T LoadValue(const uint8_t* p, gpu::DType dtype) {
   if (dtype == gpu::DType::kF64) {
@@ -209,7 +224,7 @@ std::vector<T> LoadValues(const Arena& arena, const gpu::Slice& slice,
 
 // Every output's products are added in increasing k from 0 (the interpreter's order); the
 // loops run over j innermost so the host vectorizes across outputs without reordering any sum.
-// T is the accumulation type: f32 for f32/bf16 (cuBLASLt's COMPUTE_32F), f64 for f64.
+// T is the accumulation type: f32 for f32/f16/bf16 (cuBLASLt's COMPUTE_32F), f64 for f64.
 template <typename T>
 void RunMatmulAs(const gpu::MatmulCall& c, Arena& arena) {
   const bool relu = c.epilogue == gpu::Epilogue::kRelu || c.epilogue == gpu::Epilogue::kReluBias;
