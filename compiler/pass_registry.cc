@@ -9,6 +9,7 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/dot_canonicalizer.h"
+#include "compiler/passes/dot_expander.h"
 #include "compiler/passes/layout_assignment.h"
 #include "compiler/passes/tuple_simplifier.h"
 #include "compiler/passes/while_loop_invariant_hoisting.h"
@@ -27,6 +28,7 @@ const std::vector<PassEntry>& AllPasses() {
       {"while-loop-invariant-hoisting", [](const TargetDescription& t) { return std::make_unique<WhileLoopInvariantHoisting>(t); }},
       {"algebraic-simplifier", [](const TargetDescription& t) { return std::make_unique<AlgebraicSimplifier>(t); }},
       {"dot-canonicalizer", [](const TargetDescription& t) { return std::make_unique<DotCanonicalizer>(t); }},
+      {"dot-expander", [](const TargetDescription& t) { return std::make_unique<DotExpander>(t); }},
       {"conv-canonicalizer", [](const TargetDescription& t) { return std::make_unique<ConvCanonicalizer>(t); }},
       {"batch-norm-expander", [](const TargetDescription& t) { return std::make_unique<BatchNormExpander>(t); }},
       {"output-fusion", [](const TargetDescription& t) { return std::make_unique<OutputFusion>(t); }},

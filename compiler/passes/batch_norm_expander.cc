@@ -12,48 +12,10 @@ using hlo::Instruction;
 using hlo::Opcode;
 using hlo::PrimitiveType;
 
-// The scalar `add` reducer for `type`, created once per module ahead of every computation (so
-// it is defined before any caller) with a name no other computation uses.
-class Reducers {
- public:
-  explicit Reducers(hlo::Module& module) : module_(module) {}
-
-  hlo::Computation* Add(PrimitiveType type) {
-    auto it = reducers_.find(type);
-    if (it != reducers_.end()) return it->second;
-    std::string name = "batch_norm_add_" + std::string(hlo::PrimitiveTypeName(type));
-    for (int n = 1; module_.FindComputation(name) != nullptr; ++n) {
-      name = "batch_norm_add_" + std::string(hlo::PrimitiveTypeName(type)) + "." + std::to_string(n);
-    }
-    auto computation = std::make_unique<hlo::Computation>(name);
-    const hlo::Shape scalar = hlo::Shape::Scalar(type);
-    auto lhs = std::make_unique<Instruction>("lhs", Opcode::kParameter, scalar);
-    lhs->set_attrs(hlo::ParameterAttrs{0});
-    auto rhs = std::make_unique<Instruction>("rhs", Opcode::kParameter, scalar);
-    rhs->set_attrs(hlo::ParameterAttrs{1});
-    auto sum = std::make_unique<Instruction>("sum", Opcode::kAdd, scalar);
-    sum->AppendOperand(lhs.get());
-    sum->AppendOperand(rhs.get());
-    Instruction* root = sum.get();
-    computation->AddInstruction(std::move(lhs));
-    computation->AddInstruction(std::move(rhs));
-    computation->AddInstruction(std::move(sum));
-    computation->set_root(root);
-    const hlo::Computation* first = module_.computations().front().get();
-    hlo::Computation* added = module_.AddComputationBefore(std::move(computation), first);
-    reducers_[type] = added;
-    return added;
-  }
-
- private:
-  hlo::Module& module_;
-  std::map<PrimitiveType, hlo::Computation*> reducers_;
-};
-
 // Builds the expansion of one batch-norm instruction in its computation.
 class Expansion {
  public:
-  Expansion(RewriteBuilder& b, Reducers& reducers, Instruction* bn)
+  Expansion(RewriteBuilder& b, ScalarAddComputations& reducers, Instruction* bn)
       : b_(b), reducers_(reducers), bn_(bn),
         attrs_(bn->attr<hlo::BatchNormAttrs>()),
         x_shape_(bn->operand(0)->shape()) {
@@ -171,7 +133,7 @@ class Expansion {
 
  private:
   RewriteBuilder& b_;
-  Reducers& reducers_;
+  ScalarAddComputations& reducers_;
   Instruction* bn_;
   const hlo::BatchNormAttrs attrs_;
   const hlo::Shape x_shape_;
@@ -190,7 +152,7 @@ bool IsBatchNorm(const Instruction& inst) {
 }  // namespace
 
 bool BatchNormExpander::Run(hlo::Module& module) {
-  Reducers reducers(module);
+  ScalarAddComputations reducers(module, "batch_norm_add_");
   bool changed = false;
   // Snapshot: expanding adds reducer computations to the module.
   std::vector<hlo::Computation*> computations;

@@ -1,6 +1,7 @@
 #include "compiler/passes/rewrite_builder.h"
 
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "hlo/literal.h"
@@ -92,6 +93,35 @@ Instruction* RewriteBuilder::Splat(const Shape& shape, double value) {
   Instruction* scalar = ScalarConstant(shape.type, value);
   if (shape.rank() == 0) return scalar;
   return Broadcast(scalar, shape.dims, {});
+}
+
+hlo::Computation* ScalarAddComputations::Add(hlo::PrimitiveType type) {
+  auto it = computations_.find(type);
+  if (it != computations_.end()) return it->second;
+  const std::string base = prefix_ + std::string(hlo::PrimitiveTypeName(type));
+  std::string name = base;
+  for (int n = 1; module_.FindComputation(name) != nullptr; ++n) {
+    name = base + ".";
+    name += std::to_string(n);
+  }
+  auto computation = std::make_unique<hlo::Computation>(name);
+  const Shape scalar = Shape::Scalar(type);
+  auto lhs = std::make_unique<Instruction>("lhs", Opcode::kParameter, scalar);
+  lhs->set_attrs(hlo::ParameterAttrs{0});
+  auto rhs = std::make_unique<Instruction>("rhs", Opcode::kParameter, scalar);
+  rhs->set_attrs(hlo::ParameterAttrs{1});
+  auto sum = std::make_unique<Instruction>("sum", Opcode::kAdd, scalar);
+  sum->AppendOperand(lhs.get());
+  sum->AppendOperand(rhs.get());
+  Instruction* root = sum.get();
+  computation->AddInstruction(std::move(lhs));
+  computation->AddInstruction(std::move(rhs));
+  computation->AddInstruction(std::move(sum));
+  computation->set_root(root);
+  const hlo::Computation* first = module_.computations().front().get();
+  hlo::Computation* added = module_.AddComputationBefore(std::move(computation), first);
+  computations_[type] = added;
+  return added;
 }
 
 bool IsRemovableWhenDead(const Instruction& instruction) {

@@ -12,9 +12,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "hlo/ir.h"
@@ -60,6 +62,21 @@ class RewriteBuilder {
   bool names_ready_ = false;
   const hlo::Instruction* origin_ = nullptr;
   bool added_any_ = false;
+};
+
+// The scalar `add` computation of each element type that a rewrite's reduces call, created
+// once per module, ahead of every computation (so it is defined before any caller), named
+// `<prefix><type>` (plus `.N` when that name is taken).
+class ScalarAddComputations {
+ public:
+  ScalarAddComputations(hlo::Module& module, std::string prefix)
+      : module_(module), prefix_(std::move(prefix)) {}
+  hlo::Computation* Add(hlo::PrimitiveType type);
+
+ private:
+  hlo::Module& module_;
+  std::string prefix_;
+  std::map<hlo::PrimitiveType, hlo::Computation*> computations_;
 };
 
 // True if the instruction may be deleted once unused: pure ops only (no side-effecting

@@ -368,7 +368,10 @@ TEST(TargetDescription, GpuMapsToNvidiaLibraries) {
   EXPECT_EQ(library, "cuBLASLt");
   EXPECT_EQ(Handling(t, Opcode::kConvolution, PrimitiveType::kF32, &library), OpHandling::kLibrary);
   EXPECT_EQ(library, "cuDNN");
-  EXPECT_EQ(Handling(t, Opcode::kConvolution, PrimitiveType::kS32), OpHandling::kGenerated);
+  // No generated convolution kernel: an integer convolution does not compile for the GPU.
+  EXPECT_EQ(Handling(t, Opcode::kConvolution, PrimitiveType::kS32), OpHandling::kHostFallback);
+  // Integer dots are a generated multiply-reduce (dot-expander), not cuBLASLt's int8 IMMA.
+  EXPECT_EQ(Handling(t, Opcode::kDot, PrimitiveType::kS8, &library), OpHandling::kGenerated);
   EXPECT_EQ(t.custom_calls.at("__cublas$gemm").handling, OpHandling::kLibrary);
   EXPECT_EQ(t.custom_calls.at("__cublas$gemm").library, "cuBLAS");
   EXPECT_EQ(t.custom_calls.at("TopK").handling, OpHandling::kGenerated);
