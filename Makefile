@@ -3,11 +3,13 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 FUZZ_SECONDS ?= 60
+# fuzz-diff starts here; a later session continues with new seeds by raising it.
+FUZZ_FIRST_SEED ?= 1
 # Let ccache share hits between checkouts in different folders (CI clones into a new one).
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: deps build test demo bench fuzz clean
+.PHONY: deps build test demo bench fuzz fuzz-diff clean
 
 deps:
 	@scripts/install-deps.sh
@@ -32,6 +34,12 @@ bench: build
 fuzz:
 	@scripts/install-deps.sh --fuzz
 	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# Random programs on every target against the interpreter for FUZZ_SECONDS; findings are shrunk
+# into build/fuzz-diff/findings (fuzz/fuzz_diff.py, docs/testing.md).
+fuzz-diff: build
+	$(BUILD_DIR)/venv/bin/python3 fuzz/fuzz_diff.py --retarget $(BUILD_DIR)/bin/retarget \
+	  --seconds $(FUZZ_SECONDS) --first-seed $(FUZZ_FIRST_SEED) --out $(BUILD_DIR)/fuzz-diff
 
 clean:
 	rm -rf $(BUILD_DIR) build-fuzz

@@ -31,9 +31,11 @@ const std::vector<Layer>& Layers() {
       {"io", {"tools/io/"}, {"hlo"}},
       {"report", {"tools/report/"}, {"compiler", "target-catalogue", "accelerator-isa"}},
       {"sweep", {"tools/sweep/"}, {"report"}},
-      {"fuzz", {"fuzz/"}, {"hlo"}},
       {"cli", {"tools/retarget/"}, {}, true},
       {"tests", {"tests/"}, {}, true},
+      // Fuzz targets are test tooling: each drives one reader (hlo, io, the ISA, the GPU
+      // artifact, SCALE-Sim) and may build seeds with test helpers.
+      {"fuzz", {"fuzz/"}, {}, true},
       {"bench", {"bench/"}, {}, true},
   };
   return layers;

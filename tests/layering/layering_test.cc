@@ -57,7 +57,6 @@ TEST(Layering, MayUseFollowsTheDagTransitivelyAndNeverBackwards) {
   EXPECT_FALSE(MayUse("simulator", "systolic-backend"));
   EXPECT_FALSE(MayUse("accelerator-isa", "simulator"));
   EXPECT_FALSE(MayUse("io", "compiler"));
-  EXPECT_FALSE(MayUse("fuzz", "compiler"));
 }
 
 void Write(const fs::path& path, const std::string& text) {

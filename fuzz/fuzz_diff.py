@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Differential testing on random programs: every target against the reference interpreter.
+
+    fuzz/fuzz_diff.py --retarget build/bin/retarget [--seconds N] [--first-seed S] [--out DIR]
+    fuzz/fuzz_diff.py --retarget build/bin/retarget --seed S   (one program, e.g. to re-check)
+
+For each seed, fuzz/random_hlo.py writes a program; `retarget verify` must accept it; then
+`retarget run --compare interp` runs it on cpu, gpu (host emulation where no GPU is present) and
+systolic with two machines (the default tpu-v1 with bf16/f32 modes, and gemmini), with the
+inputs random:SEED. A run passes when it prints MATCHED: integers exact, floats within the
+documented per-type tolerance of `retarget run` (docs/cli.md). Anything else is a finding:
+MISMATCH, an error exit, a crash (signal), or a hang (--timeout per run).
+
+A finding is shrunk before it is written: the same seed with fewer ops, then smaller dimension
+sizes, then instruction by instruction (an instruction becomes a parameter of its shape, dead
+code goes), keeping each step that still fails the same way on the same target. The reproducer
+goes to DIR/findings/<target>-<kind>-seed<S>.hlo with the failing command in its header. A target's
+documented refusal (an op its backend states it does not compile, a program too large for the
+configured machine) is not a finding: such runs are counted by reason. The seeds run, the
+findings by target and kind, and the refusals are printed at the end and written to
+DIR/summary.txt. Exit status: 0 when nothing was found, 1 otherwise.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import random_hlo  # noqa: E402
+
+TARGETS = [
+    ("cpu", ["--target", "cpu"]),
+    ("gpu", ["--target", "gpu"]),
+    ("systolic", ["--target", "systolic"]),
+    ("systolic-gemmini", ["--target", "systolic", "--config", "gemmini"]),
+]
+
+
+# Errors that are a target's documented answer, not a disagreement: an op the backend states it
+# does not compile (the report counts it as not carried across), a program larger than the
+# configured machine. They are counted and listed by reason in the summary, not shrunk.
+REFUSALS = [re.compile(p) for p in (
+    r"not supported by the \w+ backend",
+    r"needs more DRAM than dram\.bytes",
+)]
+
+
+class Outcome:
+    def __init__(self, kind, message):
+        # kind: ok, refused, mismatch, error, crash, hang (and rejected, from verify)
+        self.kind, self.message = kind, message
+
+    def same_failure(self, other):
+        if self.kind != other.kind:
+            return False
+        if self.kind == "error":  # the same error, not any error
+            return first_error(self.message) == first_error(other.message)
+        return True
+
+
+def first_error(text):
+    for line in text.splitlines():
+        if "error:" in line:
+            return re.sub(r"^\S*:\d+:\d+: ", "", line)[:160]
+    return text.strip().splitlines()[-1][:160] if text.strip() else ""
+
+
+class Runner:
+    def __init__(self, retarget, work, timeout):
+        self.retarget, self.work, self.timeout = retarget, work, timeout
+        self.file = os.path.join(work, "program.hlo")
+
+    def verify(self, text):
+        with open(self.file, "w") as out:
+            out.write(text)
+        done = subprocess.run([self.retarget, "verify", self.file], capture_output=True, text=True)
+        return Outcome("ok" if done.returncode == 0 else "rejected", done.stderr)
+
+    def run(self, text, target_args, seed):
+        with open(self.file, "w") as out:
+            out.write(text)
+        command = [self.retarget, "run", self.file] + target_args + [
+            "--compare", "interp", "--inputs", "random:%d" % seed, "--max-iterations", "100000"]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            return Outcome("hang", "no result after %d s" % self.timeout)
+        output = done.stdout + done.stderr
+        if done.returncode < 0 or done.returncode >= 128:
+            return Outcome("crash", "signal %d\n%s" % (-done.returncode, output[-2000:]))
+        if done.returncode == 0 and "MATCHED" in done.stdout:
+            return Outcome("ok", "")
+        if "MISMATCH" in output:
+            return Outcome("mismatch", output[-2000:])
+        if any(pattern.search(output) for pattern in REFUSALS):
+            return Outcome("refused", output[-2000:])
+        return Outcome("error", output[-2000:])
+
+
+# ---- shrinking ----
+LINE = re.compile(r"^  (ROOT )?(\w+) = (\([^()]*\)|\S+) ([\w-]+)\((.*)$")
+
+
+def entry_bounds(lines):
+    start = next(i for i, line in enumerate(lines) if line.startswith("ENTRY"))
+    end = next(i for i in range(start, len(lines)) if lines[i] == "}")
+    return start + 1, end
+
+
+def renumber_parameters(lines):
+    start, end = entry_bounds(lines)
+    number = 0
+    for i in range(start, end):
+        if re.search(r" parameter\(\d+\)$", lines[i]):
+            lines[i] = re.sub(r"parameter\(\d+\)$", "parameter(%d)" % number, lines[i])
+            number += 1
+    return lines
+
+
+def remove_dead(lines):
+    while True:
+        start, end = entry_bounds(lines)
+        body = lines[start:end]
+        removed = False
+        for i, line in enumerate(body):
+            match = LINE.match(line)
+            if not match or match.group(1):
+                continue
+            name = match.group(2)
+            used = any(re.search(r"\b%s\b" % name, other.split(" = ", 1)[1])
+                       for j, other in enumerate(body) if j != i)
+            if not used:
+                del lines[start + i]
+                removed = True
+                break
+        if not removed:
+            return renumber_parameters(lines)
+
+
+def instruction_deletions(text):
+    """Smaller programs: each non-parameter instruction (last first) replaced by a parameter."""
+    lines = text.split("\n")
+    start, end = entry_bounds(lines)
+    for i in range(end - 1, start - 1, -1):
+        match = LINE.match(lines[i])
+        if not match or match.group(4) == "parameter" or match.group(3).startswith("("):
+            continue
+        if match.group(1):  # the root: keep one operand of a tuple root
+            continue
+        candidate = list(lines)
+        candidate[i] = "  %s = %s parameter(999)" % (match.group(2), match.group(3))
+        yield "\n".join(remove_dead(candidate))
+    match = LINE.match(lines[end - 1])
+    if match and match.group(4) == "tuple":
+        shapes = {}
+        for line in lines[start:end]:
+            m = LINE.match(line)
+            if m:
+                shapes[m.group(2)] = m.group(3)
+        for operand in [o.strip() for o in match.group(5).rstrip(")").split(",")]:
+            if operand in shapes and not shapes[operand].startswith("("):
+                candidate = list(lines)
+                candidate[end - 1] = "  ROOT root = %s copy(%s)" % (shapes[operand], operand)
+                yield "\n".join(remove_dead(candidate))
+
+
+def shrink(runner, seed, ops, dims, target_args, failure, log):
+    def fails(text):
+        if runner.verify(text).kind != "ok":
+            return False
+        return runner.run(text, target_args, seed).same_failure(failure)
+
+    best = random_hlo.generate(seed, ops, dims)
+    # Fewer ops: the same seed draws the same first instructions.
+    low, high = 1, ops
+    while low < high:
+        middle = (low + high) // 2
+        text = random_hlo.generate(seed, middle, dims)
+        if fails(text):
+            high, best = middle, text
+        else:
+            low = middle + 1
+    ops = high
+    best = random_hlo.generate(seed, ops, dims)
+    log("  shrunk to %d ops" % ops)
+    # Smaller dimension sizes.
+    while max(dims) > 1:
+        smaller = sorted({max(1, d // 2) for d in dims})
+        text = random_hlo.generate(seed, ops, smaller)
+        if not fails(text):
+            break
+        dims, best = smaller, text
+    log("  dims %s" % ",".join(str(d) for d in dims))
+    # Instruction by instruction, until no deletion keeps the failure.
+    progress = True
+    while progress:
+        progress = False
+        for candidate in instruction_deletions(best):
+            if len(candidate) < len(best) and fails(candidate):
+                best, progress = candidate, True
+                break
+    log("  %d instructions" % sum(1 for line in best.split("\n") if LINE.match(line)))
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--retarget", required=True, help="the retarget binary")
+    parser.add_argument("--seconds", type=float, default=60, help="stop starting new programs "
+                        "after this long (default 60)")
+    parser.add_argument("--first-seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, help="run this one seed only")
+    parser.add_argument("--count", type=int, help="run this many seeds from --first-seed, "
+                        "however long it takes (instead of --seconds)")
+    parser.add_argument("--ops", type=int, default=12, help="ops per program (default 12)")
+    parser.add_argument("--timeout", type=int, default=300, help="seconds per run (a hang)")
+    parser.add_argument("--targets", default=",".join(name for name, _ in TARGETS),
+                        help="comma list of " + ", ".join(name for name, _ in TARGETS))
+    parser.add_argument("--out", default="build/fuzz-diff", help="work and findings folder")
+    parser.add_argument("--no-shrink", action="store_true", help="write findings unshrunk")
+    args = parser.parse_args()
+
+    targets = [(name, flags) for name, flags in TARGETS if name in args.targets.split(",")]
+    work = os.path.join(args.out, "work")
+    findings_dir = os.path.join(args.out, "findings")
+    os.makedirs(work, exist_ok=True)
+    os.makedirs(findings_dir, exist_ok=True)
+    runner = Runner(args.retarget, work, args.timeout)
+
+    def log(message):
+        print(message, file=sys.stderr, flush=True)
+
+    seeds = [args.seed] if args.seed is not None else None
+    if args.count is not None:
+        seeds = list(range(args.first_seed, args.first_seed + args.count))
+    deadline = time.time() + args.seconds
+    seed = args.first_seed if seeds is None else seeds[0]
+    programs, findings, refusals = 0, [], {}
+    while True:
+        if seeds is not None and programs == len(seeds):
+            break
+        if seeds is None and time.time() > deadline:
+            break
+        generator = random_hlo.Generator(seed, args.ops)
+        text, dims = generator.generate(), generator.dims_pool
+        programs += 1
+        verdict = runner.verify(text)
+        results = []
+        if verdict.kind != "ok":
+            results.append(("verify", [], Outcome("rejected", verdict.message)))
+        else:
+            for name, flags in targets:
+                results.append((name, flags, runner.run(text, flags, seed)))
+        for name, _, outcome in results:
+            if outcome.kind == "refused":
+                reason = re.sub(r"\b(instruction|at) [\w.]+", r"\1 X", first_error(outcome.message))
+                reason = re.sub(r"\d+", "N", reason)
+                refusals[(name, reason)] = refusals.get((name, reason), 0) + 1
+        failed = [(name, flags, outcome) for name, flags, outcome in results
+                  if outcome.kind not in ("ok", "refused")]
+        log("seed %d (%s): %s" % (seed, ",".join(str(d) for d in dims),
+                                  "ok" if not failed else
+                                  " ".join("%s:%s" % (n, o.kind) for n, _, o in failed)))
+        for name, flags, outcome in failed:
+            reproducer = text
+            if not args.no_shrink and outcome.kind != "rejected":
+                reproducer = shrink(runner, seed, args.ops, dims, flags, outcome, log)
+            path = os.path.join(findings_dir, "%s-%s-seed%d.hlo" % (name, outcome.kind, seed))
+            header = "// fuzz-diff finding: %s on %s\n// retarget run FILE %s --compare interp " \
+                "--inputs random:%d\n// %s\n" % (outcome.kind, name, " ".join(flags), seed,
+                                                first_error(outcome.message))
+            with open(path, "w") as out:
+                out.write(header + reproducer)
+            findings.append((name, outcome.kind, seed, first_error(outcome.message), path))
+            log("  -> %s" % path)
+        seed += 1
+
+    summary = ["programs run: %d (seeds %d..%d, %d ops each)" % (
+        programs, args.first_seed if args.seed is None else args.seed, seed - 1, args.ops),
+        "findings: %d" % len(findings)]
+    summary += ["  %s %s seed %d: %s (%s)" % f for f in findings]
+    summary.append("refused (documented: not compiled by that target, or too large for it): %d" %
+                   sum(refusals.values()))
+    summary += ["  %s x%d: %s" % (name, count, reason)
+                for (name, reason), count in sorted(refusals.items())]
+    with open(os.path.join(args.out, "summary.txt"), "w") as out:
+        out.write("\n".join(summary) + "\n")
+    print("\n".join(summary))
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
