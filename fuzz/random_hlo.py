@@ -207,9 +207,7 @@ class Generator:
     def op_compare_select(self):
         a = self.operand()
         b = self.operand(a.ty, a.dims)
-        direction = self.rng.choice(DIRECTIONS)
-        if a.ty == "pred" and direction not in ("EQ", "NE"):
-            direction = "EQ"
+        direction = self.rng.choice(DIRECTIONS)  # pred too: false < true
         p = self.emit("pred", a.dims, "compare(%s, %s), direction=%s" % (a.ref(), b.ref(),
                                                                           direction))
         if self.rng.random() < 0.6:

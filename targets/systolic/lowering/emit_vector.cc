@@ -289,7 +289,10 @@ void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
         v.Requantize(dst, src(0), count, src_dtype(0), out.dtype, op.bits, op.relu);
         break;
       case RowOpKind::kCompare:
-        v.Compare(dst, src(0), src(1), count, src_dtype(0), op.compare);
+        // pred operands are bytes holding 0 or 1 (false < true, as XLA orders them): the
+        // vector unit compares them as u8, it has no pred compare.
+        v.Compare(dst, src(0), src(1), count,
+                  src_dtype(0) == Dtype::kPred ? Dtype::kU8 : src_dtype(0), op.compare);
         break;
       case RowOpKind::kSelect:
         v.Unary(Opcode::kVMov, dst, src(2), count, out.dtype);
