@@ -158,6 +158,9 @@ TEST(ScaleSimTopology, ErrorsNameLineAndColumn) {
   ExpectTopologyError("Layer,M,N,K,\n,,,,\n", true, 0, 0, "no layers");  // a spacer row only
   ExpectTopologyError("h\nc,9,9,3,3,2000000000,1,1,\nd_DP,9,9,3,3,2000000000,1,1,\n", false, 3, 1,
                       "more than");
+  // One depthwise row is one layer per channel: a short line may not ask for a million
+  // (scalesim_fuzzer found a 134-byte file that did).
+  ExpectTopologyError("h\nd_DP,9,9,3,3,70000,1,1,\n", false, 2, 1, "more than 65536 layers");
 }
 
 TEST(ScaleSimReport, ExactTextAsSCALESimWritesIt) {
