@@ -9,7 +9,7 @@ FUZZ_FIRST_SEED ?= 1
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: deps build test demo bench fuzz fuzz-diff clean
+.PHONY: deps build test test-asan demo bench fuzz fuzz-diff clean
 
 deps:
 	@scripts/install-deps.sh
@@ -24,6 +24,21 @@ build: deps $(BUILD_DIR)/build.ninja
 # docs/testing.md): a missing install step fails here as it would on a fresh machine.
 test: build
 	scripts/test-env.sh $(BUILD_DIR) ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# The whole suite built with ASan+UBSan by clang in build-asan/ (docs/testing.md: how long it
+# takes, what it found). It shares the main build's Python environment. ASan's fake stacks for
+# use-after-return stay off: SystemC switches its threads' stacks without telling ASan, and a
+# frame on a fake stack then faults when the kernel returns.
+ASAN_DIR ?= build-asan
+test-asan: build
+	@scripts/install-deps.sh --fuzz
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+	  -DRETARGET_SANITIZE=address,undefined -DRETARGET_BENCH=OFF \
+	  -DRETARGET_PYTHON=$(CURDIR)/$(BUILD_DIR)/venv/bin/python3
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	ASAN_OPTIONS=detect_stack_use_after_return=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  scripts/test-env.sh $(BUILD_DIR) ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)
 
 demo: build
 	scripts/demo.sh $(BUILD_DIR)
@@ -42,4 +57,4 @@ fuzz-diff: build
 	  --seconds $(FUZZ_SECONDS) --first-seed $(FUZZ_FIRST_SEED) --out $(BUILD_DIR)/fuzz-diff
 
 clean:
-	rm -rf $(BUILD_DIR) build-fuzz
+	rm -rf $(BUILD_DIR) build-fuzz $(ASAN_DIR)

@@ -196,9 +196,10 @@ template <template <int> class Elements, int Lanes>
 // reassociated operation. On x86-64 the 8-lane kernel is cloned for AVX2 and the baseline (picked
 // when the program starts) and a 16-lane one is compiled for AVX-512, chosen below when the CPU
 // has it; elsewhere the 8-lane kernel is compiled once.
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(__clang__)
 #define RETARGET_GEMM_CLONES __attribute__((target_clones("avx2", "default")))
 #else
+// clang does not clone function templates; its builds (the sanitizer build) run the baseline.
 #define RETARGET_GEMM_CLONES
 #endif
 

@@ -152,7 +152,9 @@ TEST(FusionCorpus, PrintsCoverage) {
   }
 }
 
-TEST(FusionCorpus, AllFusionPassesAreFastOnGemma) {
+// The passes' times are printed for the record only: pass times are benchmark numbers
+// (bench/optimizer_numbers.sh, docs/perf.md); a limit here would fail on a loaded machine.
+TEST(FusionCorpus, AllFusionPassesRunOnGemma) {
   auto module = LoadCorpus("gemma3_1b_flax_call.hlo");
   RunPreFusionPasses(*module, targets::CpuDescription());
   const int64_t instructions = module->instruction_count();
@@ -170,7 +172,7 @@ TEST(FusionCorpus, AllFusionPassesAreFastOnGemma) {
   std::printf("all fusion passes on gemma3 (%lld instructions): %.1f ms\n",
               static_cast<long long>(instructions), total_ms);
   hlo::Verify(*module);
-  EXPECT_LT(total_ms, 300.0);
+  EXPECT_FALSE(fusion_test::Fusions(*module).empty());
 }
 
 }  // namespace

@@ -103,6 +103,10 @@ hlo::Literal MakeInput(const hlo::Shape& shape, int pair_axis, uint64_t seed,
       } else if (type == hlo::PrimitiveType::kU64 && value >= 9.2e18) {
         literal.mutable_data<uint64_t>()[static_cast<size_t>(i)] =
             std::numeric_limits<uint64_t>::max();
+      } else if (value >= 9.2e18 || value <= -9.2e18) {
+        // 2^63 as a double is outside int64: the edge it stands for is the type's own extreme.
+        literal.SetFromInt64(i, value > 0 ? std::numeric_limits<int64_t>::max()
+                                          : std::numeric_limits<int64_t>::min());
       } else {
         literal.SetFromInt64(i, static_cast<int64_t>(value));
       }

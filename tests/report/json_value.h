@@ -12,32 +12,47 @@
 
 namespace report_test {
 
+struct JsonMember;
+
 struct JsonValue {
   enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject } kind = Kind::kNull;
   bool boolean = false;
   double number = 0;
   std::string string;
   std::vector<JsonValue> array;
-  std::vector<std::pair<std::string, JsonValue>> object;  // in document order
+  // In document order. A struct declared after JsonValue rather than std::pair: a pair of an
+  // incomplete type cannot be checked for destructibility (clang refuses what GCC lets pass).
+  std::vector<JsonMember> object;
 
-  bool Has(const std::string& key) const {
-    for (const auto& [k, v] : object) {
-      if (k == key) return true;
-    }
-    return false;
-  }
-  const JsonValue& operator[](const std::string& key) const {
-    for (const auto& [k, v] : object) {
-      if (k == key) return v;
-    }
-    throw std::runtime_error("missing key " + key);
-  }
-  std::vector<std::string> Keys() const {
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : object) keys.push_back(k);
-    return keys;
-  }
+  bool Has(const std::string& key) const;
+  const JsonValue& operator[](const std::string& key) const;
+  std::vector<std::string> Keys() const;
 };
+
+struct JsonMember {
+  std::string first;  // the key
+  JsonValue second;   // the value
+};
+
+inline bool JsonValue::Has(const std::string& key) const {
+  for (const auto& [k, v] : object) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+inline const JsonValue& JsonValue::operator[](const std::string& key) const {
+  for (const auto& [k, v] : object) {
+    if (k == key) return v;
+  }
+  throw std::runtime_error("missing key " + key);
+}
+
+inline std::vector<std::string> JsonValue::Keys() const {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : object) keys.push_back(k);
+  return keys;
+}
 
 class JsonReader {
  public:
@@ -122,7 +137,7 @@ class JsonReader {
         Space();
         std::string key = String();
         Expect(':');
-        v.object.emplace_back(std::move(key), Value());
+        v.object.push_back(JsonMember{std::move(key), Value()});
       } while (Eat(','));
       Expect('}');
     } else if (c == '[') {

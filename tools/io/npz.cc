@@ -97,7 +97,9 @@ hlo::Literal ConformToShape(const hlo::Literal& array, const hlo::Shape& shape,
   }
   hlo::Literal result(shape);
   if (have.type == shape.type) {
-    std::memcpy(result.mutable_bytes().data(), array.bytes().data(), array.bytes().size());
+    // A zero-element array may have no storage at all: memcpy's pointers must not be null.
+    if (!array.bytes().empty())
+      std::memcpy(result.mutable_bytes().data(), array.bytes().data(), array.bytes().size());
     return result;
   }
   // The bf16 rule (npz.h): numpy has no bf16, so accept float32 (rounded to nearest even) or

@@ -348,6 +348,7 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
     auto bytes = leaves[i]->bytes();
     if (bytes.size() != manifest.parameters[i].slice.bytes)
       throw std::runtime_error("emulator: input size");
+    if (bytes.empty()) continue;  // a zero-element parameter has no storage to copy from
     std::memcpy(&arena.at(manifest.parameters[i].slice.offset), bytes.data(), bytes.size());
   }
 
@@ -530,7 +531,7 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
     hlo::Literal literal(shape);
     auto bytes = literal.mutable_bytes();
     if (bytes.size() != slot.slice.bytes) throw std::runtime_error("emulator: result size");
-    std::memcpy(bytes.data(), &arena.at(slot.slice.offset), bytes.size());
+    if (!bytes.empty()) std::memcpy(bytes.data(), &arena.at(slot.slice.offset), bytes.size());
     results.push_back(std::move(literal));
   }
   return results;
