@@ -128,7 +128,11 @@ class Generator:
     def random_dims(self, rank=None):
         if rank is None:
             rank = self.rng.choice([0, 1, 1, 2, 2, 2, 3, 4])
-        return [self.rng.choice(self.dims_pool) for _ in range(rank)]
+        dims = [self.rng.choice(self.dims_pool) for _ in range(rank)]
+        # Within the size cap for any element type: the largest dimensions become 1 first.
+        while elements(dims) * 4 > MAX_ARRAY_BYTES:
+            dims[dims.index(max(dims))] = 1
+        return dims
 
     def pick(self, predicate=lambda v: True):
         """A recent value that satisfies `predicate` (recent ones first: chains for fusion)."""
