@@ -23,7 +23,6 @@
 
 #include "hlo/diagnostic.h"
 #include "hlo/literal.h"
-#include "hlo/literal.h"
 #include "targets/gpu/emulator/fiber_block.h"
 #include "targets/llvm/host_runtime.h"
 
@@ -148,18 +147,11 @@ float LoadFloat(const uint8_t* p, gpu::DType dtype) {
       std::memcpy(&f, p, 4);
       return f;
     }
-    case gpu::DType::kBF16: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      uint32_t bits = uint32_t{h} << 16;
-      float f;
-      std::memcpy(&f, &bits, 4);
-      return f;
-    }
+    case gpu::DType::kBF16:
     case gpu::DType::kF16: {
       uint16_t h;
       std::memcpy(&h, p, 2);
-      return hlo::F16ToFloat(h);
+      return dtype == gpu::DType::kBF16 ? hlo::BF16ToFloat(h) : hlo::F16ToFloat(h);
     }
     default:
       throw std::runtime_error(std::string("emulator: library operand type ") +
@@ -172,18 +164,11 @@ void StoreFloat(uint8_t* p, gpu::DType dtype, float f) {
     std::memcpy(p, &f, 4);
     return;
   }
-  if (dtype == gpu::DType::kF16) {
-    const uint16_t h = hlo::FloatToF16(f);
-    std::memcpy(p, &h, 2);
-    return;
-  }
-  if (dtype != gpu::DType::kBF16)
+  if (dtype != gpu::DType::kBF16 && dtype != gpu::DType::kF16)
     throw std::runtime_error(std::string("emulator: library result type ") +
                              gpu::DTypeName(dtype) + " not emulated");
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  uint16_t h = std::isnan(f) ? uint16_t{0x7fc0}
-                             : static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+  // Rounded as the interpreter rounds (literal.h: nearest even, NaN stays a quiet NaN).
+  const uint16_t h = dtype == gpu::DType::kBF16 ? hlo::FloatToBF16(f) : hlo::FloatToF16(f);
   std::memcpy(p, &h, 2);
 }
 

@@ -15,7 +15,7 @@
 // deliberately a different grid from the artifact's, which a correct grid-stride kernel must
 // not notice — with EmulatedGrid's block size, or the artifact's own (artifact_block_size; the
 // corpus tests run both). cublaslt_matmul and cudnn_conv steps are computed on the host (f32 accumulation
-// in the interpreter's order for f32 and bf16, f64 for f64 matmuls; every epilogue, GELU as
+// in the interpreter's order for f32, f16 and bf16, f64 for f64 matmuls; every epilogue, GELU as
 // cuBLASLt's tanh approximation), copy steps are memcpy, while and conditional steps run their
 // programs (the loop stops after GlobalLimits().max_while_iterations trips with an error naming
 // it); libdevice's f64 functions are the C library's. The arena is 256-byte aligned, as device
