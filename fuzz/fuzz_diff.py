@@ -24,6 +24,7 @@ findings by target and kind, and the refusals are printed at the end and written
 DIR/summary.txt. Exit status: 0 when nothing was found, 1 otherwise.
 """
 import argparse
+import itertools
 import os
 import re
 import subprocess
@@ -246,7 +247,8 @@ def shrink(runner, seed, ops, dims, target_args, failure, log):
         return runner.run(text, target_args, seed).same_failure(failure)
 
     best = random_hlo.generate(seed, ops, dims)
-    # Fewer ops: the same seed draws the same first instructions.
+    # Fewer ops: the same seed draws the same first instructions. `best` is always the program
+    # of `high` ops.
     low, high = 1, ops
     while low < high:
         middle = (low + high) // 2
@@ -256,7 +258,6 @@ def shrink(runner, seed, ops, dims, target_args, failure, log):
         else:
             low = middle + 1
     ops = high
-    best = random_hlo.generate(seed, ops, dims)
     log("  shrunk to %d ops" % ops)
     # Smaller dimension sizes.
     while max(dims) > 1:
@@ -306,24 +307,29 @@ def main():
     def log(message):
         print(message, file=sys.stderr, flush=True)
 
-    seeds = [args.seed] if args.seed is not None else None
-    if args.count is not None:
-        seeds = list(range(args.first_seed, args.first_seed + args.count))
+    # One seed, a count of seeds, or as many as --seconds allows.
+    timed = args.seed is None and args.count is None
+    if args.seed is not None:
+        seeds = [args.seed]
+    elif args.count is not None:
+        seeds = range(args.first_seed, args.first_seed + args.count)
+    else:
+        seeds = itertools.count(args.first_seed)
     deadline = time.time() + args.seconds
-    seed = args.first_seed if seeds is None else seeds[0]
     programs, findings, refusals, accurate = 0, [], {}, 0
-    while True:
-        if seeds is not None and programs == len(seeds):
+    first_seed = last_seed = None
+    for seed in seeds:
+        if timed and time.time() > deadline:
             break
-        if seeds is None and time.time() > deadline:
-            break
+        first_seed = seed if first_seed is None else first_seed
+        last_seed = seed
         generator = random_hlo.Generator(seed, args.ops)
         text, dims = generator.generate(), generator.dims_pool
         programs += 1
         verdict = runner.verify(text)
         results = []
         if verdict.kind != "ok":
-            results.append(("verify", [], Outcome("rejected", verdict.message)))
+            results.append(("verify", [], verdict))
         else:
             for name, flags in targets:
                 results.append((name, flags, runner.run(text, flags, seed)))
@@ -350,10 +356,9 @@ def main():
                 out.write(header + reproducer)
             findings.append((name, outcome.kind, seed, first_error(outcome.message), path))
             log("  -> %s" % path)
-        seed += 1
 
-    summary = ["programs run: %d (seeds %d..%d, %d ops each)" % (
-        programs, args.first_seed if args.seed is None else args.seed, seed - 1, args.ops),
+    summary = ["programs run: %d (seeds %s..%s, %d ops each)" % (
+        programs, first_seed, last_seed, args.ops),
         "findings: %d" % len(findings),
         "float mismatches where the target was at least as accurate as the interpreter: %d" %
         accurate]

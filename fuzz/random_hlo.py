@@ -125,10 +125,10 @@ class Generator:
         return name
 
     # ---- operand selection ----
-    def random_dims(self, rank=None):
+    def random_dims(self, rank=None, min_rank=0):
         if rank is None:
             rank = self.rng.choice([0, 1, 1, 2, 2, 2, 3, 4])
-        dims = [self.rng.choice(self.dims_pool) for _ in range(rank)]
+        dims = [self.rng.choice(self.dims_pool) for _ in range(max(rank, min_rank))]
         # Within the size cap for any element type: the largest dimensions become 1 first.
         while elements(dims) * 4 > MAX_ARRAY_BYTES:
             dims[dims.index(max(dims))] = 1
@@ -151,11 +151,8 @@ class Generator:
             same_dims = self.pick(lambda v: v.dims == list(dims))
             if same_dims is not None and ty is not None:
                 return self.convert(same_dims, ty)
-        if dims is None:
-            dims = self.random_dims()
-            while len(dims) < min_rank:
-                dims.append(self.rng.choice(self.dims_pool))
-        return self.parameter(ty or self.main_type, dims)
+        return self.parameter(ty or self.main_type,
+                              self.random_dims(min_rank=min_rank) if dims is None else dims)
 
     def convert(self, value, ty):
         if value.ty == ty:
@@ -167,6 +164,20 @@ class Generator:
         if value.ty in FLOAT_TYPES:
             return self.emit(value.ty, value.dims, "abs(%s)" % value.ref(), keep=False)
         return value
+
+    def one_plus_magnitude(self, value):
+        """1 + |value| (floats): a guarded operand for log, sqrt, rsqrt and divide."""
+        magnitude = self.non_negative(value)
+        one = self.scalar_broadcast(value.ty, value.dims, 1)
+        return self.emit(value.ty, value.dims, "add(%s, %s)" % (magnitude.ref(), one.ref()),
+                         keep=False)
+
+    def as_matrix(self, value):
+        """`value` (rank >= 2) reshaped to [dim 0, the rest] when it is not a matrix already."""
+        if len(value.dims) == 2:
+            return value
+        return self.emit(value.ty, [value.dims[0], elements(value.dims[1:])],
+                         "reshape(%s)" % value.ref())
 
     def scalar_broadcast(self, ty, dims, number):
         c = self.constant(ty, number)
@@ -189,10 +200,7 @@ class Generator:
             t = self.emit(v.ty, v.dims, "tanh(%s)" % v.ref(), keep=False)
             return self.emit(v.ty, v.dims, "%s(%s)" % (choice, t.ref()))
         if choice in ("log", "sqrt", "rsqrt"):
-            a = self.non_negative(v)
-            one = self.scalar_broadcast(v.ty, v.dims, 1)
-            s = self.emit(v.ty, v.dims, "add(%s, %s)" % (a.ref(), one.ref()), keep=False)
-            return self.emit(v.ty, v.dims, "%s(%s)" % (choice, s.ref()))
+            return self.emit(v.ty, v.dims, "%s(%s)" % (choice, self.one_plus_magnitude(v).ref()))
         return self.emit(v.ty, v.dims, "%s(%s)" % (choice, v.ref()))
 
     def op_binary(self):
@@ -206,9 +214,7 @@ class Generator:
                                                             a.ref(), b.ref()))
         choice = self.rng.choice(FLOAT_BINARY + ["divide"])
         if choice == "divide":
-            denominator = self.non_negative(b)
-            one = self.scalar_broadcast(a.ty, a.dims, 1)
-            b = self.emit(a.ty, a.dims, "add(%s, %s)" % (denominator.ref(), one.ref()), keep=False)
+            b = self.one_plus_magnitude(b)
         return self.emit(a.ty, a.dims, "%s(%s, %s)" % (choice, a.ref(), b.ref()))
 
     def op_compare_select(self):
@@ -349,20 +355,19 @@ class Generator:
         batch = [self.rng.choice(self.dims_pool)] if self.rng.random() < 0.3 else []
         int8 = self.rng.random() < 0.25
         ty = "s8" if int8 else self.rng.choice(FLOAT_TYPES)
-        result_ty = "s32" if int8 else ty
         # Sums of f16/bf16 products accumulate in f32, as JAX writes them: either a mixed-precision
         # dot (f32 result) or converts around an f32 dot. The order of a sum is the backend's
         # choice, and in 8 or 11 bits different orders differ by more than the tolerance.
-        widen = ty in ("f16", "bf16") and self.rng.random() < 0.5
-        if ty in ("f16", "bf16") and not widen:
-            result_ty = "f32"
+        narrow = ty in ("f16", "bf16")
+        widen = narrow and self.rng.random() < 0.5
+        result_ty = "s32" if int8 else "f32" if narrow else ty
         if not self.fits("f32", batch + [m, n]) or not self.fits("f32", batch + [m, k]) or \
                 not self.fits("f32", batch + [k, n]):
             return self.op_unary()
         lhs = self.non_negative(self.operand(ty, batch + [m, k]))
         rhs = self.non_negative(self.operand(ty, batch + [k, n]))
         if widen:
-            lhs, rhs, result_ty = self.convert(lhs, "f32"), self.convert(rhs, "f32"), "f32"
+            lhs, rhs = self.convert(lhs, "f32"), self.convert(rhs, "f32")
         b = len(batch)
         text = "dot(%s, %s), lhs_contracting_dims={%d}, rhs_contracting_dims={%d}" % (
             lhs.ref(), rhs.ref(), b + 1, b)
@@ -397,10 +402,7 @@ class Generator:
                              x.ref(), kernel.ref(), window))
 
     def op_gather(self):
-        table = self.operand(min_rank=2)
-        if len(table.dims) != 2:
-            table = self.emit(table.ty, [table.dims[0], elements(table.dims[1:])],
-                              "reshape(%s)" % table.ref())
+        table = self.as_matrix(self.operand(min_rank=2))
         rows = self.rng.choice(self.dims_pool)
         indices = self.parameter("s32", [rows])
         return self.emit(table.ty, [rows, table.dims[1]],
@@ -412,9 +414,7 @@ class Generator:
         table = self.operand(min_rank=2)
         if table.ty in ("pred", "f16", "bf16"):  # sums of duplicate rows: order matters below f32
             table = self.convert(table, "f32")
-        if len(table.dims) != 2:
-            table = self.emit(table.ty, [table.dims[0], elements(table.dims[1:])],
-                              "reshape(%s)" % table.ref())
+        table = self.as_matrix(table)
         rows = self.rng.choice(self.dims_pool)
         indices = self.parameter("s32", [rows])
         updates = self.non_negative(self.operand(table.ty, [rows, table.dims[1]]))
