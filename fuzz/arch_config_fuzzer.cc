@@ -12,11 +12,6 @@
 #include "fuzz/fuzz_support.h"
 #include "simulator/isa/arch_config.h"
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  fuzz::ConfigureFuzzLimits();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   static const systolic::ArchConfig base = systolic::Preset("tpu-v1");

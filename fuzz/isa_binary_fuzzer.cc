@@ -15,11 +15,6 @@
 #include "simulator/isa/disassembler.h"
 #include "simulator/isa/encoding.h"
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  fuzz::ConfigureFuzzLimits();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   fuzz::RunExpectingOnlyHloErrors("isa_binary_fuzzer", [&] {

@@ -23,11 +23,6 @@ void CheckReencodes(const hlo::Literal& literal) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  fuzz::ConfigureFuzzLimits();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   fuzz::RunExpectingOnlyHloErrors("npz_fuzzer", [&] {

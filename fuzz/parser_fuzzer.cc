@@ -13,11 +13,6 @@
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  fuzz::ConfigureFuzzLimits();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   hlo::ParseOptions options;

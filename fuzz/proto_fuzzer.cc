@@ -19,11 +19,6 @@
 #include "hlo/proto_io.h"
 #include "hlo/verifier.h"
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  fuzz::ConfigureFuzzLimits();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   fuzz::RunExpectingOnlyHloErrors("proto_fuzzer", [&] {

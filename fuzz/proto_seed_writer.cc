@@ -9,23 +9,12 @@
 // unusable). Seeds are build outputs and are never committed.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "fuzz/seed_files.h"
 #include "hlo/diagnostic.h"
 #include "hlo/parser.h"
 #include "hlo/proto_io.h"
-
-namespace {
-
-bool WriteFile(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -45,14 +34,13 @@ int main(int argc, char** argv) {
   int written = 0;
   for (int i = 2; i < argc; ++i) {
     const std::filesystem::path input = argv[i];
-    std::ifstream in(input, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
     try {
-      auto module = hlo::ParseHloText(text.str(), input.string(), quiet);
+      auto module = hlo::ParseHloText(fuzz::ReadSeedFile(input), input.string(), quiet);
       const std::string stem = input.stem().string();
-      bool ok = WriteFile(out_dir / (stem + ".module.pb"), hlo::WriteHloProto(*module, false)) &&
-                WriteFile(out_dir / (stem + ".wrapped.pb"), hlo::WriteHloProto(*module, true));
+      bool ok = fuzz::WriteSeedFile(out_dir / (stem + ".module.pb"),
+                                    hlo::WriteHloProto(*module, false)) &&
+                fuzz::WriteSeedFile(out_dir / (stem + ".wrapped.pb"),
+                                    hlo::WriteHloProto(*module, true));
       if (!ok) {
         std::fprintf(stderr, "proto_seed_writer: cannot write seeds for %s\n", argv[i]);
         return 1;

@@ -10,10 +10,9 @@
 // are build outputs and are never committed.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "fuzz/seed_files.h"
 #include "hlo/diagnostic.h"
 #include "simulator/isa/arch_config.h"
 #include "simulator/isa/assembler.h"
@@ -21,24 +20,7 @@
 #include "targets/gpu/artifact.h"
 #include "tests/gpu/sample_artifact.h"
 
-namespace {
-
 namespace fs = std::filesystem;
-
-bool WriteFile(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -59,8 +41,10 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const fs::path source = argv[i];
     try {
-      const systolic::Program program = systolic::Assemble(ReadFile(source), source.string());
-      ok &= WriteFile(out / "bin" / (source.stem().string() + ".bin"), systolic::WriteBinary(program));
+      const systolic::Program program =
+          systolic::Assemble(fuzz::ReadSeedFile(source), source.string());
+      ok &= fuzz::WriteSeedFile(out / "bin" / (source.stem().string() + ".bin"),
+                                systolic::WriteBinary(program));
       ++binaries;
     } catch (const hlo::Error& e) {
       std::fprintf(stderr, "reader_seed_writer: skipping %s: %s\n", source.c_str(), e.what());
@@ -69,12 +53,14 @@ int main(int argc, char** argv) {
   int presets = 0;
   for (const std::string_view name : systolic::PresetNames()) {
     const std::string file = std::string(name) + ".cfg";
-    ok &= WriteFile(out / "arch" / file, systolic::FormatConfig(systolic::Preset(name)));
+    ok &= fuzz::WriteSeedFile(out / "arch" / file,
+                              systolic::FormatConfig(systolic::Preset(name)));
     ++presets;
   }
   const gpu::testing::Sample sample = gpu::testing::MakeSample(8, 16, 4);
-  ok &= WriteFile(out / "rtgpu" / "sample.rtgpu", gpu::SerializeArtifact(sample.artifact));
-  ok &= WriteFile(out / "rtgpu" / "sample.manifest.json",
+  ok &= fuzz::WriteSeedFile(out / "rtgpu" / "sample.rtgpu",
+                            gpu::SerializeArtifact(sample.artifact));
+  ok &= fuzz::WriteSeedFile(out / "rtgpu" / "sample.manifest.json",
                   gpu::ManifestToJson(sample.artifact.manifest).ToText() + "\n");
   std::fprintf(stderr, "reader_seed_writer: %d binaries, %d presets, 1 artifact in %s\n", binaries,
                presets, out.c_str());

@@ -18,11 +18,6 @@
 #include "fuzz/fuzz_support.h"
 #include "targets/gpu/artifact.h"
 
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  fuzz::ConfigureFuzzLimits();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   fuzz::RunExpectingOnly<gpu::ArtifactError>("rtgpu_fuzzer", [&] {

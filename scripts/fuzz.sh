@@ -64,8 +64,11 @@ main() {
   mkdir -p "$build"/{seeds/proto,seeds/sasm,seeds/rtgpu_models,logs}
   for target in $targets; do mkdir -p "$build/corpus/$target" "$build/findings/$target"; done
 
-  # Backend output as seeds, when the main build is there (best effort).
-  if [[ -x $main_build/bin/retarget ]]; then
+  # Backend output as seeds for the readers of programs and artifacts, when the main build is
+  # there (best effort; skipped when no such reader is fuzzed).
+  if [[ ! " $targets " =~ \ (sasm|isa_binary|rtgpu)\  ]]; then
+    :
+  elif [[ -x $main_build/bin/retarget ]]; then
     for model in "$root"/tests/run/control/*.hlo "$root"/tests/run/contraction/*.hlo; do
       stem=$(basename "$model" .hlo)
       "$main_build/bin/retarget" compile "$model" --target systolic --emit asm \
