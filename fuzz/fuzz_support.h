@@ -1,6 +1,7 @@
 // Shared set-up for the libFuzzer targets (fuzz/*_fuzzer.cc).
 //
-// Guarantees: each target calls ConfigureFuzzLimits() once, then runs every input through
+// Guarantees: every target gets ConfigureFuzzLimits() once (fuzz_initialize.cc), then runs every
+// input through
 // RunExpectingOnly<its reader's error types>() (hlo::Error for most readers, gpu::ArtifactError
 // for the GPU artifact). That exception is the documented way to reject bad input and is
 // swallowed; any other exception is a finding, so it is reported with its type and message and
