@@ -30,6 +30,7 @@ enum class WorkRule : uint8_t {
   kBatchNormGrad,
   kAllReduce,
   kPerElementOfAllOutputs,  // rng: 1 per generated element
+  kFft,                     // 5 N log2 N per transform (the radix-2 count)
   kFusion,
 };
 
@@ -87,6 +88,9 @@ Rule RuleFor(Opcode op) {
       return {WorkRule::kFree, Traffic::kUpdateInPlace};
     // Elementwise arithmetic.
     case Opcode::kAbs:
+    case Opcode::kReal:
+    case Opcode::kImag:
+    case Opcode::kComplex:
     case Opcode::kCeil:
     case Opcode::kClz:
     case Opcode::kConvert:
@@ -151,6 +155,7 @@ Rule RuleFor(Opcode op) {
     case Opcode::kRngBitGenerator:
       return {WorkRule::kPerElementOfAllOutputs, Traffic::kWhole};
     case Opcode::kFusion: return {WorkRule::kFusion, Traffic::kWhole};
+    case Opcode::kFft: return {WorkRule::kFft, Traffic::kWhole};
   }
   return {WorkRule::kFree, Traffic::kWhole};  // unreachable: the switch is exhaustive
 }
@@ -288,6 +293,14 @@ InstructionCost CostModel::Work(const hlo::Instruction& inst) {
     case WorkRule::kScatter: {
       const int64_t inputs = (inst.operand_count() - 1) / 2;  // inputs, indices, updates
       cost.flops = OperandElements(inst, inputs + 1) * ReducerFlopsPerCall(inst);
+      break;
+    }
+    case WorkRule::kFft: {
+      if (!inst.has_attr<hlo::FftAttrs>() || inst.operand_count() < 1) break;
+      double length = 1;
+      for (int64_t len : inst.attr<hlo::FftAttrs>().length) length *= static_cast<double>(len);
+      const double transforms = length > 0 ? OperandElements(inst, 0) / length : 0;
+      cost.flops = transforms * 5 * length * std::log2(std::max(length, 2.0));
       break;
     }
     case WorkRule::kSort: {

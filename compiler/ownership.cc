@@ -125,6 +125,12 @@ OwnerInfo OpOwner(const Instruction& inst, const TargetDescription& target) {
     return {Owner::kCollective, "",
             std::string(hlo::OpcodeName(inst.opcode())) + " needs a multi-device runtime"};
   }
+  if (std::optional<PrimitiveType> held = HostElementType(inst, target)) {
+    return {Owner::kHostFallback, "",
+            std::string(hlo::OpcodeName(inst.opcode())) + " on " +
+                std::string(hlo::PrimitiveTypeName(*held)) + ": " +
+                target.host_element_types_detail};
+  }
   const PrimitiveType type = RuleType(inst);
   std::string library;
   const OpHandling handling = target.HandlingFor(inst.opcode(), type, &library);

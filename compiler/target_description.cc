@@ -5,7 +5,62 @@
 // fall back to default_handling); `library` is filled exactly when the answer is kLibrary.
 #include "compiler/target_description.h"
 
+#include "hlo/ir.h"
+#include "hlo/minifloat.h"
+
 namespace compiler {
+namespace {
+
+std::optional<hlo::PrimitiveType> FirstListed(const hlo::Shape& shape,
+                                              const std::set<hlo::PrimitiveType>& types) {
+  if (shape.IsTuple()) {
+    for (const hlo::Shape& element : shape.tuple_shapes)
+      if (auto found = FirstListed(element, types)) return found;
+    return std::nullopt;
+  }
+  if (shape.IsArray() && types.count(shape.type)) return shape.type;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::set<hlo::PrimitiveType> ComplexAndNarrowTypes() {
+  static constexpr hlo::PrimitiveType kAllTypes[] = {
+#define RETARGET_PRIMITIVE_TYPE(e, name, proto, bytes, ctype) hlo::PrimitiveType::e,
+#include "hlo/types.def"
+#undef RETARGET_PRIMITIVE_TYPE
+  };
+  std::set<hlo::PrimitiveType> types;
+  for (hlo::PrimitiveType t : kAllTypes) {
+    if (hlo::IsComplex(t) || hlo::IsMinifloat(t) || t == hlo::PrimitiveType::kS4 ||
+        t == hlo::PrimitiveType::kU4) {
+      types.insert(t);
+    }
+  }
+  return types;
+}
+
+std::optional<hlo::PrimitiveType> HostElementType(const hlo::Instruction& inst,
+                                                  const TargetDescription& target) {
+  if (target.host_element_types.empty()) return std::nullopt;
+  switch (inst.opcode()) {
+    case hlo::Opcode::kWhile:
+    case hlo::Opcode::kConditional:
+    case hlo::Opcode::kCall:
+      return std::nullopt;
+    default:
+      break;
+  }
+  if (auto found = FirstListed(inst.shape(), target.host_element_types)) return found;
+  for (const hlo::Instruction* operand : inst.operands())
+    if (auto found = FirstListed(operand->shape(), target.host_element_types)) return found;
+  if (inst.opcode() == hlo::Opcode::kFusion) {
+    for (const hlo::Computation* callee : inst.called_computations())
+      for (const auto& member : callee->instructions())
+        if (auto found = HostElementType(*member, target)) return found;
+  }
+  return std::nullopt;
+}
 
 std::string_view OwnerName(Owner owner) {
   switch (owner) {

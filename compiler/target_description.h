@@ -90,6 +90,11 @@ struct TargetDescription {
   // instruction rounds. Returns why `inst` runs on the host although its rule says otherwise,
   // or nullopt when the rule's answer stands. Empty: the rules are the whole answer.
   std::function<std::optional<std::string>(const hlo::Instruction&)> instruction_host_reason;
+  // Element types the target's code generator has no form for (complex, the 8- and 4-bit
+  // floats, s4/u4 where so): an instruction whose result or an operand holds one runs on the
+  // host whatever its opcode's rule says, `host_element_types_detail` saying how.
+  std::set<hlo::PrimitiveType> host_element_types;
+  std::string host_element_types_detail;
   // Custom-call targets the target knows, and who runs them. Unknown ones are
   // Owner::kUnsupportedCustomCall.
   std::map<std::string, OpRule> custom_calls;
@@ -119,6 +124,16 @@ struct TargetDescription {
   // The rule for one instruction's opcode + element type.
   OpHandling HandlingFor(hlo::Opcode op, hlo::PrimitiveType type, std::string* library) const;
 };
+
+// c64, c128, the 8- and 4-bit floats, s4 and u4: the types no code generator here has a form
+// for yet (each description says what happens to them instead).
+std::set<hlo::PrimitiveType> ComplexAndNarrowTypes();
+
+// The first type of `target.host_element_types` among the array leaves of `inst`'s result and
+// operands (a fusion: of its members too); nullopt when there is none. Control flow (while,
+// conditional, call) carries values without computing on them and is never reported.
+std::optional<hlo::PrimitiveType> HostElementType(const hlo::Instruction& inst,
+                                                  const TargetDescription& target);
 
 
 }  // namespace compiler

@@ -212,6 +212,15 @@ struct ReducePrecisionAttrs {
   bool operator==(const ReducePrecisionAttrs&) const = default;
 };
 
+// fft: fft_type=FFT|IFFT|RFFT|IRFFT, fft_length={...} (the transformed minor dimensions)
+enum class FftType : uint8_t { kFft, kIfft, kRfft, kIrfft };  // proto numbers 0..3
+struct FftAttrs {
+  FftType type = FftType::kFft;
+  std::vector<int64_t> length;
+  bool operator==(const FftAttrs&) const = default;
+};
+std::string_view FftTypeName(FftType t);  // "FFT", "IFFT", "RFFT", "IRFFT"
+
 // Collectives: replica_groups kept as parsed groups; dimension for all-gather / reduce-scatter /
 // all-to-all (-1 if absent); source_target_pairs for collective-permute.
 struct CollectiveAttrs {
@@ -234,7 +243,7 @@ using Attrs = std::variant<NoAttrs, ParameterAttrs, ConstantAttrs, IotaAttrs, Di
                            SliceAttrs, DynamicSliceAttrs, PadAttrs, DotAttrs, ConvolutionAttrs,
                            WindowAttrs, CompareAttrs, GatherAttrs, ScatterAttrs, TupleIndexAttrs,
                            FusionAttrs, CustomCallAttrs, SortAttrs, TopKAttrs, BatchNormAttrs,
-                           ReducePrecisionAttrs, CollectiveAttrs, RngAttrs>;
+                           ReducePrecisionAttrs, CollectiveAttrs, RngAttrs, FftAttrs>;
 
 std::string_view ComparisonDirectionName(ComparisonDirection d);  // "EQ", "LT", ...
 std::string_view ComparisonTypeName(ComparisonType t);            // "FLOAT", "TOTALORDER", ...

@@ -126,6 +126,8 @@ Literal EvaluateOther(const Instruction& inst, Operands operands) {
       return EvaluateDataMovement(inst, operands);
     case Opcode::kAfterAll:
       return Literal(Shape::Token());
+    case Opcode::kFft:
+      return EvaluateFft(inst, operands);
     case Opcode::kRng:
     case Opcode::kRngBitGenerator:
     case Opcode::kRngGetAndUpdateState:

@@ -5,7 +5,10 @@
 // patterns. Integers compare by their type's signedness; an explicit SIGNED/UNSIGNED type
 // reinterprets the bits accordingly. pred compares as 0 < 1.
 #include <bit>
+#include <cmath>
+#include <complex>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 
 #include "hlo/evaluator_elementwise_internal.h"
@@ -35,6 +38,16 @@ std::make_signed_t<Bits> TotalOrderKey(Bits bits) {
   return s < 0 ? static_cast<S>(s ^ std::numeric_limits<S>::max()) : s;
 }
 
+// Total-order key of a minifloat from its value: the formats differ in where (and whether) the
+// sign, NaN and -0 sit in the bits, so the order is decided on values. NaN's sign puts it at
+// either end, -0 before +0.
+template <PrimitiveType P>
+std::tuple<int, double, int> MinifloatTotalOrderKey(uint8_t bits) {
+  const double v = ElementTraits<P>::Load(bits);
+  if (std::isnan(v)) return {std::signbit(v) ? -1 : 1, 0.0, 0};
+  return {0, v, std::signbit(v) ? 0 : 1};
+}
+
 template <PrimitiveType P>
 void CompareTyped(const CompareAttrs& attrs, const Literal& a, const Literal& b, Literal& out) {
   using T = ElementTraits<P>;
@@ -45,11 +58,17 @@ void CompareTyped(const CompareAttrs& attrs, const Literal& a, const Literal& b,
   const ComparisonDirection dir = attrs.direction;
   if constexpr (kIsFloatType<P>) {
     if (attrs.type == ComparisonType::kTotalOrder) {
-      using Bits = std::conditional_t<sizeof(Storage) == 2, uint16_t,
-                                      std::conditional_t<sizeof(Storage) == 4, uint32_t, uint64_t>>;
-      for (size_t i = 0; i < dst.size(); ++i) {
-        dst[i] = Decide(dir, TotalOrderKey(std::bit_cast<Bits>(lhs[i])),
-                        TotalOrderKey(std::bit_cast<Bits>(rhs[i])));
+      if constexpr (kIsMinifloatType<P>) {
+        for (size_t i = 0; i < dst.size(); ++i) {
+          dst[i] = Decide(dir, MinifloatTotalOrderKey<P>(lhs[i]), MinifloatTotalOrderKey<P>(rhs[i]));
+        }
+      } else {
+        using Bits = std::conditional_t<sizeof(Storage) == 2, uint16_t,
+                                        std::conditional_t<sizeof(Storage) == 4, uint32_t, uint64_t>>;
+        for (size_t i = 0; i < dst.size(); ++i) {
+          dst[i] = Decide(dir, TotalOrderKey(std::bit_cast<Bits>(lhs[i])),
+                          TotalOrderKey(std::bit_cast<Bits>(rhs[i])));
+        }
       }
       return;
     }
@@ -78,6 +97,17 @@ void CompareTyped(const CompareAttrs& attrs, const Literal& a, const Literal& b,
 void CompareElements(const CompareAttrs& attrs, const Literal& a, const Literal& b, Literal& out) {
   if (out.shape().type != PrimitiveType::kPred) {
     throw Error("compare must produce pred, not " + std::string(PrimitiveTypeName(out.shape().type)));
+  }
+  if (IsComplex(a.shape().type)) {  // only EQ and NE are defined (the verifier checks)
+    for (int64_t i = 0; i < out.element_count(); ++i) {
+      const bool equal = a.GetComplex(i) == b.GetComplex(i);
+      out.mutable_data<uint8_t>()[i] =
+          attrs.direction == ComparisonDirection::kEq ? equal
+          : attrs.direction == ComparisonDirection::kNe
+              ? !equal
+              : throw Error("compare of complex values is defined only for EQ and NE");
+    }
+    return;
   }
   DispatchArrayType(a.shape().type, [&](auto type) {
     CompareTyped<decltype(type)::value>(attrs, a, b, out);

@@ -12,6 +12,7 @@
 //    [batch][N][K] are used in place (f32/f64) or converted without reordering; other orders
 //    are transposed while converting. evaluator_gemm.h picks a kernel from the strides.
 #include <algorithm>
+#include <complex>
 
 #include "hlo/evaluator_family_util.h"
 #include "hlo/evaluator_gemm.h"
@@ -179,10 +180,50 @@ void RunDot(const Instruction& inst, const Literal& lhs, const Literal& rhs, con
   }
 }
 
+// Complex dot: both operands packed into complex<T> ([batch][M][K] and [batch][K][N]) and
+// summed in order over K (c64 in complex<float>, c128 in complex<double>).
+template <typename T>
+void RunComplexDot(const Literal& lhs, const Literal& rhs, const DotGeometry& g, Literal& result) {
+  auto pack = [](const Literal& src, const std::vector<int64_t>& perm) {
+    const std::vector<int64_t> src_strides = RowMajorStrides(src.shape().dims);
+    std::vector<int64_t> dims, strides;
+    for (int64_t p : perm) {
+      dims.push_back(src.shape().dims[p]);
+      strides.push_back(src_strides[p]);
+    }
+    std::vector<std::complex<T>> out(static_cast<size_t>(src.element_count()));
+    ForEachStrided(dims, strides, [&](int64_t i, int64_t offset) {
+      out[static_cast<size_t>(i)] = std::complex<T>(src.GetComplex(offset));
+    });
+    return out;
+  };
+  const std::vector<std::complex<T>> a = pack(lhs, g.lhs_perm), b = pack(rhs, g.rhs_perm);
+  for (int64_t bi = 0; bi < g.batch; ++bi) {
+    for (int64_t i = 0; i < g.m; ++i) {
+      for (int64_t j = 0; j < g.n; ++j) {
+        std::complex<T> sum = 0;
+        for (int64_t kk = 0; kk < g.k; ++kk) {
+          sum += a[static_cast<size_t>((bi * g.m + i) * g.k + kk)] *
+                 b[static_cast<size_t>((bi * g.k + kk) * g.n + j)];
+        }
+        result.SetComplex((bi * g.m + i) * g.n + j, sum);
+      }
+    }
+  }
+}
+
 Literal EvaluateDot(const Instruction& inst, Operands operands) {
   Require(operands.size() == 2, inst, "expects two operands");
   const DotGeometry g = CheckDot(inst, operands[0]->shape(), operands[1]->shape());
   Literal result = NewResult(inst);
+  if (IsComplex(inst.shape().type)) {
+    if (inst.shape().type == PrimitiveType::kC128) {
+      RunComplexDot<double>(*operands[0], *operands[1], g, result);
+    } else {
+      RunComplexDot<float>(*operands[0], *operands[1], g, result);
+    }
+    return result;
+  }
   switch (
       ChooseAccumulator(inst.shape().type, operands[0]->shape().type, operands[1]->shape().type)) {
     case AccumulatorKind::kF32:

@@ -126,5 +126,6 @@ void RegisterBuiltinCustomCalls(CustomCallRegistry& registry) {
     registry.Register(std::string(target), eval::EvaluateAnnotationCustomCall);
   registry.Register("AllocateBuffer", eval::EvaluateAllocateBufferCustomCall);
   registry.Register("GetRngSeed", eval::EvaluateGetRngSeedCustomCall);
+  registry.Register("__onednn$layernorm", eval::EvaluateOneDnnLayerNormCustomCall);
 }
 }  // namespace hlo

@@ -4,7 +4,9 @@
 //  - convert: float -> integer truncates toward zero and saturates at the target's bounds, NaN
 //    becomes 0; integer -> integer wraps; anything -> pred is `!= 0` (so NaN -> true); pred ->
 //    anything is 0 or 1; to bf16/f16 rounds to nearest even (f64 goes through f32 first, as
-//    Literal::SetFromDouble does).
+//    Literal::SetFromDouble does); to the 8-/4-bit floats rounds once from the exact value
+//    (minifloat.h); to s4/u4 from floats saturates at the 4-bit bounds, from integers wraps;
+//    real -> complex gives (value, 0), complex -> real is refused (take real or imag).
 //  - bitcast-convert copies the bytes: literals hold row-major data, so when the widths differ
 //    the (little-endian) narrow elements along the result's/operand's extra last dimension
 //    form one wide element, which is XLA's definition.
@@ -44,14 +46,21 @@ typename ElementTraits<To>::Storage ConvertOne(typename ElementTraits<From>::Sto
     return value != 0;
   } else if constexpr (From == PrimitiveType::kPred) {
     return Target::Store(static_cast<typename Target::Compute>(value != 0));
+  } else if constexpr (kIsFloatType<From> && kIsNibbleType<To>) {
+    constexpr int kLow = To == PrimitiveType::kS4 ? -8 : 0;
+    constexpr int kHigh = To == PrimitiveType::kS4 ? 7 : 15;
+    return static_cast<Out>(std::clamp<int>(SaturateToInteger<int16_t>(value), kLow, kHigh));
   } else if constexpr (kIsFloatType<From> && kIsIntType<To>) {
     return SaturateToInteger<Out>(value);
+  } else if constexpr (kIsMinifloatType<To>) {
+    return DoubleToMinifloat(Target::Format(), static_cast<double>(value));  // one rounding
   } else if constexpr (To == PrimitiveType::kF64) {
     return static_cast<double>(value);
   } else if constexpr (kIsFloatType<To>) {
     return Target::Store(static_cast<float>(value));
   } else {
-    return static_cast<Out>(value);  // integer -> integer: modular (C++20 defines it)
+    // integer -> integer: modular (C++20 defines it); 4-bit targets wrap on store.
+    return Target::Store(static_cast<typename Target::Compute>(value));
   }
 }
 
@@ -99,6 +108,15 @@ Float ReducePrecision(Float input, int exponent_bits, int mantissa_bits) {
 }  // namespace
 
 void ConvertElements(const Literal& in, Literal& out) {
+  if (IsComplex(out.shape().type)) {  // real -> (value, 0); c64 <-> c128 per part
+    for (int64_t i = 0; i < out.element_count(); ++i) out.SetComplex(i, in.GetComplex(i));
+    return;
+  }
+  if (IsComplex(in.shape().type)) {
+    throw Error("convert from complex " + std::string(PrimitiveTypeName(in.shape().type)) +
+                " to " + std::string(PrimitiveTypeName(out.shape().type)) +
+                " is not defined (take real or imag first)");
+  }
   DispatchArrayType(in.shape().type, [&](auto from) {
     DispatchArrayType(out.shape().type, [&](auto to) {
       ConvertTyped<decltype(from)::value, decltype(to)::value>(in, out);

@@ -6,6 +6,8 @@
 // index first, so the result is deterministic.
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -99,6 +101,54 @@ Literal EvaluateAllocateBufferCustomCall(const Instruction& call,
                                          std::span<const Literal* const> operands) {
   if (!operands.empty()) throw Error("AllocateBuffer takes no operands");
   return MakeResult(call);  // XLA leaves the buffer uninitialized; zeros here, deterministically
+}
+
+Literal EvaluateOneDnnLayerNormCustomCall(const Instruction& call,
+                                          std::span<const Literal* const> operands) {
+  const Shape& shape = call.shape();
+  if (operands.empty() || operands.size() > 3 || !shape.IsArray() || shape.rank() < 1 ||
+      !operands[0]->shape().Compatible(shape)) {
+    throw Error("__onednn$layernorm takes (input[..., n], scale[n], shift[n]) and returns the "
+                "input's shape " + shape.ToString(false));
+  }
+  const int64_t n = shape.dims.back();
+  for (size_t k = 1; k < operands.size(); ++k) {
+    if (operands[k]->element_count() != n) {
+      throw Error("__onednn$layernorm operand " + std::to_string(k) + " has shape " +
+                  operands[k]->shape().ToString(false) + ", expected " + std::to_string(n) +
+                  " elements (the normalized dimension)");
+    }
+  }
+  // backend_config {"onednn_layer_norm_config":{"rescale":...,"epsilon_typecast":BITS}}: the
+  // epsilon travels as the bits of an f32; absent, the field reads 0 in XLA too.
+  float epsilon = 0;
+  const std::string& config = call.attr<CustomCallAttrs>().backend_config;
+  if (size_t at = config.find("epsilon_typecast"); at != std::string::npos) {
+    at = config.find(':', at);
+    const int64_t bits = at == std::string::npos ? 0 : std::strtoll(config.c_str() + at + 1, nullptr, 10);
+    epsilon = std::bit_cast<float>(static_cast<uint32_t>(bits));
+  }
+  const Literal& x = *operands[0];
+  Literal out = MakeResult(call);
+  const int64_t rows = n == 0 ? 0 : x.element_count() / n;
+  for (int64_t r = 0; r < rows; ++r) {
+    double mean = 0, variance = 0;
+    for (int64_t i = 0; i < n; ++i) mean += x.GetAsDouble(r * n + i);
+    mean /= static_cast<double>(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const double d = x.GetAsDouble(r * n + i) - mean;
+      variance += d * d;
+    }
+    variance /= static_cast<double>(n);
+    const double inverse_deviation = 1 / std::sqrt(variance + static_cast<double>(epsilon));
+    for (int64_t i = 0; i < n; ++i) {
+      double y = (x.GetAsDouble(r * n + i) - mean) * inverse_deviation;
+      if (operands.size() > 1) y *= operands[1]->GetAsDouble(i);
+      if (operands.size() > 2) y += operands[2]->GetAsDouble(i);
+      out.SetFromDouble(r * n + i, y);
+    }
+  }
+  return out;
 }
 
 Literal EvaluateGetRngSeedCustomCall(const Instruction& call,

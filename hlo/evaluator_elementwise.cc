@@ -30,6 +30,11 @@ void CheckOperand(const Instruction& inst, const Literal& operand, int64_t index
   }
 }
 
+// c128 elements, moved whole.
+struct Bytes16 {
+  uint64_t words[2];
+};
+
 // select(pred, on_true, on_false): picks whole elements, so it works on raw bytes.
 template <typename Word>
 void SelectWords(const Literal& pred, const Literal& on_true, const Literal& on_false,
@@ -48,6 +53,7 @@ void Select(const Literal& pred, const Literal& on_true, const Literal& on_false
     case 2: return SelectWords<uint16_t>(pred, on_true, on_false, out);
     case 4: return SelectWords<uint32_t>(pred, on_true, on_false, out);
     case 8: return SelectWords<uint64_t>(pred, on_true, on_false, out);
+    case 16: return SelectWords<Bytes16>(pred, on_true, on_false, out);
     default: ThrowUnsupported(Opcode::kSelect, out.shape().type);
   }
 }
@@ -110,6 +116,10 @@ Literal EvaluateElementwise(const Instruction& inst, Operands operands) {
     }
   }
   const PrimitiveType in_type = operands.empty() ? shape.type : operands[0]->shape().type;
+  if (IsComplexElementwise(op, operands, shape)) {
+    ComplexElementwise(op, operands, result);
+    return result;
+  }
   switch (op) {
     case Opcode::kConvert:
       CheckOperand(inst, *operands[0], 0, in_type, count);

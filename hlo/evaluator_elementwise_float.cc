@@ -1,4 +1,5 @@
-// Floating-point unary and binary elementwise arithmetic (f16, bf16, f32, f64).
+// Floating-point unary and binary elementwise arithmetic (f16, bf16, f32, f64, and the 8-/4-bit
+// floats, which compute in f32 like bf16).
 //
 // Guarantees (ir.h): bf16/f16 compute in f32 and round to nearest even on store; f32 computes
 // in float, f64 in double; maximum/minimum return NaN when either operand is NaN; sign keeps
@@ -89,23 +90,25 @@ void FloatBinaryTyped(Opcode op, const Literal& a, const Literal& b, Literal& ou
 }  // namespace
 
 void FloatUnary(Opcode op, const Literal& in, Literal& out) {
-  switch (out.shape().type) {
-    case PrimitiveType::kF16: return FloatUnaryTyped<PrimitiveType::kF16>(op, in, out);
-    case PrimitiveType::kBF16: return FloatUnaryTyped<PrimitiveType::kBF16>(op, in, out);
-    case PrimitiveType::kF32: return FloatUnaryTyped<PrimitiveType::kF32>(op, in, out);
-    case PrimitiveType::kF64: return FloatUnaryTyped<PrimitiveType::kF64>(op, in, out);
-    default: ThrowUnsupported(op, out.shape().type);
-  }
+  DispatchArrayType(out.shape().type, [&](auto type) {
+    constexpr PrimitiveType P = decltype(type)::value;
+    if constexpr (kIsFloatType<P>) {
+      FloatUnaryTyped<P>(op, in, out);
+    } else {
+      ThrowUnsupported(op, P);
+    }
+  });
 }
 
 void FloatBinary(Opcode op, const Literal& a, const Literal& b, Literal& out) {
-  switch (out.shape().type) {
-    case PrimitiveType::kF16: return FloatBinaryTyped<PrimitiveType::kF16>(op, a, b, out);
-    case PrimitiveType::kBF16: return FloatBinaryTyped<PrimitiveType::kBF16>(op, a, b, out);
-    case PrimitiveType::kF32: return FloatBinaryTyped<PrimitiveType::kF32>(op, a, b, out);
-    case PrimitiveType::kF64: return FloatBinaryTyped<PrimitiveType::kF64>(op, a, b, out);
-    default: ThrowUnsupported(op, out.shape().type);
-  }
+  DispatchArrayType(out.shape().type, [&](auto type) {
+    constexpr PrimitiveType P = decltype(type)::value;
+    if constexpr (kIsFloatType<P>) {
+      FloatBinaryTyped<P>(op, a, b, out);
+    } else {
+      ThrowUnsupported(op, P);
+    }
+  });
 }
 
 }  // namespace hlo::eval

@@ -97,9 +97,13 @@ void IntegerUnaryTyped(Opcode op, const Literal& in, Literal& out) {
       return map([](T x) { return x; });
     case Opcode::kNegate: return map([](T x) { return WrapSub(T(0), x); });
     case Opcode::kNot: return map([](T x) { return static_cast<T>(~static_cast<U>(x)); });
+    // popcnt of an s4 counts its sign-extended byte and wraps (popcnt(-1) = 8 -> -8), which is
+    // what XLA:CPU returns; clz counts within the 4 bits (XLA:CPU agrees).
     case Opcode::kPopulationCount:
       return map([](T x) { return static_cast<T>(std::popcount(static_cast<U>(x))); });
     case Opcode::kClz:
+      if constexpr (kIsNibbleType<P>)
+        return map([](T x) { return static_cast<T>(std::countl_zero(static_cast<U>(x & 0x0f)) - 4); });
       return map([](T x) { return static_cast<T>(std::countl_zero(static_cast<U>(x))); });
     case Opcode::kSign: return map([](T x) { return static_cast<T>((x > 0) - (x < 0)); });
     default: ThrowUnsupported(op, P);
@@ -123,8 +127,15 @@ void IntegerBinaryTyped(Opcode op, const Literal& a, const Literal& b, Literal& 
     case Opcode::kOr: return map([](T x, T y) { return static_cast<T>(x | y); });
     case Opcode::kXor: return map([](T x, T y) { return static_cast<T>(x ^ y); });
     case Opcode::kShiftLeft: return map([](T x, T y) { return ShiftLeft(x, y); });
-    case Opcode::kShiftRightLogical: return map([](T x, T y) { return ShiftRightLogical(x, y); });
+    case Opcode::kShiftRightLogical:
+      if constexpr (P == PrimitiveType::kS4)  // shift the 4 stored bits, not the sign extension
+        return map([](T x, T y) { return static_cast<T>(ShiftRightLogical<uint8_t>(x & 0x0f, y)); });
+      return map([](T x, T y) { return ShiftRightLogical(x, y); });
     case Opcode::kShiftRightArithmetic:
+      if constexpr (P == PrimitiveType::kU4)  // the top of the 4 bits is the sign
+        return map([](T x, T y) {
+          return static_cast<T>(ShiftRightArithmetic<int8_t>(WrapS4(static_cast<int8_t>(x)), y));
+        });
       return map([](T x, T y) { return ShiftRightArithmetic(x, y); });
     default: ThrowUnsupported(op, P);
   }

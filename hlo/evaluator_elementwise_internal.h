@@ -49,6 +49,11 @@ void FloatBinary(Opcode op, const Literal& a, const Literal& b, Literal& out);
 void IntegerUnary(Opcode op, const Literal& in, Literal& out);
 void IntegerBinary(Opcode op, const Literal& a, const Literal& b, Literal& out);
 
+// evaluator_complex.cc: ops with a complex operand or result, and real/imag/complex (which
+// also take real values). IsComplexElementwise says whether `op` on these goes there.
+bool IsComplexElementwise(Opcode op, Operands operands, const Shape& result);
+void ComplexElementwise(Opcode op, Operands operands, Literal& out);
+
 // evaluator_compare.cc: compare (IEEE or total order for floats; signed/unsigned integers).
 void CompareElements(const CompareAttrs& attrs, const Literal& a, const Literal& b, Literal& out);
 

@@ -31,6 +31,11 @@ Literal EvaluateAnnotationCustomCall(const Instruction& call,
 // AllocateBuffer: a buffer of the result shape; XLA leaves it uninitialized, this gives zeros.
 Literal EvaluateAllocateBufferCustomCall(const Instruction& call,
                                          std::span<const Literal* const> operands);
+// __onednn$layernorm (XLA:CPU's oneDNN layer norm): (x - mean) / sqrt(variance + epsilon) over
+// the last dimension, times scale and plus shift when given; computed in f64, rounded once.
+// epsilon is backend_config's epsilon_typecast (the bits of an f32; absent: 0, as XLA reads it).
+Literal EvaluateOneDnnLayerNormCustomCall(const Instruction& call,
+                                          std::span<const Literal* const> operands);
 // GetRngSeed: XLA's per-run seed for the RNG ops; the interpreter is deterministic and gives
 // kRngSeed every time.
 inline constexpr int64_t kRngSeed = 42;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "hlo/evaluator_internal.h"
+#include "hlo/evaluator_types.h"
 
 // Everything lives in hlo::eval::rc (reduction/contraction) so these helpers cannot collide with
 // the other family files' internal helpers.
@@ -69,6 +70,17 @@ struct Arith<F16Tag> {
   static float Load(uint16_t s) { return F16ToFloat(s); }
   static uint16_t Store(float c) { return FloatToF16(c); }
 };
+// Types whose storage is not their compute type (s4/u4 wrap on store, the minifloats round):
+// their ElementTraits (evaluator_types.h) do the work.
+template <PrimitiveType P>
+struct TraitsTag {};
+template <PrimitiveType P>
+struct Arith<TraitsTag<P>> {
+  using Storage = typename ElementTraits<P>::Storage;
+  using Compute = typename ElementTraits<P>::Compute;
+  static Compute Load(Storage s) { return ElementTraits<P>::Load(s); }
+  static Storage Store(Compute c) { return ElementTraits<P>::Store(c); }
+};
 struct PredTag {};
 template <>
 struct Arith<PredTag> {
@@ -108,6 +120,20 @@ decltype(auto) VisitArrayType(PrimitiveType type, const Instruction& inst, Fn&& 
       return fn(float{});
     case PrimitiveType::kF64:
       return fn(double{});
+    case PrimitiveType::kS4: return fn(TraitsTag<PrimitiveType::kS4>{});
+    case PrimitiveType::kU4: return fn(TraitsTag<PrimitiveType::kU4>{});
+    case PrimitiveType::kF8E5M2: return fn(TraitsTag<PrimitiveType::kF8E5M2>{});
+    case PrimitiveType::kF8E4M3FN: return fn(TraitsTag<PrimitiveType::kF8E4M3FN>{});
+    case PrimitiveType::kF8E4M3B11FNUZ: return fn(TraitsTag<PrimitiveType::kF8E4M3B11FNUZ>{});
+    case PrimitiveType::kF8E5M2FNUZ: return fn(TraitsTag<PrimitiveType::kF8E5M2FNUZ>{});
+    case PrimitiveType::kF8E4M3FNUZ: return fn(TraitsTag<PrimitiveType::kF8E4M3FNUZ>{});
+    case PrimitiveType::kF8E4M3: return fn(TraitsTag<PrimitiveType::kF8E4M3>{});
+    case PrimitiveType::kF8E3M4: return fn(TraitsTag<PrimitiveType::kF8E3M4>{});
+    case PrimitiveType::kF4E2M1FN: return fn(TraitsTag<PrimitiveType::kF4E2M1FN>{});
+    case PrimitiveType::kF8E8M0FNU: return fn(TraitsTag<PrimitiveType::kF8E8M0FNU>{});
+    case PrimitiveType::kC64:
+    case PrimitiveType::kC128:
+      Fail(inst, "is not defined for complex element type " + std::string(PrimitiveTypeName(type)));
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken:
       break;

@@ -50,6 +50,8 @@ Literal EvaluateReduction(const Instruction& inst, Operands operands, EvalContex
 
 // evaluator_contraction.cc: dot, convolution, batch-norm-inference/-training/-grad.
 Literal EvaluateContraction(const Instruction& inst, Operands operands);
+// evaluator_complex.cc
+Literal EvaluateFft(const Instruction& inst, Operands operands);
 
 // evaluator_control.cc: call, while, conditional, fusion, custom-call (through the registry),
 // and collectives as a single replica (all-reduce/all-gather of one participant = identity).

@@ -57,6 +57,7 @@ const Instruction* BinaryRootOverParameters(const Computation& computation, Prim
 std::optional<BinaryKind> RecognizeBinaryBody(const Computation& computation, PrimitiveType type) {
   const Instruction* root = BinaryRootOverParameters(computation, type);
   if (root == nullptr || root->shape().type != type) return std::nullopt;
+  if (IsComplex(type)) return std::nullopt;  // the typed fast paths are for real types
   const bool bitwise_ok = IsInteger(type) || type == PrimitiveType::kPred;
   switch (root->opcode()) {
     case Opcode::kAdd:

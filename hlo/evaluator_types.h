@@ -1,7 +1,8 @@
 // Element-type plumbing for the evaluator's family files (internal to hlo/).
 //
 // Guarantees: DispatchArrayType calls its functor with a compile-time PrimitiveType for every
-// array type of types.def (exhaustive switch, no default) and throws hlo::Error for tuple/token.
+// real array type of types.def (exhaustive switch, no default) and throws hlo::Error for
+// tuple/token and for complex types (handled by evaluator_complex.cc).
 // ElementTraits<P> names the C++ storage type (as literal.h stores it) and the compute type
 // arithmetic uses: bf16/f16 compute in float and round to nearest even on store (ir.h), so the
 // hot loops below never go through Literal::GetAsDouble.
@@ -13,6 +14,7 @@
 #include <type_traits>
 
 #include "hlo/literal.h"
+#include "hlo/minifloat.h"
 #include "hlo/shape.h"
 
 namespace hlo::eval {
@@ -82,12 +84,65 @@ struct ElementTraits<PrimitiveType::kF16> {
   static Storage Store(Compute c) { return FloatToF16(c); }
 };
 
+// s4 / u4: one value per byte; arithmetic in 8 bits, wrapped to 4 bits on store.
+template <>
+struct ElementTraits<PrimitiveType::kS4> {
+  using Storage = int8_t;
+  using Compute = int8_t;
+  static Compute Load(Storage s) { return s; }
+  static Storage Store(Compute c) { return WrapS4(c); }
+};
+template <>
+struct ElementTraits<PrimitiveType::kU4> {
+  using Storage = uint8_t;
+  using Compute = uint8_t;
+  static Compute Load(Storage s) { return s; }
+  static Storage Store(Compute c) { return WrapU4(c); }
+};
+
+// The 8-bit and 4-bit floats compute in float and round to their format on store (minifloat.h),
+// as bf16 does.
+template <PrimitiveType P>
+struct MinifloatTraits {
+  using Storage = uint8_t;
+  using Compute = float;
+  static const MinifloatFormat& Format() {
+    static const MinifloatFormat format = *MinifloatFormatOf(P);
+    return format;
+  }
+  static Compute Load(Storage s) { return static_cast<float>(MinifloatToDouble(Format(), s)); }
+  static Storage Store(Compute c) { return DoubleToMinifloat(Format(), c); }
+};
+#define RETARGET_MINIFLOAT_TRAITS(P) \
+  template <>                        \
+  struct ElementTraits<PrimitiveType::P> : MinifloatTraits<PrimitiveType::P> {};
+RETARGET_MINIFLOAT_TRAITS(kF8E5M2)
+RETARGET_MINIFLOAT_TRAITS(kF8E4M3FN)
+RETARGET_MINIFLOAT_TRAITS(kF8E4M3B11FNUZ)
+RETARGET_MINIFLOAT_TRAITS(kF8E5M2FNUZ)
+RETARGET_MINIFLOAT_TRAITS(kF8E4M3FNUZ)
+RETARGET_MINIFLOAT_TRAITS(kF8E4M3)
+RETARGET_MINIFLOAT_TRAITS(kF8E3M4)
+RETARGET_MINIFLOAT_TRAITS(kF4E2M1FN)
+RETARGET_MINIFLOAT_TRAITS(kF8E8M0FNU)
+#undef RETARGET_MINIFLOAT_TRAITS
+
 template <PrimitiveType P>
 using TypeConstant = std::integral_constant<PrimitiveType, P>;
 
 template <PrimitiveType P>
+inline constexpr bool kIsMinifloatType =
+    P == PrimitiveType::kF8E5M2 || P == PrimitiveType::kF8E4M3FN ||
+    P == PrimitiveType::kF8E4M3B11FNUZ || P == PrimitiveType::kF8E5M2FNUZ ||
+    P == PrimitiveType::kF8E4M3FNUZ || P == PrimitiveType::kF8E4M3 ||
+    P == PrimitiveType::kF8E3M4 || P == PrimitiveType::kF4E2M1FN ||
+    P == PrimitiveType::kF8E8M0FNU;
+template <PrimitiveType P>
 inline constexpr bool kIsFloatType = P == PrimitiveType::kF16 || P == PrimitiveType::kBF16 ||
-                                     P == PrimitiveType::kF32 || P == PrimitiveType::kF64;
+                                     P == PrimitiveType::kF32 || P == PrimitiveType::kF64 ||
+                                     kIsMinifloatType<P>;
+template <PrimitiveType P>
+inline constexpr bool kIsNibbleType = P == PrimitiveType::kS4 || P == PrimitiveType::kU4;
 template <PrimitiveType P>
 inline constexpr bool kIsIntType = !kIsFloatType<P> && P != PrimitiveType::kPred;
 
@@ -108,6 +163,23 @@ decltype(auto) DispatchArrayType(PrimitiveType type, Fn&& fn) {
     case PrimitiveType::kF32: return fn(TypeConstant<PrimitiveType::kF32>{});
     case PrimitiveType::kF64: return fn(TypeConstant<PrimitiveType::kF64>{});
     case PrimitiveType::kBF16: return fn(TypeConstant<PrimitiveType::kBF16>{});
+    case PrimitiveType::kS4: return fn(TypeConstant<PrimitiveType::kS4>{});
+    case PrimitiveType::kU4: return fn(TypeConstant<PrimitiveType::kU4>{});
+    case PrimitiveType::kF8E5M2: return fn(TypeConstant<PrimitiveType::kF8E5M2>{});
+    case PrimitiveType::kF8E4M3FN: return fn(TypeConstant<PrimitiveType::kF8E4M3FN>{});
+    case PrimitiveType::kF8E4M3B11FNUZ: return fn(TypeConstant<PrimitiveType::kF8E4M3B11FNUZ>{});
+    case PrimitiveType::kF8E5M2FNUZ: return fn(TypeConstant<PrimitiveType::kF8E5M2FNUZ>{});
+    case PrimitiveType::kF8E4M3FNUZ: return fn(TypeConstant<PrimitiveType::kF8E4M3FNUZ>{});
+    case PrimitiveType::kF8E4M3: return fn(TypeConstant<PrimitiveType::kF8E4M3>{});
+    case PrimitiveType::kF8E3M4: return fn(TypeConstant<PrimitiveType::kF8E3M4>{});
+    case PrimitiveType::kF4E2M1FN: return fn(TypeConstant<PrimitiveType::kF4E2M1FN>{});
+    case PrimitiveType::kF8E8M0FNU: return fn(TypeConstant<PrimitiveType::kF8E8M0FNU>{});
+    // Complex values have their own paths (evaluator_complex.cc); the typed families do not
+    // instantiate for them.
+    case PrimitiveType::kC64:
+    case PrimitiveType::kC128:
+      throw Error("this operation is not defined for complex element type " +
+                  std::string(PrimitiveTypeName(type)));
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken:
       break;

@@ -1,9 +1,12 @@
 #include "hlo/literal.h"
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
+
+#include "hlo/minifloat.h"
 
 namespace hlo {
 
@@ -154,10 +157,38 @@ double Literal::GetAsDouble(int64_t i) const {
     case PrimitiveType::kBF16: return BF16ToFloat(Load<uint16_t>(data_, i));
     case PrimitiveType::kF32: return Load<float>(data_, i);
     case PrimitiveType::kF64: return Load<double>(data_, i);
+    case PrimitiveType::kS4: return Load<int8_t>(data_, i);
+    case PrimitiveType::kU4: return Load<uint8_t>(data_, i);
+    case PrimitiveType::kC64: return Load<float>(data_, 2 * i);  // the real part
+    case PrimitiveType::kC128: return Load<double>(data_, 2 * i);
+    RETARGET_MINIFLOAT_CASES:
+      return MinifloatToDouble(*MinifloatFormatOf(shape_.type), data_[i]);
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken: break;
   }
   return 0.0;
+}
+
+std::complex<double> Literal::GetComplex(int64_t i) const {
+  switch (shape_.type) {
+    case PrimitiveType::kC64: return {Load<float>(data_, 2 * i), Load<float>(data_, 2 * i + 1)};
+    case PrimitiveType::kC128: return {Load<double>(data_, 2 * i), Load<double>(data_, 2 * i + 1)};
+    default: return {GetAsDouble(i), 0.0};
+  }
+}
+
+void Literal::SetComplex(int64_t i, std::complex<double> v) {
+  switch (shape_.type) {
+    case PrimitiveType::kC64:
+      Store(data_, 2 * i, static_cast<float>(v.real()));
+      Store(data_, 2 * i + 1, static_cast<float>(v.imag()));
+      return;
+    case PrimitiveType::kC128:
+      Store(data_, 2 * i, v.real());
+      Store(data_, 2 * i + 1, v.imag());
+      return;
+    default: SetFromDouble(i, v.real()); return;
+  }
 }
 
 void Literal::SetFromDouble(int64_t i, double v) {
@@ -177,6 +208,14 @@ void Literal::SetFromDouble(int64_t i, double v) {
     case PrimitiveType::kBF16: Store(data_, i, FloatToBF16(static_cast<float>(v))); return;
     case PrimitiveType::kF32: Store(data_, i, static_cast<float>(v)); return;
     case PrimitiveType::kF64: Store(data_, i, v); return;
+    case PrimitiveType::kS4: Store(data_, i, static_cast<int8_t>(std::clamp<double>(SaturatingCast<int8_t>(v), -8, 7))); return;
+    case PrimitiveType::kU4: Store(data_, i, static_cast<uint8_t>(std::min<double>(SaturatingCast<uint8_t>(v), 15))); return;
+    case PrimitiveType::kC64:
+    case PrimitiveType::kC128: SetComplex(i, {v, 0.0}); return;
+    // Directly from f64: one rounding (XLA converts f64 -> f8 without an f32 step).
+    RETARGET_MINIFLOAT_CASES:
+      data_[i] = DoubleToMinifloat(*MinifloatFormatOf(shape_.type), v);
+      return;
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken: return;
   }
@@ -205,6 +244,8 @@ void Literal::SetFromInt64(int64_t i, int64_t v) {
     case PrimitiveType::kU16: Store(data_, i, static_cast<uint16_t>(v)); return;
     case PrimitiveType::kU32: Store(data_, i, static_cast<uint32_t>(v)); return;
     case PrimitiveType::kU64: Store(data_, i, static_cast<uint64_t>(v)); return;
+    case PrimitiveType::kS4: Store(data_, i, WrapS4(static_cast<int8_t>(v))); return;
+    case PrimitiveType::kU4: Store(data_, i, WrapU4(static_cast<uint8_t>(v))); return;
     default: SetFromDouble(i, static_cast<double>(v)); return;
   }
 }
@@ -232,7 +273,12 @@ std::string Literal::ToString(int64_t max_elements) const {
   int64_t n = element_count();
   for (int64_t i = 0; i < n && i < max_elements; ++i) {
     if (i) out += ", ";
-    if (IsFloating(shape_.type)) {
+    if (IsComplex(shape_.type)) {
+      char buf[64];
+      const std::complex<double> v = GetComplex(i);
+      std::snprintf(buf, sizeof(buf), "(%.9g, %.9g)", v.real(), v.imag());
+      out += buf;
+    } else if (IsFloating(shape_.type)) {
       char buf[32];
       std::snprintf(buf, sizeof(buf), "%.9g", GetAsDouble(i));
       out += buf;

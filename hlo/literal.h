@@ -6,6 +6,7 @@
 // stored as their 16-bit patterns; pred as one byte 0/1.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -63,6 +64,10 @@ float BF16ToFloat(uint16_t bits);
 uint16_t FloatToF16(float value);
 float F16ToFloat(uint16_t bits);
 
+// s4 / u4 values wrap to 4 bits (two's complement for s4), stored one per byte.
+inline int8_t WrapS4(int8_t v) { return static_cast<int8_t>(static_cast<int8_t>(v << 4) >> 4); }
+inline uint8_t WrapU4(uint8_t v) { return static_cast<uint8_t>(v & 0x0f); }
+
 class Literal {
  public:
   Literal() = default;
@@ -90,11 +95,15 @@ class Literal {
   std::vector<Literal>& mutable_elements() { return elements_; }
 
   // Element `i` (row-major linear index) converted to/from double. Exact for every type except
-  // 64-bit integers beyond 2^53 (use the typed data() for those).
+  // 64-bit integers beyond 2^53 (use the typed data() for those). For complex types: the real
+  // part (use GetComplex / SetComplex, which read and write both).
   double GetAsDouble(int64_t i) const;
   void SetFromDouble(int64_t i, double value);  // rounds/wraps as a convert would
   int64_t GetAsInt64(int64_t i) const;          // integers and pred; floats truncate
   void SetFromInt64(int64_t i, int64_t value);
+  // Complex element `i`; other types read as (value, 0) and store the real part.
+  std::complex<double> GetComplex(int64_t i) const;
+  void SetComplex(int64_t i, std::complex<double> value);
 
   // Structural equality: same shape (ignoring layout) and bit-identical data.
   bool BitwiseEqual(const Literal& other) const;

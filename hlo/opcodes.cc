@@ -83,6 +83,16 @@ std::string_view FusionKindName(FusionKind k) {
   return "?";
 }
 
+std::string_view FftTypeName(FftType t) {
+  switch (t) {
+    case FftType::kFft: return "FFT";
+    case FftType::kIfft: return "IFFT";
+    case FftType::kRfft: return "RFFT";
+    case FftType::kIrfft: return "IRFFT";
+  }
+  return "?";
+}
+
 std::string_view PrecisionName(Precision p) {
   switch (p) {
     case Precision::kDefault: return "default";

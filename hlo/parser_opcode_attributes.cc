@@ -255,6 +255,19 @@ void ParseInstructionAttributes(Lexer& lexer, Opcode opcode, const LexPosition& 
       out.called.push_back(r.Computation(r.Require("condition")));
       out.called.push_back(r.Computation(r.Require("body")));
       break;
+    case Opcode::kFft: {
+      const RawAttribute& a = r.Require("fft_type");
+      std::string_view w = r.Word(a);
+      FftAttrs fft;
+      bool known = false;
+      for (FftType t : {FftType::kFft, FftType::kIfft, FftType::kRfft, FftType::kIrfft}) {
+        if (w == FftTypeName(t)) fft.type = t, known = true;
+      }
+      if (!known) r.BadValue(a, "FFT, IFFT, RFFT or IRFFT");
+      fft.length = r.IntList(r.Require("fft_length"));
+      out.attrs = std::move(fft);
+      break;
+    }
     case Opcode::kRng: {
       const RawAttribute& a = r.Require("distribution");
       std::string_view w = r.Word(a);
@@ -297,7 +310,7 @@ void ParseInstructionAttributes(Lexer& lexer, Opcode opcode, const LexPosition& 
     case Opcode::kCos: case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1:
     case Opcode::kFloor: case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p:
     case Opcode::kLogistic: case Opcode::kNegate: case Opcode::kNot:
-    case Opcode::kPopulationCount: case Opcode::kRoundNearestAfz:
+    case Opcode::kPopulationCount: case Opcode::kRoundNearestAfz: case Opcode::kReal: case Opcode::kImag: case Opcode::kComplex:
     case Opcode::kRoundNearestEven: case Opcode::kRsqrt: case Opcode::kSign: case Opcode::kSin:
     case Opcode::kSqrt: case Opcode::kTan: case Opcode::kTanh: case Opcode::kAdd:
     case Opcode::kAnd: case Opcode::kAtan2: case Opcode::kDivide: case Opcode::kMaximum:

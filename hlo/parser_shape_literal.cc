@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "hlo/literal.h"
+#include "hlo/minifloat.h"
 #include "hlo/parser_internal.h"
 
 namespace hlo::parser_internal {
@@ -136,6 +137,23 @@ T ParseIntegerToken(Lexer& lexer, const LexPosition& pos, std::string_view text,
   return static_cast<T>(value);
 }
 
+// `(real, imag)`, as XLA prints complex constants.
+void ParseComplexElement(Lexer& lexer, Literal& literal, int64_t index) {
+  const PrimitiveType type = literal.shape().type;
+  const char* name = type == PrimitiveType::kC64 ? "c64" : "c128";
+  lexer.Expect('(', std::string("to start a ") + name + " value (real, imag)");
+  double parts[2];
+  for (int k = 0; k < 2; ++k) {
+    if (k) lexer.Expect(',', "between the real and imaginary parts");
+    LexPosition pos = (lexer.SkipTrivia(), lexer.position());
+    std::string_view text = lexer.NumberText("a constant value");
+    parts[k] = type == PrimitiveType::kC64 ? ParseFloatToken<float>(lexer, pos, text, name)
+                                            : ParseFloatToken<double>(lexer, pos, text, name);
+  }
+  lexer.Expect(')', std::string("to close the ") + name + " value");
+  literal.SetComplex(index, {parts[0], parts[1]});
+}
+
 void ParseElement(Lexer& lexer, Literal& literal, int64_t index) {
   PrimitiveType type = literal.shape().type;
   LexPosition pos = (lexer.SkipTrivia(), lexer.position());
@@ -143,6 +161,7 @@ void ParseElement(Lexer& lexer, Literal& literal, int64_t index) {
     if (lexer.TryConsume("true")) return StoreAt<uint8_t>(literal, index, 1);
     if (lexer.TryConsume("false")) return StoreAt<uint8_t>(literal, index, 0);
   }
+  if (IsComplex(type)) return ParseComplexElement(lexer, literal, index);
   std::string_view text = lexer.NumberText("a constant value");
   switch (type) {
     case PrimitiveType::kPred: {
@@ -163,6 +182,21 @@ void ParseElement(Lexer& lexer, Literal& literal, int64_t index) {
       return StoreAt(literal, index, FloatToBF16(ParseFloatToken<float>(lexer, pos, text, "bf16")));
     case PrimitiveType::kF32: return StoreAt(literal, index, ParseFloatToken<float>(lexer, pos, text, "f32"));
     case PrimitiveType::kF64: return StoreAt(literal, index, ParseFloatToken<double>(lexer, pos, text, "f64"));
+    case PrimitiveType::kS4:
+    case PrimitiveType::kU4: {
+      const int64_t v = ParseIntegerToken<int64_t>(lexer, pos, text, type);
+      const bool s4 = type == PrimitiveType::kS4;
+      if (v < (s4 ? -8 : 0) || v > (s4 ? 7 : 15)) {
+        lexer.FailAt(pos, "invalid or out-of-range " + std::string(PrimitiveTypeName(type)) +
+                              " value '" + std::string(text) + "'");
+      }
+      return literal.SetFromInt64(index, v);
+    }
+    RETARGET_MINIFLOAT_CASES:
+      return literal.SetFromDouble(
+          index, ParseFloatToken<double>(lexer, pos, text, PrimitiveTypeName(type).data()));
+    case PrimitiveType::kC64:
+    case PrimitiveType::kC128:
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken: break;
   }

@@ -11,6 +11,7 @@
 
 #include "hlo/lexer.h"
 #include "hlo/literal.h"
+#include "hlo/minifloat.h"
 #include "hlo/printer_internal.h"
 
 namespace hlo {
@@ -85,6 +86,16 @@ T LoadElement(const Literal& literal, int64_t i) {
   return v;
 }
 
+// XLA's spelling of a complex element: `(real, imag)`, each part as its float type prints.
+template <typename Part>
+void AppendComplex(std::string& out, const Literal& literal, int64_t i) {
+  out += '(';
+  AppendFloat(out, LoadElement<Part>(literal, 2 * i));
+  out += ", ";
+  AppendFloat(out, LoadElement<Part>(literal, 2 * i + 1));
+  out += ')';
+}
+
 void AppendElement(std::string& out, const Literal& literal, int64_t i) {
   switch (literal.shape().type) {
     case PrimitiveType::kPred: out += literal.bytes()[i] ? "true" : "false"; return;
@@ -102,6 +113,14 @@ void AppendElement(std::string& out, const Literal& literal, int64_t i) {
       return AppendHalf(out, LoadElement<uint16_t>(literal, i), BF16ToFloat, FloatToBF16);
     case PrimitiveType::kF32: AppendFloat(out, LoadElement<float>(literal, i)); return;
     case PrimitiveType::kF64: AppendFloat(out, LoadElement<double>(literal, i)); return;
+    case PrimitiveType::kS4: out += std::to_string(LoadElement<int8_t>(literal, i)); return;
+    case PrimitiveType::kU4: out += std::to_string(LoadElement<uint8_t>(literal, i)); return;
+    case PrimitiveType::kC64: return AppendComplex<float>(out, literal, i);
+    case PrimitiveType::kC128: return AppendComplex<double>(out, literal, i);
+    // Minifloat values are exact doubles: the shortest double spelling reparses to the same bits.
+    RETARGET_MINIFLOAT_CASES:
+      AppendFloat(out, literal.GetAsDouble(i));
+      return;
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken: return;
   }

@@ -204,6 +204,14 @@ struct TypedPrinter {
     auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), a.epsilon, std::chars_format::general);
     out += ", epsilon=" + std::string(buf, ptr) + ", feature_index=" + std::to_string(a.feature_index);
   }
+  void operator()(const FftAttrs& a) const {
+    out += ", fft_type=" + std::string(FftTypeName(a.type)) + ", fft_length={";
+    for (size_t i = 0; i < a.length.size(); ++i) {
+      if (i) out += ',';
+      out += std::to_string(a.length[i]);
+    }
+    out += '}';
+  }
   void operator()(const ReducePrecisionAttrs& a) const {
     out += ", exponent_bits=" + std::to_string(a.exponent_bits) +
            ", mantissa_bits=" + std::to_string(a.mantissa_bits);

@@ -24,7 +24,7 @@ void Assign(Repeated* out, const std::vector<int64_t>& values) {
 enum class AttrsKind {
   kNone, kParameter, kConstant, kIota, kDimensions, kSlice, kDynamicSlice, kPad, kDot,
   kConvolution, kWindow, kCompare, kGather, kScatter, kTupleIndex, kFusion, kCustomCall, kSort,
-  kTopK, kBatchNorm, kReducePrecision, kCollective, kRng,
+  kTopK, kBatchNorm, kReducePrecision, kCollective, kRng, kFft,
 };
 
 AttrsKind AttrsKindFor(Opcode opcode) {
@@ -63,6 +63,7 @@ AttrsKind AttrsKindFor(Opcode opcode) {
     case Opcode::kCollectivePermute:
     case Opcode::kReduceScatter: return AttrsKind::kCollective;
     case Opcode::kRng: return AttrsKind::kRng;
+    case Opcode::kFft: return AttrsKind::kFft;
     case Opcode::kPartitionId:
     case Opcode::kReplicaId:
     case Opcode::kRngGetAndUpdateState:
@@ -86,6 +87,9 @@ AttrsKind AttrsKindFor(Opcode opcode) {
     case Opcode::kNegate:
     case Opcode::kNot:
     case Opcode::kPopulationCount:
+    case Opcode::kReal:
+    case Opcode::kImag:
+    case Opcode::kComplex:
     case Opcode::kRoundNearestAfz:
     case Opcode::kRoundNearestEven:
     case Opcode::kRsqrt:
@@ -309,6 +313,10 @@ struct AttrsWriter {
     p->set_epsilon(a.epsilon);
     p->set_feature_index(a.feature_index);
   }
+  void operator()(const FftAttrs& a) const {
+    p->set_fft_type(static_cast<xla::FftType>(a.type));
+    Assign(p->mutable_fft_length(), a.length);
+  }
   void operator()(const ReducePrecisionAttrs& a) const {
     p->set_exponent_bits(static_cast<int32_t>(a.exponent_bits));
     p->set_mantissa_bits(static_cast<int32_t>(a.mantissa_bits));
@@ -454,6 +462,12 @@ Attrs AttrsFromProto(Opcode opcode, const xla::HloInstructionProto& p, const Sha
     case AttrsKind::kBatchNorm: return BatchNormAttrs{p.epsilon(), p.feature_index()};
     case AttrsKind::kReducePrecision:
       return ReducePrecisionAttrs{p.exponent_bits(), p.mantissa_bits()};
+    case AttrsKind::kFft: {
+      if (p.fft_type() < 0 || p.fft_type() > 3) {
+        Fail(loc, what + ": unknown fft_type " + std::to_string(p.fft_type()));
+      }
+      return FftAttrs{static_cast<FftType>(p.fft_type()), ToVector(p.fft_length())};
+    }
     case AttrsKind::kCollective: {
       CollectiveAttrs a;
       for (const auto& group : p.replica_groups()) {

@@ -235,6 +235,23 @@ void LiteralToProto(const Literal& literal, const Shape& layout_source,
     case PrimitiveType::kU64: AppendAll<uint64_t>(bytes, proto->mutable_u64s()); return;
     case PrimitiveType::kF32: AppendAll<float>(bytes, proto->mutable_f32s()); return;
     case PrimitiveType::kF64: AppendAll<double>(bytes, proto->mutable_f64s()); return;
+    case PrimitiveType::kC64: AppendAll<float>(bytes, proto->mutable_c64s()); return;
+    case PrimitiveType::kC128: AppendAll<double>(bytes, proto->mutable_c128s()); return;
+    // One value per byte in the low nibble, as XLA writes them (s4 not sign-extended).
+    case PrimitiveType::kS4:
+      for (char& c : raw) c = static_cast<char>(c & 0x0f);
+      proto->set_s4s(raw);
+      return;
+    case PrimitiveType::kU4: proto->set_u4s(raw); return;
+    case PrimitiveType::kF8E5M2: proto->set_f8e5m2s(raw); return;
+    case PrimitiveType::kF8E4M3FN: proto->set_f8e4m3fns(raw); return;
+    case PrimitiveType::kF8E4M3B11FNUZ: proto->set_f8e4m3b11fnuzs(raw); return;
+    case PrimitiveType::kF8E5M2FNUZ: proto->set_f8e5m2fnuzs(raw); return;
+    case PrimitiveType::kF8E4M3FNUZ: proto->set_f8e4m3fnuzs(raw); return;
+    case PrimitiveType::kF8E4M3: proto->set_f8e4m3s(raw); return;
+    case PrimitiveType::kF8E3M4: proto->set_f8e3m4s(raw); return;
+    case PrimitiveType::kF4E2M1FN: proto->set_f4e2m1fns(raw); return;
+    case PrimitiveType::kF8E8M0FNU: proto->set_f8e8m0fnus(raw); return;
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken: return;
   }
@@ -285,6 +302,19 @@ Literal LiteralFromProto(const xla::LiteralProto& proto, const Shape& expected,
     case PrimitiveType::kU64: data = FromRepeated(proto.u64s()); break;
     case PrimitiveType::kF32: data = FromRepeated(proto.f32s()); break;
     case PrimitiveType::kF64: data = FromRepeated(proto.f64s()); break;
+    case PrimitiveType::kC64: data = FromRepeated(proto.c64s()); break;
+    case PrimitiveType::kC128: data = FromRepeated(proto.c128s()); break;
+    case PrimitiveType::kS4: data = FromBytes(proto.s4s()); break;
+    case PrimitiveType::kU4: data = FromBytes(proto.u4s()); break;
+    case PrimitiveType::kF8E5M2: data = FromBytes(proto.f8e5m2s()); break;
+    case PrimitiveType::kF8E4M3FN: data = FromBytes(proto.f8e4m3fns()); break;
+    case PrimitiveType::kF8E4M3B11FNUZ: data = FromBytes(proto.f8e4m3b11fnuzs()); break;
+    case PrimitiveType::kF8E5M2FNUZ: data = FromBytes(proto.f8e5m2fnuzs()); break;
+    case PrimitiveType::kF8E4M3FNUZ: data = FromBytes(proto.f8e4m3fnuzs()); break;
+    case PrimitiveType::kF8E4M3: data = FromBytes(proto.f8e4m3s()); break;
+    case PrimitiveType::kF8E3M4: data = FromBytes(proto.f8e3m4s()); break;
+    case PrimitiveType::kF4E2M1FN: data = FromBytes(proto.f4e2m1fns()); break;
+    case PrimitiveType::kF8E8M0FNU: data = FromBytes(proto.f8e8m0fnus()); break;
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken: break;
   }
@@ -301,6 +331,11 @@ Literal LiteralFromProto(const xla::LiteralProto& proto, const Shape& expected,
   // The IR's literal carries the instruction's shape (layout included), as the text parser does.
   Literal literal(expected.IsArray() ? expected : shape);
   if (needed > 0) CopyIntoLogicalOrder(data.bytes, literal, m2m);
+  // 4-bit values arrive in the low nibble: s4 is sign-extended, both drop the high nibble.
+  if (shape.type == PrimitiveType::kS4 || shape.type == PrimitiveType::kU4) {
+    for (int64_t i = 0; i < literal.element_count(); ++i)
+      literal.SetFromInt64(i, literal.mutable_bytes()[i] & 0x0f);
+  }
   return literal;
 }
 

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "hlo/minifloat.h"
+
 namespace hlo {
 
 namespace {
@@ -47,8 +49,14 @@ bool IsFloating(PrimitiveType t) {
     case PrimitiveType::kF64:
       return true;
     default:
-      return false;
+      return IsMinifloat(t);
   }
+}
+
+bool IsComplex(PrimitiveType t) { return t == PrimitiveType::kC64 || t == PrimitiveType::kC128; }
+
+PrimitiveType ComplexComponentType(PrimitiveType t) {
+  return t == PrimitiveType::kC128 ? PrimitiveType::kF64 : PrimitiveType::kF32;
 }
 
 bool IsSignedInteger(PrimitiveType t) {
@@ -57,6 +65,7 @@ bool IsSignedInteger(PrimitiveType t) {
     case PrimitiveType::kS16:
     case PrimitiveType::kS32:
     case PrimitiveType::kS64:
+    case PrimitiveType::kS4:
       return true;
     default:
       return false;
@@ -69,13 +78,23 @@ bool IsUnsignedInteger(PrimitiveType t) {
     case PrimitiveType::kU16:
     case PrimitiveType::kU32:
     case PrimitiveType::kU64:
+    case PrimitiveType::kU4:
       return true;
     default:
       return false;
   }
 }
 
-int BitWidth(PrimitiveType t) { return t == PrimitiveType::kPred ? 1 : ByteSize(t) * 8; }
+int BitWidth(PrimitiveType t) {
+  switch (t) {
+    case PrimitiveType::kPred: return 1;
+    case PrimitiveType::kS4:
+    case PrimitiveType::kU4:
+    case PrimitiveType::kF4E2M1FN:
+      return 4;
+    default: return ByteSize(t) * 8;
+  }
+}
 
 Shape Shape::Array(PrimitiveType type, std::vector<int64_t> dims) {
   Shape s;

@@ -22,11 +22,13 @@ int ProtoNumber(PrimitiveType type);
 std::optional<PrimitiveType> PrimitiveTypeFromProtoNumber(int number);
 int ByteSize(PrimitiveType type);  // 0 for tuple and token
 
-bool IsFloating(PrimitiveType t);          // f16 bf16 f32 f64
-bool IsSignedInteger(PrimitiveType t);     // s8..s64
-bool IsUnsignedInteger(PrimitiveType t);   // u8..u64
+bool IsFloating(PrimitiveType t);          // f16 bf16 f32 f64 and the minifloats (minifloat.h)
+bool IsComplex(PrimitiveType t);           // c64 c128
+PrimitiveType ComplexComponentType(PrimitiveType t);  // c64 -> f32, c128 -> f64
+bool IsSignedInteger(PrimitiveType t);     // s4, s8..s64
+bool IsUnsignedInteger(PrimitiveType t);   // u4, u8..u64
 inline bool IsInteger(PrimitiveType t) { return IsSignedInteger(t) || IsUnsignedInteger(t); }
-int BitWidth(PrimitiveType t);             // pred is 1 bit wide
+int BitWidth(PrimitiveType t);             // pred is 1 bit wide, s4/u4/f4e2m1fn 4
 
 // An array shape (element type + dimensions + optional layout) or a tuple of shapes.
 // Dimensions are in logical order; `minor_to_major` lists dimension numbers from the fastest

@@ -267,6 +267,8 @@ Shape InferShapeOfFamily(const Instruction& inst) {
     case Opcode::kNegate:
     case Opcode::kNot:
     case Opcode::kPopulationCount:
+    case Opcode::kReal:
+    case Opcode::kImag:
     case Opcode::kReducePrecision:
     case Opcode::kRoundNearestAfz:
     case Opcode::kRoundNearestEven:
@@ -280,6 +282,7 @@ Shape InferShapeOfFamily(const Instruction& inst) {
     case Opcode::kAnd:
     case Opcode::kAtan2:
     case Opcode::kCompare:
+    case Opcode::kComplex:
     case Opcode::kDivide:
     case Opcode::kMaximum:
     case Opcode::kMinimum:
@@ -320,6 +323,8 @@ Shape InferShapeOfFamily(const Instruction& inst) {
     case Opcode::kTopK:
     case Opcode::kMap:
       return InferReductionShape(inst);
+    case Opcode::kFft:
+      return InferFftShape(inst);
     case Opcode::kConvolution:
     case Opcode::kDot:
     case Opcode::kBatchNormGrad:

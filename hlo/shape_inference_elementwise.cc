@@ -6,7 +6,10 @@
 // predicate of the same dims or a scalar one; clamp's bounds may be scalars; convert keeps the
 // declared element type; bitcast-convert between types of different widths adds or removes a
 // minor dimension of size (wide bits / narrow bits); transcendental ops need floating point,
-// bitwise ops pred or integers, shifts and bit counts integers.
+// bitwise ops pred or integers, shifts and bit counts integers. Complex values: exp, log, sqrt
+// and the trigonometric ops accept them; abs, real and imag return the part type (f32 for c64);
+// complex(re, im) builds c64/c128 from f32/f64; compare is EQ/NE only; convert never leaves
+// complex (take real or imag).
 #include <string>
 
 #include "hlo/shape_inference_internal.h"
@@ -14,32 +17,37 @@
 namespace hlo::shape_inference {
 namespace {
 
-enum class TypeClass { kAny, kFloating, kIntegral, kPredOrIntegral };
+enum class TypeClass { kAny, kFloating, kFloatingOrComplex, kIntegral, kPredOrIntegral };
 
 // Which element types the op accepts. Exhaustive so that a new elementwise opcode must decide.
 TypeClass AcceptedTypes(Opcode op) {
   switch (op) {
-    case Opcode::kCbrt:
     case Opcode::kCeil:
-    case Opcode::kCos:
     case Opcode::kErf:
-    case Opcode::kExp:
-    case Opcode::kExpm1:
     case Opcode::kFloor:
     case Opcode::kIsFinite:
-    case Opcode::kLog:
-    case Opcode::kLog1p:
-    case Opcode::kLogistic:
     case Opcode::kReducePrecision:
     case Opcode::kRoundNearestAfz:
     case Opcode::kRoundNearestEven:
+    case Opcode::kAtan2:
+    case Opcode::kComplex:
+      return TypeClass::kFloating;
+    // XLA defines these on complex values too.
+    case Opcode::kCbrt:
+    case Opcode::kCos:
+    case Opcode::kExp:
+    case Opcode::kExpm1:
+    case Opcode::kLog:
+    case Opcode::kLog1p:
+    case Opcode::kLogistic:
     case Opcode::kRsqrt:
     case Opcode::kSin:
     case Opcode::kSqrt:
     case Opcode::kTan:
     case Opcode::kTanh:
-    case Opcode::kAtan2:
-      return TypeClass::kFloating;
+    case Opcode::kReal:
+    case Opcode::kImag:
+      return TypeClass::kFloatingOrComplex;
     case Opcode::kClz:
     case Opcode::kPopulationCount:
     case Opcode::kShiftLeft:
@@ -63,6 +71,9 @@ void ExpectTypeClass(const Instruction& inst, const Shape& shape, int64_t operan
     case TypeClass::kAny: return;
     case TypeClass::kFloating:
       if (!IsFloating(t)) wanted = "a floating-point";
+      break;
+    case TypeClass::kFloatingOrComplex:
+      if (!IsFloating(t) && !IsComplex(t)) wanted = "a floating-point or complex";
       break;
     case TypeClass::kIntegral:
       if (!IsInteger(t)) wanted = "an integer";
@@ -121,7 +132,13 @@ Shape InferUnary(const Instruction& inst) {
       return OperandShape(inst, 0);
     case Opcode::kConvert: {
       const Shape& operand = ExpectArrayOperand(inst, 0);
-      return Shape::Array(DeclaredArray(inst).type, operand.dims);
+      const PrimitiveType to = DeclaredArray(inst).type;
+      if (IsComplex(operand.type) && !IsComplex(to)) {
+        Fail(inst, "convert from " + std::string(PrimitiveTypeName(operand.type)) + " to " +
+                       std::string(PrimitiveTypeName(to)) +
+                       " is not defined (take real or imag of a complex value)");
+      }
+      return Shape::Array(to, operand.dims);
     }
     case Opcode::kBitcastConvert:
       return InferBitcastConvert(inst, ExpectArrayOperand(inst, 0));
@@ -136,8 +153,12 @@ Shape InferUnary(const Instruction& inst) {
       Fail(inst, "reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0");
     }
   }
-  const PrimitiveType result_type =
-      inst.opcode() == Opcode::kIsFinite ? PrimitiveType::kPred : operand.type;
+  PrimitiveType result_type = operand.type;
+  if (inst.opcode() == Opcode::kIsFinite) result_type = PrimitiveType::kPred;
+  // abs, real and imag of a complex value are real.
+  const bool to_component = inst.opcode() == Opcode::kAbs || inst.opcode() == Opcode::kReal ||
+                            inst.opcode() == Opcode::kImag;
+  if (to_component && IsComplex(operand.type)) result_type = ComplexComponentType(operand.type);
   return Shape::Array(result_type, operand.dims);
 }
 
@@ -145,6 +166,20 @@ Shape InferBinary(const Instruction& inst) {
   const Shape& lhs = ExpectArrayOperand(inst, 0);
   ExpectSameShape(inst, 1, lhs);
   ExpectTypeClass(inst, lhs, 0);
+  if (inst.opcode() == Opcode::kComplex) {
+    if (lhs.type != PrimitiveType::kF32 && lhs.type != PrimitiveType::kF64) {
+      Fail(inst, "complex needs f32 or f64 parts, got " + std::string(PrimitiveTypeName(lhs.type)));
+    }
+    return Shape::Array(lhs.type == PrimitiveType::kF64 ? PrimitiveType::kC128 : PrimitiveType::kC64,
+                        lhs.dims);
+  }
+  if (inst.opcode() == Opcode::kCompare && IsComplex(lhs.type)) {
+    const ComparisonDirection d = AttrsOf<CompareAttrs>(inst, "compare").direction;
+    if (d != ComparisonDirection::kEq && d != ComparisonDirection::kNe) {
+      Fail(inst, "complex values compare only for EQ and NE, not " +
+                     std::string(ComparisonDirectionName(d)));
+    }
+  }
   const PrimitiveType result_type =
       inst.opcode() == Opcode::kCompare ? PrimitiveType::kPred : lhs.type;
   return Shape::Array(result_type, lhs.dims);
@@ -207,6 +242,7 @@ bool ElementwiseAcceptsType(Opcode opcode, PrimitiveType type) {
   switch (shape_inference::AcceptedTypes(opcode)) {
     case TypeClass::kAny: return true;
     case TypeClass::kFloating: return IsFloating(type);
+    case TypeClass::kFloatingOrComplex: return IsFloating(type) || IsComplex(type);
     case TypeClass::kIntegral: return IsInteger(type);
     case TypeClass::kPredOrIntegral: return IsInteger(type) || type == PrimitiveType::kPred;
   }

@@ -91,5 +91,6 @@ Shape InferContractionShape(const Instruction& inst);     // shape_inference_con
 Shape InferControlShape(const Instruction& inst);         // shape_inference_control.cc
 Shape InferCollectiveShape(const Instruction& inst);      // shape_inference_control.cc
 Shape InferLeafShape(const Instruction& inst);            // shape_inference.cc
+Shape InferFftShape(const Instruction& inst);             // shape_inference_fft.cc
 
 }  // namespace hlo::shape_inference

@@ -87,9 +87,15 @@ def random_inputs(parameter_shapes, seed, float_range=(-1.0, 1.0)):
 
 
 def npz_value(array):
-    # numpy has no bf16: the .npz contract stores bf16 as float32 (exact).
-    if array.dtype.name == "bfloat16":
+    # numpy has no bf16 or 8-/4-bit floats: the .npz contract stores them as float32 (exact),
+    # and s4/u4 as int8/uint8.
+    name = array.dtype.name
+    if name == "bfloat16" or name.startswith("float8") or name.startswith("float4"):
         return array.astype(np.float32)
+    if name == "int4":
+        return array.astype(np.int8)
+    if name == "uint4":
+        return array.astype(np.uint8)
     return array
 
 

@@ -63,6 +63,17 @@ TargetDescription MakeCpuDescription() {
     t.host_fallback_details[op] = "no generated form; the reference evaluator runs it";
   }
 
+  // The types the LLVM emitters have no form for run on the reference evaluator too (complex
+  // arithmetic, fft, the 8-/4-bit floats and s4/u4; XLA:CPU computes them natively).
+  t.host_element_types = compiler::ComplexAndNarrowTypes();
+  t.host_element_types_detail = "no generated form for the type; the reference evaluator runs it";
+  for (Opcode op : {Opcode::kReal, Opcode::kImag, Opcode::kComplex, Opcode::kFft}) {
+    t.op_rules[op] = OpRule{OpHandling::kHostFallback, "", {}, OpHandling::kHostFallback};
+    t.host_fallback_details[op] = "complex values have no generated form; the reference evaluator runs it";
+  }
+  t.custom_calls["__onednn$layernorm"] =
+      OpRule{OpHandling::kHostFallback, "", {}, OpHandling::kHostFallback};
+
   // XLA:CPU lowers the "TopK" custom call to a runtime function it ships; our codegen emits it.
   t.custom_calls["TopK"] = OpRule{OpHandling::kGenerated, "", {}, OpHandling::kGenerated};
   t.supports_collectives = false;  // single process, single device

@@ -9,6 +9,7 @@
 
 #include "compiler/memory/schedule.h"
 #include "targets/cpu/contraction_thunks.h"
+#include "targets/cpu/description.h"
 #include "targets/cpu/gather_emitter.h"
 #include "targets/cpu/kernel_emitter.h"
 #include "targets/cpu/sort_thunk.h"
@@ -251,6 +252,13 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
   ValueLayout output = AllocateOutput(scope, inst.shape());
   scope.values[&inst] = output;
   auto operand_buffer = [&](int64_t i) { return scope[inst.operand(i)].buffer; };
+  if (std::optional<hlo::PrimitiveType> type = compiler::HostElementType(inst, targets::CpuDescription())) {
+    std::string reason = "element type ";
+    reason += hlo::PrimitiveTypeName(*type);
+    reason += " has no generated form";
+    Fallback(inst, scope, output, reason);
+    return;
+  }
 
   switch (inst.opcode()) {
     case Opcode::kFusion: {

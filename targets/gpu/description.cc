@@ -105,6 +105,9 @@ TargetDescription MakeGpuDescription() {
         "te_layernorm_backward_ffi", "te_rmsnorm_forward_ffi", "te_rmsnorm_backward_ffi"}) {
     t.custom_calls[name] = transformer_engine;
   }
+  t.host_element_types = compiler::ComplexAndNarrowTypes();
+  t.host_element_types_detail =
+      "no GPU kernel for the type yet, and the gpu target has no host fallback (compiling it fails)";
   t.supports_collectives = false;  // one GPU; NCCL would make this true
 
   t.fusion_kinds = {FusionKind::kLoop, FusionKind::kInput, FusionKind::kOutput};

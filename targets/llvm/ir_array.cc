@@ -8,6 +8,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
 
+#include "hlo/minifloat.h"
 #include "targets/llvm/elemental_emitter.h"
 #include "targets/llvm/elemental_util.h"
 
@@ -39,6 +40,11 @@ llvm::Type* IrType(PrimitiveType type, llvm::LLVMContext& context) {
       return llvm::Type::getFloatTy(context);
     case PrimitiveType::kF64:
       return llvm::Type::getDoubleTy(context);
+    case PrimitiveType::kC64:
+    case PrimitiveType::kC128:
+    case PrimitiveType::kS4:
+    case PrimitiveType::kU4:
+    RETARGET_MINIFLOAT_CASES:
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken:
       break;

@@ -63,6 +63,8 @@ TargetDescription MakeSystolicDescription() {
     }
   }
   t.instruction_host_reason = systolic::lowering::IntrinsicHostReason;
+  t.host_element_types = compiler::ComplexAndNarrowTypes();
+  t.host_element_types_detail = "the accelerator holds no values of the type; a host step runs it";
   // The host runs TopK for the accelerator; every other custom call is unknown (unsupported).
   t.custom_calls["TopK"] = OpRule{OpHandling::kHostFallback, "", {}, OpHandling::kHostFallback};
   t.supports_collectives = false;

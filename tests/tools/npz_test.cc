@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -228,6 +229,27 @@ TEST(NpzRoundTrip, Bf16IsWrittenAsExactFloat32) {
   EXPECT_TRUE(again.BitwiseEqual(bf16));
 }
 
+TEST(NpzRoundTrip, ComplexIsBitExactAndNarrowTypesComeBackThroughConform) {
+  hlo::Literal c64 = MakeArray<float>(PrimitiveType::kC64, {2}, {1, -2, 0.5f, -0.0f});
+  hlo::Literal c128 = MakeArray<double>(PrimitiveType::kC128, {1}, {1e300, -1e-300});
+  hlo::Literal f8 = MakeArray<uint8_t>(PrimitiveType::kF8E5M2, {3}, {0x7c, 0x3c, 0x01});
+  hlo::Literal u4 = MakeArray<uint8_t>(PrimitiveType::kU4, {2}, {15, 0});
+  std::string path = TempPath("narrow.npz");
+  io::WriteNpz(path, {{"c64", c64}, {"c128", c128}, {"f8", f8}, {"u4", u4}});
+  auto back = io::ReadNpz(path);
+  EXPECT_TRUE(back[0].literal.BitwiseEqual(c64));
+  EXPECT_TRUE(back[1].literal.BitwiseEqual(c128));
+  EXPECT_EQ(back[2].literal.shape().ToString(false), "f32[3]");  // inf, 1, 2^-16 exactly
+  EXPECT_TRUE(io::ConformToShape(back[2].literal, f8.shape(), "x").BitwiseEqual(f8));
+  EXPECT_TRUE(io::ConformToShape(back[3].literal, u4.shape(), "x").BitwiseEqual(u4));
+  // A c64 parameter also reads numpy's default complex128; an s4 one refuses 8.
+  EXPECT_TRUE(io::ConformToShape(back[1].literal, Shape::Array(PrimitiveType::kC64, {1}), "x")
+                  .GetComplex(0) == std::complex<double>(static_cast<float>(1e300), -0.0));
+  hlo::Literal eight = MakeArray<int8_t>(PrimitiveType::kS8, {1}, {8});
+  ExpectError([&] { io::ConformToShape(eight, Shape::Array(PrimitiveType::kS4, {1}), "in.npz"); },
+              {"in.npz", "8", "outside the range of s4"});
+}
+
 TEST(ConformToShape, Bf16FromFloat32RoundsToNearestEven) {
   // 1 + 2^-8 is halfway between bf16 1.0 (0x3F80) and 1.0078125 (0x3F81): ties to even -> 0x3F80.
   // 1 + 3*2^-8 is halfway between 0x3F81 and 0x3F82: ties to even -> 0x3F82.
@@ -283,7 +305,11 @@ TEST(NumpyInterop, NpLoadReadsOurFilesIncludingZip64) {
                            {"u64", MakeArray<uint64_t>(PrimitiveType::kU64, {}, {UINT64_MAX})},
                            {"f16", MakeArray<uint16_t>(PrimitiveType::kF16, {2}, {0x3C00, 0xC000})},
                            {"bf16", MakeArray<uint16_t>(PrimitiveType::kBF16, {1}, {0x3F81})},
-                           {"f64", MakeArray<double>(PrimitiveType::kF64, {0, 2}, {})}});
+                           {"f64", MakeArray<double>(PrimitiveType::kF64, {0, 2}, {})},
+                           {"c64", MakeArray<float>(PrimitiveType::kC64, {2}, {1, -2, 0.5f, 3})},
+                           {"c128", MakeArray<double>(PrimitiveType::kC128, {1}, {-1, 0.25})},
+                           {"f8", MakeArray<uint8_t>(PrimitiveType::kF8E4M3FN, {2}, {0x7e, 0xb8})},
+                           {"s4", MakeArray<int8_t>(PrimitiveType::kS4, {2}, {-8, 7})}});
   std::string zip64 = TempPath("interop64.npz");
   WriteBytes(zip64, io::WriteZip({{"arg0.npy", io::EncodeNpy(MakeArray<int16_t>(PrimitiveType::kS16,
                                                                                 {3}, {7, -8, 9}))}},
@@ -304,6 +330,10 @@ TEST(NumpyInterop, NpLoadReadsOurFilesIncludingZip64) {
       "assert t['f16'].dtype == np.float16 and t['f16'].tolist() == [1.0, -2.0]\n"
       "assert t['bf16'].dtype == np.float32 and t['bf16'].tolist() == [1.0078125]\n"
       "assert t['f64'].dtype == np.float64 and t['f64'].shape == (0, 2)\n"
+      "assert t['c64'].dtype == np.complex64 and t['c64'].tolist() == [1-2j, 0.5+3j]\n"
+      "assert t['c128'].dtype == np.complex128 and t['c128'].tolist() == [-1+0.25j]\n"
+      "assert t['f8'].dtype == np.float32 and t['f8'].tolist() == [448.0, -1.0]\n"
+      "assert t['s4'].dtype == np.int8 and t['s4'].tolist() == [-8, 7]\n"
       "b = np.load('" +
       zip64 +
       "')\n"
@@ -337,9 +367,9 @@ TEST(NpyMalformed, EachProblemIsANamedError) {
       {"header_past_end", std::string("\x93NUMPY\x01\x00\xff\x7f{}", 12), "truncated .npy header"},
       {"too_little_data", NpyWithHeader(f4, "1234"), "holds 4 bytes"},
       {"too_much_data", NpyWithHeader(f4, eight + "x"), "holds 9 bytes"},
-      {"complex_dtype",
-       NpyWithHeader("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", eight),
-       "unsupported dtype '<c8'"},
+      {"complex256_dtype",
+       NpyWithHeader("{'descr': '<c32', 'fortran_order': False, 'shape': (1,), }", eight),
+       "unsupported dtype '<c32'"},
       {"datetime_dtype",
        NpyWithHeader("{'descr': '<M8[s]', 'fortran_order': False, 'shape': (1,), }", eight),
        "unsupported dtype"},

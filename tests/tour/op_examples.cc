@@ -53,10 +53,13 @@ hlo::PrimitiveType ExampleType(Opcode op) {
 
 std::string ElementwiseExample(Opcode op) {
   const std::string name(hlo::OpcodeName(op));
-  const std::string t(hlo::PrimitiveTypeName(ExampleType(op)));
+  std::string t(hlo::PrimitiveTypeName(ExampleType(op)));
   std::string result = t;
   std::string attributes;
   switch (op) {
+    case Opcode::kComplex: result = "c64"; break;
+    case Opcode::kReal:
+    case Opcode::kImag: t = "c64"; break;  // the f32 part of a complex value
     case Opcode::kConvert:
     case Opcode::kBitcastConvert: result = "s32"; break;
     case Opcode::kIsFinite: result = "pred"; break;
@@ -297,6 +300,10 @@ body {
   zero = s32[] constant(0)
   t = (s32[], f32[2]) tuple(zero, x)
   ROOT subject = (s32[], f32[2]) while(t), condition=cond, body=body
+)")},
+      {Opcode::kFft, Module("", R"(
+  p = c64[2,8] parameter(0)
+  ROOT subject = c64[2,8] fft(p), fft_type=FFT, fft_length={8}
 )")},
       {Opcode::kRng, Module("", R"(
   lo = f32[] constant(0)

@@ -8,12 +8,16 @@
 // different summation order on another backend:
 //   f64  rtol 1e-9  atol 1e-12     f32  rtol 1e-5  atol 1e-6
 //   f16  rtol 1e-3  atol 1e-3      bf16 rtol 1e-2  atol 1e-2      integers, pred: exact
+//   c64/c128 as f32/f64 on the modulus of the difference; 8-/4-bit floats one ulp (2^-mantissa)
 #include "tools/io/compare.h"
 
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <limits>
 #include <map>
+
+#include "hlo/minifloat.h"
 
 namespace io {
 namespace {
@@ -54,6 +58,22 @@ double FloatBadness(double expected, double actual, const Tolerance& tol) {
   return allowance > 0 ? error / allowance : std::numeric_limits<double>::infinity();
 }
 
+// Complex values: the modulus of the difference against atol + rtol x |expected| (NaN or inf in
+// either part must agree part by part).
+double ComplexBadness(std::complex<double> expected, std::complex<double> actual,
+                      const Tolerance& tol) {
+  const bool special = !std::isfinite(expected.real()) || !std::isfinite(expected.imag()) ||
+                       !std::isfinite(actual.real()) || !std::isfinite(actual.imag());
+  if (special) {
+    return std::max(FloatBadness(expected.real(), actual.real(), tol),
+                    FloatBadness(expected.imag(), actual.imag(), tol));
+  }
+  const double error = std::abs(actual - expected);
+  const double allowance = tol.atol + tol.rtol * std::abs(expected);
+  if (error <= allowance) return 0;
+  return allowance > 0 ? error / allowance : std::numeric_limits<double>::infinity();
+}
+
 // Exact comparison for integers and pred; badness is the absolute difference.
 double IntegerBadness(const hlo::Literal& e, const hlo::Literal& a, int64_t i) {
   if (e.shape().type == hlo::PrimitiveType::kU64) {
@@ -75,10 +95,11 @@ ArrayOutcome CompareOne(const hlo::Literal& expected, const hlo::Literal& actual
                         const Tolerance& tolerance) {
   ArrayOutcome outcome{0, -1, 0, tolerance};
   bool floating = hlo::IsFloating(expected.shape().type);
+  const bool complex = hlo::IsComplex(expected.shape().type);
   for (int64_t i = 0; i < expected.element_count(); ++i) {
-    double badness = floating
-                         ? FloatBadness(expected.GetAsDouble(i), actual.GetAsDouble(i), tolerance)
-                         : IntegerBadness(expected, actual, i);
+    double badness = complex    ? ComplexBadness(expected.GetComplex(i), actual.GetComplex(i), tolerance)
+                     : floating ? FloatBadness(expected.GetAsDouble(i), actual.GetAsDouble(i), tolerance)
+                                : IntegerBadness(expected, actual, i);
     if (badness == 0) continue;
     ++outcome.mismatches;
     if (outcome.worst < 0 || badness > outcome.worst_badness) {
@@ -98,6 +119,16 @@ Tolerance DefaultTolerance(hlo::PrimitiveType type) {
     case PrimitiveType::kF32: return {1e-5, 1e-6};
     case PrimitiveType::kF16: return {1e-3, 1e-3};
     case PrimitiveType::kBF16: return {1e-2, 1e-2};
+    case PrimitiveType::kC64: return {1e-5, 1e-6};
+    case PrimitiveType::kC128: return {1e-9, 1e-12};
+    // The 8- and 4-bit floats: one unit in the last place, 2^-mantissa_bits, relative and
+    // absolute (f8e4m3fn: 0.125; f8e8m0fnu: a factor of two).
+    RETARGET_MINIFLOAT_CASES: {
+      const double ulp = std::ldexp(1.0, -hlo::MinifloatFormatOf(type)->mantissa_bits);
+      return {ulp, ulp};
+    }
+    case PrimitiveType::kS4:
+    case PrimitiveType::kU4:
     case PrimitiveType::kPred:
     case PrimitiveType::kS8:
     case PrimitiveType::kS16:

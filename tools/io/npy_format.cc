@@ -14,6 +14,7 @@
 #include <optional>
 #include <string_view>
 
+#include "hlo/minifloat.h"
 #include "tools/io/npz.h"
 
 static_assert(std::endian::native == std::endian::little, "npy I/O assumes a little-endian host");
@@ -51,7 +52,7 @@ std::optional<Dtype> ParseDescr(std::string_view descr) {
       {"i2", PrimitiveType::kS16},  {"i4", PrimitiveType::kS32}, {"i8", PrimitiveType::kS64},
       {"u1", PrimitiveType::kU8},   {"u2", PrimitiveType::kU16}, {"u4", PrimitiveType::kU32},
       {"u8", PrimitiveType::kU64},  {"f2", PrimitiveType::kF16}, {"f4", PrimitiveType::kF32},
-      {"f8", PrimitiveType::kF64},
+      {"f8", PrimitiveType::kF64},  {"c8", PrimitiveType::kC64}, {"c16", PrimitiveType::kC128},
   };
   for (const Code& c : kCodes) {
     if (descr == c.code) return Dtype{c.type, big_endian};
@@ -59,7 +60,8 @@ std::optional<Dtype> ParseDescr(std::string_view descr) {
   return std::nullopt;
 }
 
-// The descr numpy writes for an element type; bf16 is written as float32 (see npz.h).
+// The descr numpy writes for an element type; bf16 and the 8-/4-bit floats are written as
+// float32, s4/u4 as int8/uint8 (see npz.h).
 std::string_view DescrFor(hlo::PrimitiveType type, const std::string& what) {
   using hlo::PrimitiveType;
   switch (type) {
@@ -76,6 +78,12 @@ std::string_view DescrFor(hlo::PrimitiveType type, const std::string& what) {
     case PrimitiveType::kBF16: return "<f4";
     case PrimitiveType::kF32: return "<f4";
     case PrimitiveType::kF64: return "<f8";
+    case PrimitiveType::kC64: return "<c8";
+    case PrimitiveType::kC128: return "<c16";
+    case PrimitiveType::kS4: return "|i1";
+    case PrimitiveType::kU4: return "|u1";
+    RETARGET_MINIFLOAT_CASES:
+      return "<f4";
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken: break;
   }
@@ -269,7 +277,9 @@ hlo::Literal DecodeNpy(std::string_view bytes, const std::string& what) {
     std::memcpy(out, in, expected);
   }
   if (dtype->big_endian && item_size > 1) {
-    for (uint64_t i = 0; i < expected; i += item_size) std::reverse(out + i, out + i + item_size);
+    // A complex element is two floats, each in the file's byte order.
+    const size_t word = hlo::IsComplex(dtype->type) ? item_size / 2 : item_size;
+    for (uint64_t i = 0; i < expected; i += word) std::reverse(out + i, out + i + word);
   }
   if (dtype->type == hlo::PrimitiveType::kPred) {
     for (uint64_t i = 0; i < expected; ++i) out[i] = out[i] != 0;  // canonical 0/1
@@ -302,8 +312,8 @@ std::string EncodeNpy(const hlo::Literal& literal) {
     out += static_cast<char>((header.size() >> (8 * i)) & 0xFF);
   }
   out += header;
-  if (shape.type == hlo::PrimitiveType::kBF16) {
-    // Every bf16 value is exactly representable in f32.
+  if (shape.type == hlo::PrimitiveType::kBF16 || hlo::IsMinifloat(shape.type)) {
+    // Every bf16 and 8-/4-bit float value is exactly representable in f32.
     for (int64_t i = 0; i < literal.element_count(); ++i) {
       float value = static_cast<float>(literal.GetAsDouble(i));
       out.append(reinterpret_cast<const char*>(&value), sizeof(value));

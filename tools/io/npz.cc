@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 
+#include "hlo/minifloat.h"
 #include "tools/io/zip_archive.h"
 
 namespace io {
@@ -114,9 +115,40 @@ hlo::Literal ConformToShape(const hlo::Literal& array, const hlo::Shape& shape,
     std::memcpy(result.mutable_bytes().data(), array.bytes().data(), array.bytes().size());
     return result;
   }
+  // The 8-/4-bit floats: float32 (rounded to the format, as a convert would) or uint8 bit
+  // patterns; s4/u4: int8/uint8 values in range.
+  if (hlo::IsMinifloat(shape.type) && have.type == PrimitiveType::kF32) {
+    for (int64_t i = 0; i < result.element_count(); ++i) result.SetFromDouble(i, array.GetAsDouble(i));
+    return result;
+  }
+  if (hlo::IsMinifloat(shape.type) && have.type == PrimitiveType::kU8) {
+    std::memcpy(result.mutable_bytes().data(), array.bytes().data(), array.bytes().size());
+    return result;
+  }
+  if ((shape.type == PrimitiveType::kS4 && have.type == PrimitiveType::kS8) ||
+      (shape.type == PrimitiveType::kU4 && have.type == PrimitiveType::kU8)) {
+    const int64_t low = shape.type == PrimitiveType::kS4 ? -8 : 0;
+    const int64_t high = shape.type == PrimitiveType::kS4 ? 7 : 15;
+    for (int64_t i = 0; i < result.element_count(); ++i) {
+      const int64_t v = array.GetAsInt64(i);
+      if (v < low || v > high) {
+        throw hlo::Error(what + ": element " + std::to_string(i) + " is " + std::to_string(v) +
+                         ", outside the range of " + std::string(hlo::PrimitiveTypeName(shape.type)));
+      }
+      result.SetFromInt64(i, v);
+    }
+    return result;
+  }
+  // c64 from complex128 and c128 from complex64 (numpy's default complex is complex128).
+  if (hlo::IsComplex(shape.type) && hlo::IsComplex(have.type)) {
+    for (int64_t i = 0; i < result.element_count(); ++i) result.SetComplex(i, array.GetComplex(i));
+    return result;
+  }
   throw hlo::Error(what + ": has element type " + std::string(hlo::PrimitiveTypeName(have.type)) +
                    " but " + shape.ToString(false) + " is needed" +
-                   (shape.type == PrimitiveType::kBF16 ? " (bf16 reads float32 or uint16)" : ""));
+                   (shape.type == PrimitiveType::kBF16 ? " (bf16 reads float32 or uint16)"
+                    : hlo::IsMinifloat(shape.type)  ? " (8-bit floats read float32 or uint8)"
+                                                    : ""));
 }
 
 }  // namespace io

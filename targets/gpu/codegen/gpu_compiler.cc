@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "compiler/cost_model.h"
 #include "compiler/memory/buffer_assignment.h"
 #include "compiler/target_description.h"
 #include "compiler/target_pipelines.h"
@@ -241,6 +242,20 @@ gpu::Slice ArtifactBuilder::RelayOut(const Instruction& inst, const std::string&
 GpuCompileResult ArtifactBuilder::Build() {
   const hlo::Computation* entry = module_.entry();
   if (entry == nullptr) throw hlo::Error("gpu backend: the module has no entry computation");
+  // Complex, the 8-/4-bit floats and s4/u4 have no kernels yet: one error naming the first
+  // instruction that computes on one, before any code is generated.
+  for (const auto& computation : module_.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (compiler::GeneratesNoCode(inst->opcode())) continue;
+      if (std::optional<hlo::PrimitiveType> type =
+              compiler::HostElementType(*inst, targets::GpuDescription())) {
+        std::string why = "element type ";
+        why += hlo::PrimitiveTypeName(*type);
+        why += " has no GPU code generator form";
+        Unsupported(*inst, why);
+      }
+    }
+  }
   std::unique_ptr<llvm::TargetMachine> machine = MakeNvptxTargetMachine(options_.arch);
   llvm_module_.setTargetTriple(kNvptxTriple);
   llvm_module_.setDataLayout(machine->createDataLayout());

@@ -15,6 +15,7 @@
 
 #include "compiler/memory/buffer_assignment.h"
 #include "hlo/diagnostic.h"
+#include "hlo/minifloat.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
 
 namespace gpu::codegen::internal {
@@ -67,6 +68,13 @@ inline gpu::DType ToDType(const Instruction& inst, hlo::PrimitiveType type) {
       return gpu::DType::kF64;
     case hlo::PrimitiveType::kBF16:
       return gpu::DType::kBF16;
+    case hlo::PrimitiveType::kC64:
+    case hlo::PrimitiveType::kC128:
+    case hlo::PrimitiveType::kS4:
+    case hlo::PrimitiveType::kU4:
+    RETARGET_MINIFLOAT_CASES:
+      Unsupported(inst, "element type " + std::string(hlo::PrimitiveTypeName(type)) +
+                            " has no GPU code generator form");
     case hlo::PrimitiveType::kTuple:
     case hlo::PrimitiveType::kToken:
       break;

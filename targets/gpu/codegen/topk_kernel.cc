@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "hlo/minifloat.h"
 #include "targets/gpu/codegen/kernel_ir.h"
 #include "targets/gpu/codegen/row_kernel.h"
 #include "targets/llvm/loop_emitter.h"
@@ -37,6 +38,11 @@ std::optional<KeyKind> KeyKindOf(PrimitiveType type) {
     case PrimitiveType::kF32:
     case PrimitiveType::kF64:
       return KeyKind::kFloat;
+    case PrimitiveType::kC64:
+    case PrimitiveType::kC128:
+    case PrimitiveType::kS4:
+    case PrimitiveType::kU4:
+    RETARGET_MINIFLOAT_CASES:
     case PrimitiveType::kU64:
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken:

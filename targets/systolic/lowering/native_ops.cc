@@ -114,6 +114,8 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
       return Host("the vector unit cannot run a called comparator or computation");
     case Opcode::kRng: case Opcode::kRngBitGenerator: case Opcode::kRngGetAndUpdateState:
       return Host("the accelerator has no random-number generator");
+    case Opcode::kReal: case Opcode::kImag: case Opcode::kComplex: case Opcode::kFft:
+      return Host("the accelerator holds no complex values");
     case Opcode::kCustomCall:
       return Host("custom calls run on the host (custom_calls lists the known ones)");
     // The systolic pipeline's batch-norm-expander rewrites all three into elementwise ops and
