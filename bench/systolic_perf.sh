@@ -44,12 +44,12 @@ for model in resnet50_keras_jax_f32 mha_block_1x12x128x64_bf16 layer_norm_1x4096
     stats="$out/${model}_${n}.json"
     "$retarget" run "$corpus/$model.hlo" --target systolic --config tpu-v4-mxu \
       --set array.dtypes=int8,bf16,f32 --set array.rows=$n --set array.cols=$n \
-      --inputs random:0 --stats-json "$stats" "${compare[@]}" >/dev/null
+      --inputs random:0 --stats-json "$stats" --force "${compare[@]}" >/dev/null
     row "$model" "tpu-v4-mxu ${n}x${n}" "$stats"
   done
   stats="$out/${model}_tpuv1.json"
   "$retarget" run "$corpus/$model.hlo" --target systolic --inputs random:0 \
-    --stats-json "$stats" >/dev/null
+    --stats-json "$stats" --force >/dev/null
   row "$model" "default (tpu-v1 256x256)" "$stats"
 done
 

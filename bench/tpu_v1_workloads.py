@@ -229,7 +229,7 @@ def roofline_tops(macs, weight_bytes_read):
 
 def simulate(retarget, hlo, stats_path, extra_sets):
     command = [retarget, "run", hlo, "--target", "systolic", "--config", "tpu-v1",
-               "--inputs", "random:0", "--stats-json", stats_path]
+               "--inputs", "random:0", "--stats-json", stats_path, "--force"]
     for setting in extra_sets:
         command += ["--set", setting]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)

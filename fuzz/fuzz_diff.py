@@ -127,7 +127,8 @@ class Runner:
             return os.path.join(self.work, name)
 
         def run(program, extra):
-            done = subprocess.run([self.retarget, "run", program] + extra, capture_output=True,
+            done = subprocess.run([self.retarget, "run", program, "--force"] + extra,
+                                  capture_output=True,
                                   text=True, timeout=self.timeout)
             return done.returncode == 0
 

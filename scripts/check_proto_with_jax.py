@@ -115,7 +115,7 @@ def run_and_compare(retarget, hlo_path, computation, mlir_text, args):
         np.savez(in_npz, **{"arg%d" % i: npz_value(a) for i, a in enumerate(inputs)})
         try:
             subprocess.run([retarget, "run", hlo_path, "--target", "interp", "--inputs", in_npz,
-                            "--output", out_npz], check=True, capture_output=True, text=True,
+                            "--output", out_npz, "--force"], check=True, capture_output=True, text=True,
                            timeout=args.timeout)
         except subprocess.TimeoutExpired:
             return "skipped (interpreter took over %ds)" % args.timeout

@@ -39,19 +39,20 @@ step "retarget print $model --format proto"
 
 step "retarget run $model --target interp --inputs random:0 --compare interp --repeat 5"
 "$retarget" run "$model" --target interp --inputs random:0 --output "$out/mlp_out.npz" \
-  --compare interp --repeat 5 --stats-json "$out/mlp_stats.json"
+  --compare interp --repeat 5 --stats-json "$out/mlp_stats.json" --force
 
 step "the proto gives the same results"
-"$retarget" run "$out/mlp.pb" --target interp --inputs random:0 --output "$out/mlp_pb_out.npz" >/dev/null
+"$retarget" run "$out/mlp.pb" --target interp --inputs random:0 --output "$out/mlp_pb_out.npz" \
+  --force >/dev/null
 "$retarget" compare "$out/mlp_out.npz" "$out/mlp_pb_out.npz" --rtol 0 --atol 0
 
 step "retarget run $model --target cpu --compare interp --repeat 20  (LLVM, JIT for this CPU)"
 "$retarget" run "$model" --target cpu --inputs random:0 --compare interp --repeat 20 \
-  --stats-json "$out/mlp_cpu_stats.json"
+  --stats-json "$out/mlp_cpu_stats.json" --force
 
 step "retarget run $model --target systolic --compare interp  (SystemC accelerator simulator)"
 "$retarget" run "$model" --target systolic --inputs random:0 --compare interp \
-  --stats-json "$out/mlp_systolic_stats.json" --emit-asm "$out/mlp.sasm"
+  --stats-json "$out/mlp_systolic_stats.json" --emit-asm "$out/mlp.sasm" --force
 echo "  accelerator program: $out/mlp.sasm ($(grep -cv '^ *#' "$out/mlp.sasm") lines)"
 
 step "retarget sim examples/systolic/matmul_tile.sasm --trace  (a hand-written accelerator program)"

@@ -62,7 +62,7 @@ for module in "${modules[@]}"; do
   if (($(stat -c %s "$module") <= 100000)); then
     emit "$name.tpu-v4-mxu.run" timeout 120 "$retarget" run "$module" --target systolic --config tpu-v4-mxu \
       --inputs random:0 --emit-asm "$out/$name.tpu-v4-mxu.sasm" \
-      --output "$out/$name.tpu-v4-mxu.out.npz" --stats-json "$out/$name.tpu-v4-mxu.stats.json"
+      --output "$out/$name.tpu-v4-mxu.out.npz" --stats-json "$out/$name.tpu-v4-mxu.stats.json" --force
   fi
   emit "$name.report" "$retarget" report "$module" --estimate-only \
     --json "$out/$name.report.json" --html "$out/$name.report.html"

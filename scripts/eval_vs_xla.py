@@ -104,7 +104,7 @@ for name, fn, args in cases:
     path = f"cases/{name}.hlo"
     open(path, "w").write(text)
     np.savez(f"cases/{name}_in.npz", **{f"arg{i}": (np.asarray(a, np.float32) if np.asarray(a).dtype == jnp.bfloat16 else np.asarray(a)) for i, a in enumerate(args)})
-    r = subprocess.run([BIN, "run", path, "--target", "interp", "--inputs", f"cases/{name}_in.npz", "--output", f"cases/{name}_out.npz"], capture_output=True, text=True)
+    r = subprocess.run([BIN, "run", path, "--target", "interp", "--inputs", f"cases/{name}_in.npz", "--output", f"cases/{name}_out.npz", "--force"], capture_output=True, text=True)
     if r.returncode != 0:
         print("FAIL", name, (r.stderr or r.stdout)[-300:]); bad += 1; continue
     got = np.load(f"cases/{name}_out.npz")

@@ -63,7 +63,7 @@ prepare() {
     fi
     "$BIN_RUN" "$DIR/$name.rtgpu" --describe >"$DIR/$name.describe.txt" &&
       $PY inputs "$DIR/$name.describe.txt" "$DIR/$name.inputs.npz" &&
-      "$RETARGET" run "$hlo" --target interp --inputs "$DIR/$name.inputs.npz" --output "$DIR/$name.expected.npz" >/dev/null &&
+      "$RETARGET" run "$hlo" --target interp --inputs "$DIR/$name.inputs.npz" --output "$DIR/$name.expected.npz" --force >/dev/null &&
       cp "$hlo" "$DIR/$name.hlo" && say "$name: prepared" || say "$name: preparing failed"
   done
   # jaxlib reads modules as HloModuleProto only.

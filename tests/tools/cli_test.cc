@@ -167,6 +167,28 @@ TEST_F(CliTest, PrintRefusesToOverwrite) {
   EXPECT_EQ(testing_support::ReadFile(Path("m.hlo")), kAddMul);
 }
 
+// run writes up to five files; an existing one is refused before anything compiles or runs,
+// unless --force, and an input is never replaced.
+TEST_F(CliTest, RunRefusesToOverwriteWithoutForce) {
+  Write("m.hlo", kAddMul);
+  Write("out.npz", "keep me");
+  Write("stats.json", "keep me too");
+  Result refused = Retarget("run m.hlo --target interp --output out.npz");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("out.npz: already exists (use --force to overwrite)"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(refused.out.find("out0"), std::string::npos) << "ran before refusing";
+  EXPECT_EQ(testing_support::ReadFile(Path("out.npz")), "keep me");
+  EXPECT_EQ(Retarget("run m.hlo --target interp --stats-json stats.json").exit_code, 1);
+  EXPECT_EQ(testing_support::ReadFile(Path("stats.json")), "keep me too");
+  Result forced = Retarget("run m.hlo --target interp --output out.npz --force");
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(io::ReadNpz(Path("out.npz")).size(), 2u);  // add_mul returns two arrays
+  EXPECT_EQ(Retarget("run m.hlo --target interp --force --save-inputs ./m.hlo").exit_code, 1);
+  EXPECT_EQ(testing_support::ReadFile(Path("m.hlo")), kAddMul);
+}
+
 TEST_F(CliTest, RunWritesOutputsThatCompareMatchesAndMismatches) {
   Write("m.hlo", kAddMul);
   io::WriteNpz(Path("in.npz"), {{"arg0", F32({1, 2, 3})}, {"arg1", F32({0.5f, 0.25f, -1})}});

@@ -3,6 +3,7 @@
 // reference interpreter (MATCHED / MISMATCH, exit 1 on mismatch) and write JSON statistics.
 // Output files never replace FILE or the --inputs file.
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -146,6 +147,7 @@ CommandSpec RunSpec() {
       {"--set", "K=V", "systolic: override one configuration key", "", false, true},
       {"--emit-asm", "OUT.sasm", "systolic: write the accelerator programs (.sasm)", ""},
       {"--trace", "OUT.json", "systolic: write the first run's timeline (Chrome trace JSON)", ""},
+      {"--force", "", "replace output files that exist (inputs and FILE are never replaced)", ""},
   };
   return spec;
 }
@@ -166,11 +168,18 @@ int RunRun(const ParsedArgs& args, const Context& context) {
   targets::Backend& backend = configured ? *configured : FindBackend(context, options.target);
   std::vector<std::string> protected_inputs = {options.file};
   if (options.inputs.rfind("random:", 0) != 0) protected_inputs.push_back(options.inputs);
-  if (options.output) RefuseToOverwriteInputs(*options.output, protected_inputs);
-  if (options.save_inputs) RefuseToOverwriteInputs(*options.save_inputs, protected_inputs);
-  if (options.stats_json) RefuseToOverwriteInputs(*options.stats_json, protected_inputs);
-  if (options.emit_asm) RefuseToOverwriteInputs(*options.emit_asm, protected_inputs);
-  if (options.trace) RefuseToOverwriteInputs(*options.trace, protected_inputs);
+  // Every file this run will write is checked now, not after a long compile and run: never an
+  // input, and an existing file only with --force.
+  for (const std::optional<std::string>* path : {&options.output, &options.save_inputs,
+                                                 &options.stats_json, &options.emit_asm,
+                                                 &options.trace}) {
+    if (!*path) continue;
+    RefuseToOverwriteInputs(**path, protected_inputs);
+    std::error_code ec;
+    if (!args.Has("--force") && std::filesystem::exists(**path, ec)) {
+      throw hlo::Error(**path + ": already exists (use --force to overwrite)");
+    }
+  }
 
   hlo::LoadedModule loaded = hlo::LoadModule(options.file);
   const hlo::Module& module = *loaded.module;
