@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
+
+#include "tests/test_support.h"
 
 namespace {
 
@@ -123,6 +126,84 @@ TEST(Compare, DefaultTolerancesPerType) {
   EXPECT_EQ(io::DefaultTolerance(PrimitiveType::kF16).rtol, 1e-3);
   EXPECT_EQ(io::DefaultTolerance(PrimitiveType::kBF16).atol, 1e-2);
   EXPECT_EQ(io::DefaultTolerance(PrimitiveType::kS32).rtol, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// A K=1024 f32 dot row computed three ways: the interpreter's order (k ascending, f32), another
+// correct order (pairwise halves, f32), and three bugs: a dropped term, operands rounded to bf16,
+// a shifted index. With the defaults scaled by sqrt(K) the correct one matches and every bug
+// fails; unscaled, the correct one is already flagged on some element.
+TEST(CompareReductionScale, CorrectSumsMatchAndBugsStillFail) {
+  constexpr int kK = 1024, kN = 256;
+  std::vector<float> a(kK), b(static_cast<size_t>(kK) * kN);
+  uint64_t state = 12345;
+  auto uniform = [&state] {  // [-1, 1)
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<float>(static_cast<double>(state >> 11) * 0x1.0p-52 - 1.0);
+  };
+  for (float& v : a) v = uniform();
+  for (float& v : b) v = uniform();
+  auto column = [&](int n, int k) { return b[static_cast<size_t>(k) * kN + n]; };
+  auto sequential = [&](int n, auto term) {
+    float sum = 0;
+    for (int k = 0; k < kK; ++k) sum += term(n, k);
+    return sum;
+  };
+  std::function<float(int, int, int)> pairwise = [&](int n, int lo, int hi) -> float {
+    if (hi - lo == 1) return a[lo] * column(n, lo);
+    return pairwise(n, lo, (lo + hi) / 2) + pairwise(n, (lo + hi) / 2, hi);
+  };
+  auto row = [&](auto value) {
+    std::vector<double> out;
+    for (int n = 0; n < kN; ++n) out.push_back(value(n));
+    return Floats("out0", out, PrimitiveType::kF32);
+  };
+  const auto exact = [&](int n, int k) { return a[k] * column(n, k); };
+  const io::NpyArray expected = row([&](int n) { return sequential(n, exact); });
+  const io::NpyArray reordered = row([&](int n) { return pairwise(n, 0, kK); });
+  const io::NpyArray dropped = row([&](int n) { return sequential(n, exact) - exact(n, 7); });
+  const io::NpyArray bf16 = row([&](int n) {
+    return sequential(n, [&](int m, int k) {
+      return hlo::BF16ToFloat(hlo::FloatToBF16(a[k])) *
+             hlo::BF16ToFloat(hlo::FloatToBF16(column(m, k)));
+    });
+  });
+  const io::NpyArray shifted = row([&](int n) {
+    return sequential(n, [&](int m, int k) { return a[k] * column(m, (k + 1) % kK); });
+  });
+  const double scale = io::ReductionToleranceScale(kK);
+  EXPECT_EQ(scale, 32);
+  EXPECT_TRUE(io::CompareArrays({expected}, {reordered}, nullptr, scale).matched)
+      << io::CompareArrays({expected}, {reordered}, nullptr, scale).summary;
+  EXPECT_FALSE(io::CompareArrays({expected}, {reordered}, nullptr).matched)
+      << "the unscaled f32 default no longer flags a reordered sum: the test lost its point";
+  for (const io::NpyArray* bug : {&dropped, &bf16, &shifted}) {
+    EXPECT_FALSE(io::CompareArrays({expected}, {*bug}, nullptr, scale).matched);
+  }
+}
+
+TEST(CompareReductionScale, LongestReductionOfAModule) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[8,300] parameter(0)
+  b = f32[300,4] parameter(1)
+  d = f32[8,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  z = f32[] constant(0)
+  r = f32[4] reduce(d, z), dimensions={0}, to_apply=add
+  img = f32[1,10,10,16] parameter(2)
+  k = f32[3,3,16,2] parameter(3)
+  c = f32[1,8,8,2] convolution(img, k), window={size=3x3}, dim_labels=b01f_01io->b01f
+  ROOT t = (f32[4], f32[1,8,8,2]) tuple(r, c)
+})");
+  EXPECT_EQ(io::LongestReduction(*module), 300);  // the conv sums 3*3*16 = 144, the reduce 8
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 //   c64/c128 as f32/f64 on the modulus of the difference; 8-/4-bit floats one ulp (2^-mantissa)
 #include "tools/io/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -144,8 +145,57 @@ Tolerance DefaultTolerance(hlo::PrimitiveType type) {
   return {0, 0};
 }
 
+int64_t LongestReduction(const hlo::Module& module) {
+  auto product = [](const std::vector<int64_t>& dims, const std::vector<int64_t>& which) {
+    int64_t n = 1;
+    for (int64_t d : which)
+      if (d >= 0 && d < static_cast<int64_t>(dims.size())) n *= std::max<int64_t>(dims[d], 1);
+    return n;
+  };
+  int64_t longest = 1;
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      int64_t length = 1;
+      switch (inst->opcode()) {
+        case hlo::Opcode::kDot:
+          if (!inst->has_attr<hlo::DotAttrs>()) break;
+          length = product(inst->operand(0)->shape().dims,
+                           inst->attr<hlo::DotAttrs>().dnums.lhs_contracting);
+          break;
+        case hlo::Opcode::kReduce:
+          if (!inst->has_attr<hlo::DimensionsAttrs>()) break;
+          length = product(inst->operand(0)->shape().dims,
+                           inst->attr<hlo::DimensionsAttrs>().dimensions);
+          break;
+        case hlo::Opcode::kConvolution: {
+          if (!inst->has_attr<hlo::ConvolutionAttrs>()) break;
+          const auto& attrs = inst->attr<hlo::ConvolutionAttrs>();
+          const auto& kernel = inst->operand(1)->shape().dims;
+          length = product(kernel, attrs.dnums.kernel_spatial) *
+                   product(kernel, {attrs.dnums.kernel_input_feature});
+          break;
+        }
+        case hlo::Opcode::kReduceWindow:
+          if (!inst->has_attr<hlo::WindowAttrs>()) break;
+          for (const hlo::WindowDim& w : inst->attr<hlo::WindowAttrs>().window.dims)
+            length *= std::max<int64_t>(w.size, 1);
+          break;
+        default:
+          break;
+      }
+      longest = std::max(longest, length);
+    }
+  }
+  return longest;
+}
+
+double ReductionToleranceScale(int64_t length) {
+  return std::sqrt(static_cast<double>(std::max<int64_t>(length, 1)));
+}
+
 CompareResult CompareArrays(const std::vector<NpyArray>& expected,
-                            const std::vector<NpyArray>& actual, const Tolerance* tolerance) {
+                            const std::vector<NpyArray>& actual, const Tolerance* tolerance,
+                            double default_scale) {
   CompareResult result;
   std::map<std::string, const NpyArray*> by_name;
   for (const NpyArray& a : actual) by_name[a.name] = &a;
@@ -174,6 +224,10 @@ CompareResult CompareArrays(const std::vector<NpyArray>& expected,
     }
     total_elements += e.literal.element_count();
     Tolerance tol = tolerance ? *tolerance : DefaultTolerance(es.type);
+    if (!tolerance) {
+      tol.rtol *= default_scale;
+      tol.atol *= default_scale;
+    }
     ArrayOutcome outcome = CompareOne(e.literal, a, tol);
     if (outcome.mismatches == 0) continue;
     total_mismatches += outcome.mismatches;

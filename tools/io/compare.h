@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "hlo/ir.h"
 #include "hlo/literal.h"
 #include "tools/io/npz.h"
 
@@ -26,9 +27,22 @@ struct CompareResult {
   double worst_expected = 0, worst_actual = 0;
 };
 
+// The most terms any one value of `module` sums: a dot's contracting size, a reduce's reduced
+// size, a convolution's window volume times its input features (per group), a reduce-window's
+// window volume; 1 when nothing sums. Every computation counts (a loop body's dot included).
+int64_t LongestReduction(const hlo::Module& module);
+
+// The factor by which `run --compare` widens the per-type defaults for a module that sums
+// `length` terms: sqrt(length), at least 1 — how the rounding error of a sum computed in another
+// order grows (random-walk accumulation), the scaling XLA's own tests give their error specs.
+// A K=1024 f32 dot gets rtol 3.2e-4, still far below a dropped term or bf16 rounding.
+double ReductionToleranceScale(int64_t length);
+
 // Compares arrays by name; a missing or extra entry, or a shape mismatch, is a mismatch.
-// tolerance == nullptr: the per-type default.
+// tolerance == nullptr: the per-type default, both of its terms multiplied by `default_scale`
+// (an explicit tolerance is used as given).
 CompareResult CompareArrays(const std::vector<NpyArray>& expected,
-                            const std::vector<NpyArray>& actual, const Tolerance* tolerance);
+                            const std::vector<NpyArray>& actual, const Tolerance* tolerance,
+                            double default_scale = 1.0);
 
 }  // namespace io

@@ -8,6 +8,7 @@
 //   integers        std::uniform_int_distribution over [0, bound), bound = 16 or the range
 //                   inferred by index_ranges.h (2 for values converted to pred), capped at the
 //                   type's largest value + 1;
+//   complex         real then imaginary part, each as floating point (standard normal);
 //   pred            std::bernoulli_distribution(0.5).
 // Input files name entries arg0, arg1, … (tuple leaves arg0.0, arg0.1, … numbered depth-first);
 // a missing, extra or ill-shaped entry is an error naming the file and the entry.
@@ -45,6 +46,12 @@ hlo::Literal RandomArray(const hlo::Shape& shape, std::optional<int64_t> bound,
   } else if (hlo::IsFloating(shape.type)) {
     std::normal_distribution<double> normal(0.0, 1.0);
     for (int64_t i = 0; i < count; ++i) literal.SetFromDouble(i, domain.scale * normal(generator));
+  } else if (hlo::IsComplex(shape.type)) {
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int64_t i = 0; i < count; ++i) {
+      const double real = normal(generator);
+      literal.SetComplex(i, {domain.scale * real, domain.scale * normal(generator)});
+    }
   } else if (shape.type == hlo::PrimitiveType::kPred) {
     std::bernoulli_distribution coin(0.5);
     for (int64_t i = 0; i < count; ++i) literal.SetFromInt64(i, coin(generator) ? 1 : 0);

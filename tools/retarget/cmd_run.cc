@@ -3,6 +3,7 @@
 // reference interpreter (MATCHED / MISMATCH, exit 1 on mismatch) and write JSON statistics.
 // Output files never replace FILE or the --inputs file.
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -102,6 +103,12 @@ std::string OutputsJson(const std::vector<io::NpyArray>& outputs) {
     list += (i ? ", " : "") + entry.ToString();
   }
   return list + "]";
+}
+
+std::string FormatScale(double scale) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3g", scale);
+  return text;
 }
 
 }  // namespace
@@ -244,8 +251,16 @@ int RunRun(const ParsedArgs& args, const Context& context) {
     hlo::EvaluatorOptions evaluator_options;
     evaluator_options.progress = EvaluatorProgress("interp reference");
     hlo::Literal reference = hlo::Evaluate(module, inputs, evaluator_options);
+    // The per-type defaults widen with the longest sum in the module (compare.h); explicit
+    // --rtol/--atol are used as given.
+    const int64_t reduction = io::LongestReduction(module);
+    const double scale = io::ReductionToleranceScale(reduction);
+    if (!options.tolerance && scale > 1) {
+      std::cout << "tolerance: the per-type defaults x " << FormatScale(scale)
+                << " (sqrt of the longest reduction, " << reduction << " terms)\n";
+    }
     comparison = io::CompareArrays(io::FlattenOutputs(reference), outputs,
-                                   options.tolerance ? &*options.tolerance : nullptr);
+                                   options.tolerance ? &*options.tolerance : nullptr, scale);
     std::cout << comparison->summary << std::endl;
   }
 
