@@ -16,16 +16,53 @@
 namespace hlo::parser_internal {
 namespace {
 
+// `:T(8,128)(2,1)L(1024)E(4)S(5)` after the minor-to-major list, in XLA's order; any other
+// item is an error naming it.
+void ParseLayoutDetails(Lexer& lexer, LayoutDetails& details) {
+  auto parenthesized_integer = [&lexer](std::string_view what) {
+    lexer.Expect('(', what);
+    const int64_t value = lexer.Integer(what);
+    lexer.Expect(')', what);
+    return value;
+  };
+  if (lexer.TryConsume("T")) {
+    do {
+      lexer.Expect('(', "to start a layout tile");
+      std::vector<int64_t> tile;
+      do {
+        if (lexer.TryConsume('*')) {
+          tile.push_back(LayoutDetails::kCombineDimension);
+        } else {
+          const int64_t size = lexer.Integer("a tile dimension");
+          if (size < 1) lexer.Fail("a tile dimension must be positive");
+          tile.push_back(size);
+        }
+      } while (lexer.TryConsume(','));
+      lexer.Expect(')', "to close a layout tile");
+      details.tiles.push_back(std::move(tile));
+    } while (lexer.Peek() == '(');
+  }
+  if (lexer.TryConsume("L")) details.tail_padding_alignment = parenthesized_integer("L(alignment)");
+  if (lexer.TryConsume("E")) details.element_size_in_bits = parenthesized_integer("E(bits)");
+  if (lexer.TryConsume("S")) details.memory_space = parenthesized_integer("S(memory space)");
+  if (lexer.Peek() != '}') {
+    lexer.Fail("unsupported layout attribute after ':' (supported: T(tiles), L(n), E(bits), "
+               "S(memory space))");
+  }
+}
+
 void ParseLayout(Lexer& lexer, Shape& shape) {
   LexPosition start = lexer.position();
   lexer.Expect('{', "to start a layout");
   std::vector<int64_t> m2m;
   if (!lexer.TryConsume('}')) {
-    do {
-      if (m2m.size() > shape.dims.size()) break;
-      m2m.push_back(lexer.Integer("a layout dimension"));
-    } while (lexer.TryConsume(','));
-    if (lexer.Peek() == ':') lexer.Fail("tiled or memory-space layouts are not supported");
+    if (lexer.Peek() != ':') {
+      do {
+        if (m2m.size() > shape.dims.size()) break;
+        m2m.push_back(lexer.Integer("a layout dimension"));
+      } while (lexer.TryConsume(','));
+    }
+    if (lexer.TryConsume(':')) ParseLayoutDetails(lexer, shape.layout_details);
     lexer.Expect('}', "to close the layout");
   }
   // Scalars may print `{}`; other layouts must be a permutation of 0..rank-1.

@@ -17,6 +17,25 @@
 namespace hlo {
 namespace {
 
+// `:T(8,128)(2,1)L(1024)E(4)S(5)`, XLA's order and spelling.
+void AppendLayoutDetails(std::string& out, const LayoutDetails& details) {
+  out += ':';
+  if (!details.tiles.empty()) out += 'T';
+  for (const std::vector<int64_t>& tile : details.tiles) {
+    out += '(';
+    for (size_t i = 0; i < tile.size(); ++i) {
+      if (i) out += ',';
+      out += tile[i] == LayoutDetails::kCombineDimension ? "*" : std::to_string(tile[i]);
+    }
+    out += ')';
+  }
+  if (details.tail_padding_alignment != 0)
+    out += "L(" + std::to_string(details.tail_padding_alignment) + ")";
+  if (details.element_size_in_bits != 0)
+    out += "E(" + std::to_string(details.element_size_in_bits) + ")";
+  if (details.memory_space != 0) out += "S(" + std::to_string(details.memory_space) + ")";
+}
+
 void AppendShape(std::string& out, const Shape& shape, bool print_layouts) {
   if (shape.IsTuple()) {
     out += '(';
@@ -34,13 +53,15 @@ void AppendShape(std::string& out, const Shape& shape, bool print_layouts) {
     out += std::to_string(shape.dims[i]);
   }
   out += ']';
-  if (print_layouts && shape.IsArray() && !shape.dims.empty()) {
+  const LayoutDetails& details = shape.layout_details;
+  if (print_layouts && shape.IsArray() && (!shape.dims.empty() || !details.empty())) {
     out += '{';
     std::vector<int64_t> m2m = shape.EffectiveMinorToMajor();
     for (size_t i = 0; i < m2m.size(); ++i) {
       if (i) out += ',';
       out += std::to_string(m2m[i]);
     }
+    if (!details.empty()) AppendLayoutDetails(out, details);
     out += '}';
   }
 }

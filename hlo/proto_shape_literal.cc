@@ -30,6 +30,14 @@ void ShapeToProto(const Shape& shape, xla::ShapeProto* proto) {
   // mutable_layout() marks the layout as present even when it is empty (scalars).
   xla::LayoutProto* layout = proto->mutable_layout();
   for (int64_t d : shape.EffectiveMinorToMajor()) layout->add_minor_to_major(d);
+  const LayoutDetails& details = shape.layout_details;
+  for (const std::vector<int64_t>& tile : details.tiles) {
+    xla::TileProto* t = layout->add_tiles();
+    for (int64_t d : tile) t->add_dimensions(d);
+  }
+  layout->set_element_size_in_bits(details.element_size_in_bits);
+  layout->set_memory_space(details.memory_space);
+  layout->set_tail_padding_alignment_in_elements(details.tail_padding_alignment);
 }
 
 namespace {
@@ -104,6 +112,14 @@ Shape ShapeFromProto(const xla::ShapeProto& proto, const SourceLocation& loc,
       Fail(loc, what + ": layout of " + shape.ToString() + " is not a permutation of its " +
                     std::to_string(shape.dims.size()) + " dimensions");
     }
+    const xla::LayoutProto& layout = proto.layout();
+    for (const xla::TileProto& tile : layout.tiles())
+      shape.layout_details.tiles.emplace_back(tile.dimensions().begin(), tile.dimensions().end());
+    shape.layout_details.element_size_in_bits = layout.element_size_in_bits();
+    shape.layout_details.memory_space = layout.memory_space();
+    // XLA writes 1 (its default) for "no tail padding"; the text form omits it.
+    const int64_t tail = layout.tail_padding_alignment_in_elements();
+    shape.layout_details.tail_padding_alignment = tail == 1 ? 0 : tail;
   }
   return shape;
 }

@@ -1,6 +1,7 @@
 // Element types, shapes and layouts.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -30,6 +31,24 @@ bool IsUnsignedInteger(PrimitiveType t);   // u4, u8..u64
 inline bool IsInteger(PrimitiveType t) { return IsSignedInteger(t) || IsUnsignedInteger(t); }
 int BitWidth(PrimitiveType t);             // pred is 1 bit wide, s4/u4/f4e2m1fn 4
 
+// What XLA prints after a layout's minor-to-major list, `{1,0:T(8,128)(2,1)L(1024)E(4)S(5)}`:
+// tiles, tail padding, element size in bits and memory space. No operation here depends on them
+// (values are logical); they are kept so that a module prints and serializes as it came, and
+// memory_space tells where a value lives (kHostMemorySpace: offloaded to host memory).
+struct LayoutDetails {
+  static constexpr int64_t kCombineDimension = INT64_MIN;  // a `*` inside a tile
+  std::vector<std::vector<int64_t>> tiles;
+  int64_t tail_padding_alignment = 0;  // L(n); 0: not given
+  int64_t element_size_in_bits = 0;    // E(n); 0: not given
+  int64_t memory_space = 0;            // S(n); 0: device memory
+  bool empty() const {
+    return tiles.empty() && tail_padding_alignment == 0 && element_size_in_bits == 0 &&
+           memory_space == 0;
+  }
+  bool operator==(const LayoutDetails&) const = default;
+};
+inline constexpr int64_t kHostMemorySpace = 5;  // XLA's S(5)
+
 // An array shape (element type + dimensions + optional layout) or a tuple of shapes.
 // Dimensions are in logical order; `minor_to_major` lists dimension numbers from the fastest
 // varying to the slowest, as XLA prints `{1,0}`. An empty layout with has_layout == false means
@@ -39,6 +58,7 @@ struct Shape {
   std::vector<int64_t> dims;
   std::vector<int64_t> minor_to_major;
   bool has_layout = false;
+  LayoutDetails layout_details;     // only with has_layout
   std::vector<Shape> tuple_shapes;  // only for kTuple
 
   static Shape Array(PrimitiveType type, std::vector<int64_t> dims);

@@ -12,6 +12,7 @@
 
 #include "hlo/parser.h"
 #include "hlo/printer.h"
+#include "hlo/proto_io.h"
 
 namespace {
 
@@ -655,3 +656,46 @@ ENTRY e {
 
 }  // namespace
 }  // namespace hlo
+
+// ----- layout details ---------------------------------------------------------------------------
+
+namespace {
+
+// What XLA prints after a layout's dimensions — tiles, tail padding, element size, memory space
+// — is read, printed back as it was, and carried through the proto; an item it does not know is
+// an error naming the place.
+TEST(ParserLayoutTest, TilesElementSizeAndMemorySpaceRoundTrip) {
+  const std::string text = WithEntry(
+      "  p = f32[8,256]{1,0:T(8,128)(2,1)} parameter(0)\n"
+      "  q = s4[16]{0:E(4)} parameter(1)\n"
+      "  h = f32[4]{0:S(5)} custom-call(), custom_call_target=\"AllocateBuffer\"\n"
+      "  s = f32[]{:S(5)} parameter(2)\n"
+      "  w = f32[1024]{0:T(1024)L(1024)} parameter(3)\n"
+      "  ROOT t = (f32[8,256]{1,0:T(8,128)(2,1)}, s4[16]{0:E(4)}, f32[4]{0:S(5)}, f32[]{:S(5)}, "
+      "f32[1024]{0:T(1024)L(1024)}) tuple(p, q, h, s, w)");
+  auto module = Parse(text);
+  EXPECT_EQ(Find(*module, "p").shape().layout_details.tiles,
+            (std::vector<std::vector<int64_t>>{{8, 128}, {2, 1}}));
+  EXPECT_EQ(Find(*module, "q").shape().layout_details.element_size_in_bits, 4);
+  EXPECT_EQ(Find(*module, "h").shape().layout_details.memory_space, hlo::kHostMemorySpace);
+  EXPECT_EQ(Find(*module, "s").shape().layout_details.memory_space, hlo::kHostMemorySpace);
+  EXPECT_EQ(Find(*module, "w").shape().layout_details.tail_padding_alignment, 1024);
+  const std::string printed = hlo::PrintModule(*module);
+  for (const char* spelling : {"f32[8,256]{1,0:T(8,128)(2,1)} parameter(0)", "s4[16]{0:E(4)}",
+                               "f32[4]{0:S(5)} custom-call()", "f32[]{:S(5)} parameter(2)",
+                               "f32[1024]{0:T(1024)L(1024)}"}) {
+    EXPECT_NE(printed.find(spelling), std::string::npos) << spelling << "\n" << printed;
+  }
+  EXPECT_EQ(hlo::PrintModule(*Parse(printed)), printed);  // a fixed point
+  auto from_proto = hlo::ReadHloProto(hlo::WriteHloProto(*module), "m.pb");
+  EXPECT_EQ(Find(*from_proto, "p").shape().layout_details, Find(*module, "p").shape().layout_details);
+  EXPECT_EQ(Find(*from_proto, "s").shape().layout_details.memory_space, hlo::kHostMemorySpace);
+  EXPECT_EQ(Find(*from_proto, "w").shape().layout_details.tail_padding_alignment, 1024);
+}
+
+TEST(ParserLayoutTest, UnknownLayoutItemIsALocatedError) {
+  ExpectError(WithEntry("  ROOT p = f32[4]{0:D(C)} parameter(0)"), 4, 21,
+              "unsupported layout attribute after ':'");
+}
+
+}  // namespace
