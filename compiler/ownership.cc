@@ -116,6 +116,53 @@ OwnerInfo CustomCallOwner(const Instruction& inst, const TargetDescription& targ
   return info;
 }
 
+// Bytes of all array leaves of a shape.
+double ArrayBytes(const hlo::Shape& shape) {
+  if (shape.IsTuple()) {
+    double bytes = 0;
+    for (const hlo::Shape& element : shape.tuple_shapes) bytes += ArrayBytes(element);
+    return bytes;
+  }
+  if (!shape.IsArray()) return 0;
+  return static_cast<double>(std::max<int64_t>(shape.ElementCount(), 0)) * hlo::ByteSize(shape.type);
+}
+
+// Bytes of a shape's leaves that live in host memory (memory space S(5)).
+double HostResidentBytes(const hlo::Shape& shape) {
+  if (shape.IsTuple()) {
+    double bytes = 0;
+    for (const hlo::Shape& element : shape.tuple_shapes) bytes += HostResidentBytes(element);
+    return bytes;
+  }
+  if (!shape.IsArray() || shape.layout_details.memory_space != hlo::kHostMemorySpace) return 0;
+  return ArrayBytes(shape);
+}
+
+// Whether JAX placed `inst`'s value in host memory before XLA's offloading passes gave it an
+// S(5) layout: annotate_device_placement with _xla_buffer_placement="pinned_host", MoveToHost.
+bool PlacedOnHost(const Instruction& inst) {
+  if (inst.opcode() != Opcode::kCustomCall || !inst.has_attr<hlo::CustomCallAttrs>()) return false;
+  const std::string& target = inst.attr<hlo::CustomCallAttrs>().target;
+  if (target == "MoveToHost") return true;
+  if (target != "annotate_device_placement") return false;
+  const hlo::OpaqueAttribute* frontend = inst.FindOpaqueAttribute("frontend_attributes");
+  return frontend != nullptr && frontend->value.find("pinned_host") != std::string::npos;
+}
+
+
+// Host-memory traffic of one instruction: the host-resident value it writes (an S(5) layout, or
+// a value placed on the host by annotation), and the S(5) operands it reads. Tuple plumbing
+// moves nothing.
+double HostMemoryBytes(const Instruction& inst) {
+  if (inst.opcode() == Opcode::kTuple || inst.opcode() == Opcode::kGetTupleElement ||
+      inst.opcode() == Opcode::kParameter) {
+    return 0;
+  }
+  double bytes = PlacedOnHost(inst) ? ArrayBytes(inst.shape()) : HostResidentBytes(inst.shape());
+  for (const Instruction* operand : inst.operands()) bytes += HostResidentBytes(operand->shape());
+  return bytes;
+}
+
 // The owner of one unfused instruction.
 OwnerInfo OpOwner(const Instruction& inst, const TargetDescription& target) {
   if (GeneratesNoCode(inst.opcode())) return {Owner::kNoCode, "", ""};
@@ -329,6 +376,7 @@ ModuleStats AnalyzeOwnership(const hlo::Module& module, const TargetDescription&
       stats.total_flops += entry.cost.flops;
       stats.total_transcendentals += entry.cost.transcendentals;
       stats.total_bytes += entry.cost.bytes_read + entry.cost.bytes_written;
+      stats.host_memory_bytes += HostMemoryBytes(*inst);
       stats.entries.push_back(std::move(entry));
     }
   }

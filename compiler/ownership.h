@@ -46,6 +46,9 @@ struct ModuleStats {
   int64_t peak_buffer_bytes = 0;     // from buffer assignment
   double total_flops = 0, total_bytes = 0;
   double total_transcendentals = 0;
+  // Traffic to and from host memory (values whose layout says S(5), XLA's host offloading):
+  // each such value's bytes once when written and once per instruction that reads it.
+  double host_memory_bytes = 0;
   std::string target;                // TargetDescription::name the analysis ran for
 };
 

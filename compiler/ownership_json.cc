@@ -157,6 +157,9 @@ std::string ModuleStatsToJson(const ModuleStats& stats,
   AppendKey(out, "total_bytes");
   AppendNumber(out, stats.total_bytes);
   out += ",\n";
+  AppendKey(out, "host_memory_bytes");
+  AppendNumber(out, stats.host_memory_bytes);
+  out += ",\n";
   AppendKey(out, "pass_times_ms");
   AppendMap(out, pass_times_ms);
   out += ",\n";

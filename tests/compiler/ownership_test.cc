@@ -551,3 +551,52 @@ TEST(OwnershipTest, EmptyEntryGivesZeroStats) {
 }
 
 }  // namespace
+
+namespace {
+
+// Host offloading is counted as host-memory traffic: a value with an S(5) layout is written once
+// and read once per user; a value JAX placed with annotate_device_placement(pinned_host) counts
+// as written; nothing else moves to the host. Complex and 8-bit values are host fallbacks on
+// every target that has no code for them, with the type in the detail.
+TEST(OwnershipHostMemory, OffloadedValuesAreHostMemoryTraffic) {
+  const ModuleStats stats = Analyze(R"(
+ENTRY e {
+  p = f32[256] parameter(0)
+  h = f32[256]{0:S(5)} copy(p)
+  back = f32[256] copy(h)
+  one = f32[] constant(1)
+  pinned = f32[] custom-call(one), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  ROOT t = (f32[256], f32[]) tuple(back, pinned)
+})",
+                                    targets::CpuDescription());
+  EXPECT_EQ(stats.host_memory_bytes, 1024 + 1024 + 4);
+  const ModuleStats none = Analyze("ENTRY e {\n  p = f32[8] parameter(0)\n  ROOT c = f32[8] copy(p)\n}",
+                                   targets::CpuDescription());
+  EXPECT_EQ(none.host_memory_bytes, 0);
+}
+
+TEST(OwnershipHostMemory, ComplexAndFp8AreHostFallbacksNamingTheType) {
+  const std::string text = R"(
+ENTRY e {
+  p = c64[8] parameter(0)
+  ROOT n = c64[8] negate(p)
+})";
+  for (const TargetDescription* target :
+       {&targets::CpuDescription(), &targets::GpuDescription(), &targets::SystolicDescription()}) {
+    const ModuleStats stats = Analyze(text, *target);
+    const OwnershipEntry& entry = OnlyCodeEntry(stats);
+    EXPECT_EQ(entry.info.owner, Owner::kHostFallback) << target->name;
+    EXPECT_NE(entry.info.detail.find("negate on c64"), std::string::npos) << entry.info.detail;
+  }
+  const ModuleStats fp8_stats = Analyze(R"(
+ENTRY e {
+  p = f8e4m3fn[8] parameter(0)
+  ROOT a = f8e4m3fn[8] add(p, p)
+})",
+                                        targets::CpuDescription());
+  const OwnershipEntry& fp8 = OnlyCodeEntry(fp8_stats);
+  EXPECT_EQ(fp8.info.owner, Owner::kHostFallback);
+  EXPECT_NE(fp8.info.detail.find("f8e4m3fn"), std::string::npos) << fp8.info.detail;
+}
+
+}  // namespace

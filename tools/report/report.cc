@@ -238,6 +238,7 @@ void FillCell(TargetCell& cell, const hlo::Module& original,
   cell.bytes_share = Shares(bytes, total_bytes);
   cell.fusion_coverage = stats.fusion_coverage;
   cell.kernels = stats.kernel_count;
+  cell.host_memory_bytes = stats.host_memory_bytes;
 
   const Estimate estimate = EstimateModule(stats, target);
   cell.estimate_ms = estimate.seconds * 1e3;

@@ -97,6 +97,8 @@ struct TargetCell {
   std::map<std::string, double> bytes_share;  // kOwnerKeys -> share of the memory bytes
   double fusion_coverage = 0;
   int64_t kernels = 0;
+  // Bytes moved to and from host memory by values the module offloads there (layout S(5)).
+  double host_memory_bytes = 0;
   std::vector<CustomCallUse> custom_calls;
   double latency_ms = 0;
   std::string latency_source = "estimated";  // "measured", "simulated" or "estimated"

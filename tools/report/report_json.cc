@@ -53,6 +53,7 @@ std::string CellJson(const TargetCell& cell) {
              ", \"owner\": " + Str(use.owner) + "}";
   }
   out += ", \"custom_calls\": " + or_null(calls + "]");
+  out += ", \"host_memory_bytes\": " + or_null(Num(cell.host_memory_bytes));
   out += ", \"latency_ms\": " + or_null(Num(cell.latency_ms));
   out += ", \"latency_source\": " + or_null(Str(cell.latency_source));
   out += ", \"latency_host_share\": " +
