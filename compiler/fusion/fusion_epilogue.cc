@@ -2,6 +2,7 @@
 #include "compiler/fusion/fusion_epilogue.h"
 
 #include <algorithm>
+#include <complex>
 
 #include "compiler/fusion/fusion_cost.h"
 
@@ -44,7 +45,7 @@ bool IsZeroConstant(const Instruction& inst) {
   const hlo::Literal& literal = inst.attr<hlo::ConstantAttrs>().literal;
   if (literal.element_count() > kSmallConstantElements) return false;
   for (int64_t i = 0; i < literal.element_count(); ++i) {
-    if (literal.GetAsDouble(i) != 0.0) return false;
+    if (literal.GetComplex(i) != std::complex<double>(0.0)) return false;  // both parts of c64
   }
   return true;
 }

@@ -1,5 +1,6 @@
 // Value predicates shared by the simplifier's rule families (see simplify_rules.h).
 #include <cmath>
+#include <complex>
 
 #include "compiler/passes/simplify_rules.h"
 
@@ -31,6 +32,10 @@ const Instruction* UnderlyingConstant(const Instruction* x) {
 
 bool ElementIs(const hlo::Literal& literal, int64_t i, double value) {
   const PrimitiveType type = literal.shape().type;
+  if (hlo::IsComplex(type)) {  // both parts: (1, 5) is not 1
+    const std::complex<double> v = literal.GetComplex(i);
+    return v.imag() == 0 && v.real() == value && std::signbit(v.real()) == std::signbit(value);
+  }
   if (hlo::IsFloating(type)) {
     const double v = literal.GetAsDouble(i);
     return v == value && std::signbit(v) == std::signbit(value);
