@@ -14,7 +14,8 @@
 //    the last dimension; IRFFT extends that half by Hermitian symmetry and returns the real
 //    part, so the imaginary parts of the DC and Nyquist terms are ignored (FFTW's C2R
 //    convention, which XLA:CPU uses). Power-of-two lengths use an iterative radix-2 FFT,
-//    others a direct DFT (N^2 per line; the evaluator's work budget bounds it).
+//    others a direct DFT (N^2 per line), refused past 4e9 multiply-adds with an error.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -160,8 +161,26 @@ void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims,
   }
 }
 
+// Direct DFTs (lengths that are not powers of two) cost N^2 per line: past this many complex
+// multiply-adds in one fft the interpreter refuses rather than run for hours.
+constexpr double kMaxDirectDftWork = 4e9;
+
+void CheckDirectDftWork(const FftAttrs& attrs, int64_t elements) {
+  double work = 0;
+  for (int64_t len : attrs.length) {
+    if (len > 1 && (len & (len - 1)) != 0) work += static_cast<double>(elements) * static_cast<double>(len);
+  }
+  if (work > kMaxDirectDftWork) {
+    throw Error("fft_length " + std::to_string(attrs.length.back()) +
+                " is not a power of two and needs a direct DFT of " +
+                std::to_string(static_cast<int64_t>(work)) +
+                " multiply-adds, beyond the interpreter's limit of 4e9");
+  }
+}
+
 Literal EvaluateFftImpl(const Instruction& inst, const Literal& in) {
   const FftAttrs& attrs = inst.attr<FftAttrs>();
+  CheckDirectDftWork(attrs, std::max(in.element_count(), inst.shape().ElementCount()));
   const std::vector<int64_t>& in_dims = in.shape().dims;
   const std::vector<int64_t>& out_dims = inst.shape().dims;
   const size_t rank = in_dims.size(), count = attrs.length.size();

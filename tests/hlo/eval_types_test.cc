@@ -211,6 +211,17 @@ std::string LayerNormCall(const std::string& epsilon_field) {
          "\\\"SCALE_AND_SHIFT\\\"" + epsilon_field + "}}\"";
 }
 
+TEST(EvalTypes, HugeDirectDftIsRefusedNotRun) {
+  // 100003 is prime: a direct DFT of 2 lines would take 2e10 multiply-adds.
+  const Literal x(Shape::Array(PrimitiveType::kC64, {2, 100003}));
+  try {
+    RunOp("c64[2,100003]", "fft(p0), fft_type=FFT, fft_length={100003}", {x});
+    ADD_FAILURE() << "expected an error";
+  } catch (const hlo::Error& e) {
+    EXPECT_NE(e.message().find("not a power of two"), std::string::npos) << e.message();
+  }
+}
+
 TEST(EvalTypes, OneDnnLayerNorm) {
   // No epsilon_typecast: epsilon 0. Rows [1, 3] and [5, 9] both normalize to (-1, 1).
   const Literal x = Make(PrimitiveType::kF32, {2, 2}, {1, 3, 5, 9});
