@@ -207,3 +207,21 @@ ENTRY e {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CompareComplex, ModulusOfTheDifferenceAndBothPartsInTheMessage) {
+  auto complex = [](std::vector<double> parts) {
+    hlo::Literal literal(hlo::Shape::Array(PrimitiveType::kC64, {static_cast<int64_t>(parts.size() / 2)}));
+    for (size_t i = 0; i < parts.size(); ++i) literal.mutable_data<float>()[i] = static_cast<float>(parts[i]);
+    return io::NpyArray{"out0", std::move(literal)};
+  };
+  io::Tolerance tol{0, 0.5};
+  // |(3, 4) - (3, 4.4)| = 0.4 <= 0.5; |(3, 4) - (3.4, 4.4)| = 0.566 > 0.5 though each part is 0.4.
+  EXPECT_TRUE(io::CompareArrays({complex({3, 4})}, {complex({3, 4.4})}, &tol).matched);
+  const io::CompareResult result = io::CompareArrays({complex({3, 4})}, {complex({3.4, 4.4})}, &tol);
+  EXPECT_FALSE(result.matched);
+  EXPECT_NE(result.summary.find("expected (3, 4), got (3.4"), std::string::npos) << result.summary;
+}
+
+}  // namespace

@@ -239,7 +239,17 @@ CompareResult CompareArrays(const std::vector<NpyArray>& expected,
     result.worst_actual = a.GetAsDouble(outcome.worst);
     worst_text = e.name + FormatIndex(result.worst_index) + ": expected " +
                  FormatNumber(result.worst_expected) + ", got " + FormatNumber(result.worst_actual);
-    if (hlo::IsFloating(es.type)) {
+    if (hlo::IsComplex(es.type)) {  // both parts, and the modulus the tolerance applies to
+      const std::complex<double> expected_value = e.literal.GetComplex(outcome.worst);
+      const std::complex<double> actual_value = a.GetComplex(outcome.worst);
+      auto text = [](std::complex<double> v) {
+        return "(" + FormatNumber(v.real()) + ", " + FormatNumber(v.imag()) + ")";
+      };
+      worst_text = e.name + FormatIndex(result.worst_index) + ": expected " +
+                   text(expected_value) + ", got " + text(actual_value) + " (|diff| " +
+                   FormatNumber(std::abs(actual_value - expected_value)) + ", allowed " +
+                   FormatNumber(tol.atol + tol.rtol * std::abs(expected_value)) + ")";
+    } else if (hlo::IsFloating(es.type)) {
       worst_text +=
           " (|diff| " + FormatNumber(std::fabs(result.worst_actual - result.worst_expected)) +
           ", allowed " + FormatNumber(tol.atol + tol.rtol * std::fabs(result.worst_expected)) +
