@@ -125,11 +125,11 @@ void Transform(std::vector<Complex>& line, int sign) {
     if (i < j) std::swap(line[i], line[j]);
   }
   for (size_t len = 2; len <= n; len <<= 1) {
-    for (size_t start = 0; start < n; start += len) {
-      for (size_t k = 0; k < len / 2; ++k) {
-        const double angle = sign * 2 * std::numbers::pi * static_cast<double>(k) /
-                             static_cast<double>(len);
-        const Complex w(std::cos(angle), std::sin(angle));
+    for (size_t k = 0; k < len / 2; ++k) {  // one twiddle factor per (stage, k)
+      const double angle =
+          sign * 2 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(len);
+      const Complex w(std::cos(angle), std::sin(angle));
+      for (size_t start = 0; start < n; start += len) {
         const Complex u = line[start + k], v = line[start + k + len / 2] * w;
         line[start + k] = u + v;
         line[start + k + len / 2] = u - v;
@@ -138,17 +138,10 @@ void Transform(std::vector<Complex>& line, int sign) {
   }
 }
 
-// Row-major strides of `dims`.
-std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * dims[d];
-  return strides;
-}
-
 // Transforms every line of `data` (row-major over `dims`) along dimension `axis`.
 void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims, size_t axis,
                    int sign) {
-  const std::vector<int64_t> strides = Strides(dims);
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
   const int64_t len = dims[axis], stride = strides[axis];
   const int64_t total = static_cast<int64_t>(data.size());
   if (len == 0 || total == 0) return;
@@ -168,13 +161,13 @@ constexpr double kMaxDirectDftWork = 4e9;
 void CheckDirectDftWork(const FftAttrs& attrs, int64_t elements) {
   double work = 0;
   for (int64_t len : attrs.length) {
-    if (len > 1 && (len & (len - 1)) != 0) work += static_cast<double>(elements) * static_cast<double>(len);
-  }
-  if (work > kMaxDirectDftWork) {
-    throw Error("fft_length " + std::to_string(attrs.length.back()) +
-                " is not a power of two and needs a direct DFT of " +
-                std::to_string(static_cast<int64_t>(work)) +
-                " multiply-adds, beyond the interpreter's limit of 4e9");
+    if (len <= 1 || (len & (len - 1)) == 0) continue;
+    work += static_cast<double>(elements) * static_cast<double>(len);
+    if (work > kMaxDirectDftWork) {
+      throw Error("fft length " + std::to_string(len) +
+                  " is not a power of two and needs a direct DFT of more than 4e9 "
+                  "multiply-adds, beyond the interpreter's limit");
+    }
   }
 }
 
@@ -187,7 +180,6 @@ Literal EvaluateFftImpl(const Instruction& inst, const Literal& in) {
   Literal out(inst.shape());
   const bool inverse = attrs.type == FftType::kIfft || attrs.type == FftType::kIrfft;
   const int sign = inverse ? 1 : -1;
-  const std::vector<int64_t>& dims = in_dims;
   std::vector<Complex> data(static_cast<size_t>(in.element_count()));
   for (int64_t i = 0; i < in.element_count(); ++i) data[static_cast<size_t>(i)] = in.GetComplex(i);
   if (attrs.type == FftType::kIrfft) {
@@ -195,17 +187,18 @@ Literal EvaluateFftImpl(const Instruction& inst, const Literal& in) {
     for (size_t d = rank - count; d + 1 < rank; ++d) TransformAxis(data, in_dims, d, sign);
     const int64_t half = in_dims.back(), full = out_dims.back();
     const int64_t lines = half == 0 ? 0 : in.element_count() / half;
+    std::vector<Complex> real_lines(static_cast<size_t>(lines * full));
     std::vector<Complex> line(static_cast<size_t>(full));
     for (int64_t l = 0; l < lines; ++l) {
       for (int64_t k = 0; k < full; ++k) {
         line[k] = k < half ? data[l * half + k] : std::conj(data[l * half + (full - k)]);
       }
       Transform(line, sign);
-      for (int64_t k = 0; k < full; ++k) data.push_back(line[k]);  // appended after the input
+      std::copy(line.begin(), line.end(), real_lines.begin() + l * full);
     }
-    data.erase(data.begin(), data.begin() + in.element_count());
+    data = std::move(real_lines);
   } else {
-    for (size_t d = rank - count; d < rank; ++d) TransformAxis(data, dims, d, sign);
+    for (size_t d = rank - count; d < rank; ++d) TransformAxis(data, in_dims, d, sign);
   }
   double scale = 1;
   if (inverse) {
@@ -263,7 +256,8 @@ void ComplexElementwise(Opcode op, Operands operands, Literal& out) {
       out.SetFromDouble(i, op == Opcode::kReal ? operands[0]->GetAsDouble(i) : 0.0);
     return;
   }
-  const PrimitiveType type = IsComplex(out.shape().type) ? out.shape().type : operands[0]->shape().type;
+  const PrimitiveType type =
+      IsComplex(out.shape().type) ? out.shape().type : operands[0]->shape().type;
   if (type == PrimitiveType::kC128) {
     ComplexTyped<double>(op, operands, out);
   } else {
