@@ -106,10 +106,7 @@ template <PrimitiveType P>
 struct MinifloatTraits {
   using Storage = uint8_t;
   using Compute = float;
-  static const MinifloatFormat& Format() {
-    static const MinifloatFormat format = *MinifloatFormatOf(P);
-    return format;
-  }
+  static constexpr MinifloatFormat Format() { return *MinifloatFormatOf(P); }
   static Compute Load(Storage s) { return static_cast<float>(MinifloatToDouble(Format(), s)); }
   static Storage Store(Compute c) { return DoubleToMinifloat(Format(), c); }
 };
@@ -131,12 +128,7 @@ template <PrimitiveType P>
 using TypeConstant = std::integral_constant<PrimitiveType, P>;
 
 template <PrimitiveType P>
-inline constexpr bool kIsMinifloatType =
-    P == PrimitiveType::kF8E5M2 || P == PrimitiveType::kF8E4M3FN ||
-    P == PrimitiveType::kF8E4M3B11FNUZ || P == PrimitiveType::kF8E5M2FNUZ ||
-    P == PrimitiveType::kF8E4M3FNUZ || P == PrimitiveType::kF8E4M3 ||
-    P == PrimitiveType::kF8E3M4 || P == PrimitiveType::kF4E2M1FN ||
-    P == PrimitiveType::kF8E8M0FNU;
+inline constexpr bool kIsMinifloatType = IsMinifloat(P);
 template <PrimitiveType P>
 inline constexpr bool kIsFloatType = P == PrimitiveType::kF16 || P == PrimitiveType::kBF16 ||
                                      P == PrimitiveType::kF32 || P == PrimitiveType::kF64 ||

@@ -56,22 +56,6 @@ uint8_t DoubleToExponentOnly(double value) {
 
 }  // namespace
 
-std::optional<MinifloatFormat> MinifloatFormatOf(PrimitiveType type) {
-  using S = MinifloatSpecials;
-  switch (type) {
-    case PrimitiveType::kF8E5M2: return MinifloatFormat{5, 2, 15, S::kIeee};
-    case PrimitiveType::kF8E4M3: return MinifloatFormat{4, 3, 7, S::kIeee};
-    case PrimitiveType::kF8E3M4: return MinifloatFormat{3, 4, 3, S::kIeee};
-    case PrimitiveType::kF8E4M3FN: return MinifloatFormat{4, 3, 7, S::kFiniteNanOnly};
-    case PrimitiveType::kF8E4M3FNUZ: return MinifloatFormat{4, 3, 8, S::kUnsignedZero};
-    case PrimitiveType::kF8E5M2FNUZ: return MinifloatFormat{5, 2, 16, S::kUnsignedZero};
-    case PrimitiveType::kF8E4M3B11FNUZ: return MinifloatFormat{4, 3, 11, S::kUnsignedZero};
-    case PrimitiveType::kF4E2M1FN: return MinifloatFormat{2, 1, 1, S::kNoSpecials};
-    case PrimitiveType::kF8E8M0FNU: return MinifloatFormat{8, 0, 127, S::kExponentOnly};
-    default: return std::nullopt;
-  }
-}
-
 double MinifloatToDouble(const MinifloatFormat& f, uint8_t bits) {
   if (f.specials == MinifloatSpecials::kExponentOnly) {
     return bits == 0xff ? kNaN : std::ldexp(1.0, bits - 127);
@@ -107,21 +91,17 @@ double MinifloatToDouble(const MinifloatFormat& f, uint8_t bits) {
 }
 
 double MinifloatMax(const MinifloatFormat& f) {
+  // The largest finite pattern: the top exponent with a full mantissa, except where that
+  // exponent holds inf/NaN (one exponent lower) or the full mantissa is NaN (one less).
+  int exponent = MaxExponentField(f), mantissa = MantissaMask(f);
   switch (f.specials) {
-    case MinifloatSpecials::kIeee:
-      return MinifloatToDouble(f, static_cast<uint8_t>(((MaxExponentField(f) - 1) << f.mantissa_bits) |
-                                                       MantissaMask(f)));
-    case MinifloatSpecials::kFiniteNanOnly:
-      return MinifloatToDouble(
-          f, static_cast<uint8_t>((MaxExponentField(f) << f.mantissa_bits) | (MantissaMask(f) - 1)));
+    case MinifloatSpecials::kIeee: exponent -= 1; break;
+    case MinifloatSpecials::kFiniteNanOnly: mantissa -= 1; break;
     case MinifloatSpecials::kUnsignedZero:
-    case MinifloatSpecials::kNoSpecials:
-      return MinifloatToDouble(
-          f, static_cast<uint8_t>((MaxExponentField(f) << f.mantissa_bits) | MantissaMask(f)));
-    case MinifloatSpecials::kExponentOnly:
-      return std::ldexp(1.0, 127);
+    case MinifloatSpecials::kNoSpecials: break;
+    case MinifloatSpecials::kExponentOnly: return std::ldexp(1.0, 127);
   }
-  return 0;
+  return MinifloatToDouble(f, static_cast<uint8_t>((exponent << f.mantissa_bits) | mantissa));
 }
 
 uint8_t DoubleToMinifloat(const MinifloatFormat& f, double value) {

@@ -52,9 +52,24 @@ struct MinifloatFormat {
   MinifloatSpecials specials;
 };
 
-// The format of a minifloat element type; nullopt for every other type.
-std::optional<MinifloatFormat> MinifloatFormatOf(PrimitiveType type);
-inline bool IsMinifloat(PrimitiveType type) { return MinifloatFormatOf(type).has_value(); }
+// The format of a minifloat element type; nullopt for every other type. The one table of the
+// formats (constexpr, so the evaluator's compile-time type traits read it too).
+constexpr std::optional<MinifloatFormat> MinifloatFormatOf(PrimitiveType type) {
+  using S = MinifloatSpecials;
+  switch (type) {
+    case PrimitiveType::kF8E5M2: return MinifloatFormat{5, 2, 15, S::kIeee};
+    case PrimitiveType::kF8E4M3: return MinifloatFormat{4, 3, 7, S::kIeee};
+    case PrimitiveType::kF8E3M4: return MinifloatFormat{3, 4, 3, S::kIeee};
+    case PrimitiveType::kF8E4M3FN: return MinifloatFormat{4, 3, 7, S::kFiniteNanOnly};
+    case PrimitiveType::kF8E4M3FNUZ: return MinifloatFormat{4, 3, 8, S::kUnsignedZero};
+    case PrimitiveType::kF8E5M2FNUZ: return MinifloatFormat{5, 2, 16, S::kUnsignedZero};
+    case PrimitiveType::kF8E4M3B11FNUZ: return MinifloatFormat{4, 3, 11, S::kUnsignedZero};
+    case PrimitiveType::kF4E2M1FN: return MinifloatFormat{2, 1, 1, S::kNoSpecials};
+    case PrimitiveType::kF8E8M0FNU: return MinifloatFormat{8, 0, 127, S::kExponentOnly};
+    default: return std::nullopt;
+  }
+}
+constexpr bool IsMinifloat(PrimitiveType type) { return MinifloatFormatOf(type).has_value(); }
 
 double MinifloatToDouble(const MinifloatFormat& format, uint8_t bits);
 uint8_t DoubleToMinifloat(const MinifloatFormat& format, double value);
