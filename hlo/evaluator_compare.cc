@@ -60,11 +60,13 @@ void CompareTyped(const CompareAttrs& attrs, const Literal& a, const Literal& b,
     if (attrs.type == ComparisonType::kTotalOrder) {
       if constexpr (kIsMinifloatType<P>) {
         for (size_t i = 0; i < dst.size(); ++i) {
-          dst[i] = Decide(dir, MinifloatTotalOrderKey<P>(lhs[i]), MinifloatTotalOrderKey<P>(rhs[i]));
+          dst[i] =
+              Decide(dir, MinifloatTotalOrderKey<P>(lhs[i]), MinifloatTotalOrderKey<P>(rhs[i]));
         }
       } else {
-        using Bits = std::conditional_t<sizeof(Storage) == 2, uint16_t,
-                                        std::conditional_t<sizeof(Storage) == 4, uint32_t, uint64_t>>;
+        using Bits =
+            std::conditional_t<sizeof(Storage) == 2, uint16_t,
+                               std::conditional_t<sizeof(Storage) == 4, uint32_t, uint64_t>>;
         for (size_t i = 0; i < dst.size(); ++i) {
           dst[i] = Decide(dir, TotalOrderKey(std::bit_cast<Bits>(lhs[i])),
                           TotalOrderKey(std::bit_cast<Bits>(rhs[i])));
@@ -99,14 +101,12 @@ void CompareElements(const CompareAttrs& attrs, const Literal& a, const Literal&
     throw Error("compare must produce pred, not " + std::string(PrimitiveTypeName(out.shape().type)));
   }
   if (IsComplex(a.shape().type)) {  // only EQ and NE are defined (the verifier checks)
-    for (int64_t i = 0; i < out.element_count(); ++i) {
-      const bool equal = a.GetComplex(i) == b.GetComplex(i);
-      out.mutable_data<uint8_t>()[i] =
-          attrs.direction == ComparisonDirection::kEq ? equal
-          : attrs.direction == ComparisonDirection::kNe
-              ? !equal
-              : throw Error("compare of complex values is defined only for EQ and NE");
-    }
+    if (attrs.direction != ComparisonDirection::kEq && attrs.direction != ComparisonDirection::kNe)
+      throw Error("compare of complex values is defined only for EQ and NE");
+    const bool want_equal = attrs.direction == ComparisonDirection::kEq;
+    auto dst = out.mutable_data<uint8_t>();
+    for (int64_t i = 0; i < out.element_count(); ++i)
+      dst[i] = (a.GetComplex(i) == b.GetComplex(i)) == want_equal;
     return;
   }
   DispatchArrayType(a.shape().type, [&](auto type) {

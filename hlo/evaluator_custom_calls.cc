@@ -125,7 +125,8 @@ Literal EvaluateOneDnnLayerNormCustomCall(const Instruction& call,
   const std::string& config = call.attr<CustomCallAttrs>().backend_config;
   if (size_t at = config.find("epsilon_typecast"); at != std::string::npos) {
     at = config.find(':', at);
-    const int64_t bits = at == std::string::npos ? 0 : std::strtoll(config.c_str() + at + 1, nullptr, 10);
+    const int64_t bits =
+        at == std::string::npos ? 0 : std::strtoll(config.c_str() + at + 1, nullptr, 10);
     epsilon = std::bit_cast<float>(static_cast<uint32_t>(bits));
   }
   const Literal& x = *operands[0];

@@ -102,8 +102,9 @@ void IntegerUnaryTyped(Opcode op, const Literal& in, Literal& out) {
     case Opcode::kPopulationCount:
       return map([](T x) { return static_cast<T>(std::popcount(static_cast<U>(x))); });
     case Opcode::kClz:
-      if constexpr (kIsNibbleType<P>)
-        return map([](T x) { return static_cast<T>(std::countl_zero(static_cast<U>(x & 0x0f)) - 4); });
+      if constexpr (kIsNibbleType<P>) {
+        return map([](T x) { return static_cast<T>(std::countl_zero(static_cast<U>(x & 0xf)) - 4); });
+      }
       return map([](T x) { return static_cast<T>(std::countl_zero(static_cast<U>(x))); });
     case Opcode::kSign: return map([](T x) { return static_cast<T>((x > 0) - (x < 0)); });
     default: ThrowUnsupported(op, P);
@@ -128,14 +129,16 @@ void IntegerBinaryTyped(Opcode op, const Literal& a, const Literal& b, Literal& 
     case Opcode::kXor: return map([](T x, T y) { return static_cast<T>(x ^ y); });
     case Opcode::kShiftLeft: return map([](T x, T y) { return ShiftLeft(x, y); });
     case Opcode::kShiftRightLogical:
-      if constexpr (P == PrimitiveType::kS4)  // shift the 4 stored bits, not the sign extension
-        return map([](T x, T y) { return static_cast<T>(ShiftRightLogical<uint8_t>(x & 0x0f, y)); });
+      if constexpr (P == PrimitiveType::kS4) {  // shift the 4 stored bits, not the sign extension
+        return map([](T x, T y) { return static_cast<T>(ShiftRightLogical<uint8_t>(x & 0xf, y)); });
+      }
       return map([](T x, T y) { return ShiftRightLogical(x, y); });
     case Opcode::kShiftRightArithmetic:
-      if constexpr (P == PrimitiveType::kU4)  // the top of the 4 bits is the sign
+      if constexpr (P == PrimitiveType::kU4) {  // the top of the 4 bits is the sign
         return map([](T x, T y) {
           return static_cast<T>(ShiftRightArithmetic<int8_t>(WrapS4(static_cast<int8_t>(x)), y));
         });
+      }
       return map([](T x, T y) { return ShiftRightArithmetic(x, y); });
     default: ThrowUnsupported(op, P);
   }

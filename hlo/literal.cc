@@ -208,8 +208,13 @@ void Literal::SetFromDouble(int64_t i, double v) {
     case PrimitiveType::kBF16: Store(data_, i, FloatToBF16(static_cast<float>(v))); return;
     case PrimitiveType::kF32: Store(data_, i, static_cast<float>(v)); return;
     case PrimitiveType::kF64: Store(data_, i, v); return;
-    case PrimitiveType::kS4: Store(data_, i, static_cast<int8_t>(std::clamp<double>(SaturatingCast<int8_t>(v), -8, 7))); return;
-    case PrimitiveType::kU4: Store(data_, i, static_cast<uint8_t>(std::min<double>(SaturatingCast<uint8_t>(v), 15))); return;
+    // Saturated at the 4-bit bounds (NaN -> 0), as a float -> s4/u4 convert does.
+    case PrimitiveType::kS4:
+      Store(data_, i, static_cast<int8_t>(std::clamp<int>(SaturatingCast<int8_t>(v), -8, 7)));
+      return;
+    case PrimitiveType::kU4:
+      Store(data_, i, static_cast<uint8_t>(std::min<int>(SaturatingCast<uint8_t>(v), 15)));
+      return;
     case PrimitiveType::kC64:
     case PrimitiveType::kC128: SetComplex(i, {v, 0.0}); return;
     // Directly from f64: one rounding (XLA converts f64 -> f8 without an f32 step).

@@ -310,7 +310,8 @@ void ParseInstructionAttributes(Lexer& lexer, Opcode opcode, const LexPosition& 
     case Opcode::kCos: case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1:
     case Opcode::kFloor: case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p:
     case Opcode::kLogistic: case Opcode::kNegate: case Opcode::kNot:
-    case Opcode::kPopulationCount: case Opcode::kRoundNearestAfz: case Opcode::kReal: case Opcode::kImag: case Opcode::kComplex:
+    case Opcode::kPopulationCount: case Opcode::kRoundNearestAfz: case Opcode::kReal:
+    case Opcode::kImag: case Opcode::kComplex:
     case Opcode::kRoundNearestEven: case Opcode::kRsqrt: case Opcode::kSign: case Opcode::kSin:
     case Opcode::kSqrt: case Opcode::kTan: case Opcode::kTanh: case Opcode::kAdd:
     case Opcode::kAnd: case Opcode::kAtan2: case Opcode::kDivide: case Opcode::kMaximum:

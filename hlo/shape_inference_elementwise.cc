@@ -170,8 +170,8 @@ Shape InferBinary(const Instruction& inst) {
     if (lhs.type != PrimitiveType::kF32 && lhs.type != PrimitiveType::kF64) {
       Fail(inst, "complex needs f32 or f64 parts, got " + std::string(PrimitiveTypeName(lhs.type)));
     }
-    return Shape::Array(lhs.type == PrimitiveType::kF64 ? PrimitiveType::kC128 : PrimitiveType::kC64,
-                        lhs.dims);
+    const bool f64 = lhs.type == PrimitiveType::kF64;
+    return Shape::Array(f64 ? PrimitiveType::kC128 : PrimitiveType::kC64, lhs.dims);
   }
   if (inst.opcode() == Opcode::kCompare && IsComplex(lhs.type)) {
     const ComparisonDirection d = AttrsOf<CompareAttrs>(inst, "compare").direction;

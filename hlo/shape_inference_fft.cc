@@ -14,7 +14,9 @@ Shape InferFftShape(const Instruction& inst) {
   const Shape& operand = ExpectArrayOperand(inst, 0);
   const auto& attrs = AttrsOf<FftAttrs>(inst, "fft");
   const int64_t n = static_cast<int64_t>(attrs.length.size());
-  if (n < 1 || n > 3) Fail(inst, "fft_length must name 1 to 3 dimensions, got " + std::to_string(n));
+  if (n < 1 || n > 3) {
+    Fail(inst, "fft_length must name 1 to 3 dimensions, got " + std::to_string(n));
+  }
   if (operand.rank() < n) {
     Fail(inst, "operand " + operand.ToString(false) + " has fewer dimensions than fft_length " +
                    DimsToString(attrs.length));
@@ -46,7 +48,9 @@ Shape InferFftShape(const Instruction& inst) {
     if (last && real_output) dims[static_cast<size_t>(first + i)] = len;
   }
   PrimitiveType type = operand.type;
-  if (real_input) type = operand.type == PrimitiveType::kF64 ? PrimitiveType::kC128 : PrimitiveType::kC64;
+  if (real_input) {
+    type = operand.type == PrimitiveType::kF64 ? PrimitiveType::kC128 : PrimitiveType::kC64;
+  }
   if (real_output) type = ComplexComponentType(operand.type);
   return Shape::Array(type, std::move(dims));
 }
