@@ -44,6 +44,12 @@ std::vector<int64_t> Unflatten(int64_t linear, const std::vector<int64_t>& dims)
   return index;
 }
 
+// 0 when `error` is within `allowance`, else error / allowance (infinite for a zero allowance).
+double ErrorOverAllowance(double error, double allowance) {
+  if (error <= allowance) return 0;
+  return allowance > 0 ? error / allowance : std::numeric_limits<double>::infinity();
+}
+
 // How far out of tolerance one element is: 0 when within, otherwise error / allowance
 // (infinite for NaN/inf disagreements and for any difference when the allowance is zero).
 double FloatBadness(double expected, double actual, const Tolerance& tol) {
@@ -53,10 +59,8 @@ double FloatBadness(double expected, double actual, const Tolerance& tol) {
   if (std::isinf(expected) || std::isinf(actual)) {
     return expected == actual ? 0 : std::numeric_limits<double>::infinity();
   }
-  double error = std::fabs(actual - expected);
-  double allowance = tol.atol + tol.rtol * std::fabs(expected);
-  if (error <= allowance) return 0;
-  return allowance > 0 ? error / allowance : std::numeric_limits<double>::infinity();
+  return ErrorOverAllowance(std::fabs(actual - expected),
+                            tol.atol + tol.rtol * std::fabs(expected));
 }
 
 // Complex values: the modulus of the difference against atol + rtol x |expected| (NaN or inf in
@@ -69,10 +73,8 @@ double ComplexBadness(std::complex<double> expected, std::complex<double> actual
     return std::max(FloatBadness(expected.real(), actual.real(), tol),
                     FloatBadness(expected.imag(), actual.imag(), tol));
   }
-  const double error = std::abs(actual - expected);
-  const double allowance = tol.atol + tol.rtol * std::abs(expected);
-  if (error <= allowance) return 0;
-  return allowance > 0 ? error / allowance : std::numeric_limits<double>::infinity();
+  return ErrorOverAllowance(std::abs(actual - expected),
+                            tol.atol + tol.rtol * std::abs(expected));
 }
 
 // Exact comparison for integers and pred; badness is the absolute difference.
@@ -95,12 +97,17 @@ struct ArrayOutcome {
 ArrayOutcome CompareOne(const hlo::Literal& expected, const hlo::Literal& actual,
                         const Tolerance& tolerance) {
   ArrayOutcome outcome{0, -1, 0, tolerance};
-  bool floating = hlo::IsFloating(expected.shape().type);
+  const bool floating = hlo::IsFloating(expected.shape().type);
   const bool complex = hlo::IsComplex(expected.shape().type);
   for (int64_t i = 0; i < expected.element_count(); ++i) {
-    double badness = complex    ? ComplexBadness(expected.GetComplex(i), actual.GetComplex(i), tolerance)
-                     : floating ? FloatBadness(expected.GetAsDouble(i), actual.GetAsDouble(i), tolerance)
-                                : IntegerBadness(expected, actual, i);
+    double badness = 0;
+    if (complex) {
+      badness = ComplexBadness(expected.GetComplex(i), actual.GetComplex(i), tolerance);
+    } else if (floating) {
+      badness = FloatBadness(expected.GetAsDouble(i), actual.GetAsDouble(i), tolerance);
+    } else {
+      badness = IntegerBadness(expected, actual, i);
+    }
     if (badness == 0) continue;
     ++outcome.mismatches;
     if (outcome.worst < 0 || badness > outcome.worst_badness) {
@@ -120,8 +127,8 @@ Tolerance DefaultTolerance(hlo::PrimitiveType type) {
     case PrimitiveType::kF32: return {1e-5, 1e-6};
     case PrimitiveType::kF16: return {1e-3, 1e-3};
     case PrimitiveType::kBF16: return {1e-2, 1e-2};
-    case PrimitiveType::kC64: return {1e-5, 1e-6};
-    case PrimitiveType::kC128: return {1e-9, 1e-12};
+    case PrimitiveType::kC64:
+    case PrimitiveType::kC128: return DefaultTolerance(hlo::ComplexComponentType(type));
     // The 8- and 4-bit floats: one unit in the last place, 2^-mantissa_bits, relative and
     // absolute (f8e4m3fn: 0.125; f8e8m0fnu: a factor of two).
     RETARGET_MINIFLOAT_CASES: {
@@ -237,19 +244,21 @@ CompareResult CompareArrays(const std::vector<NpyArray>& expected,
     result.worst_index = Unflatten(outcome.worst, es.dims);
     result.worst_expected = e.literal.GetAsDouble(outcome.worst);
     result.worst_actual = a.GetAsDouble(outcome.worst);
-    worst_text = e.name + FormatIndex(result.worst_index) + ": expected " +
-                 FormatNumber(result.worst_expected) + ", got " + FormatNumber(result.worst_actual);
+    worst_text = e.name + FormatIndex(result.worst_index) + ": expected ";
     if (hlo::IsComplex(es.type)) {  // both parts, and the modulus the tolerance applies to
       const std::complex<double> expected_value = e.literal.GetComplex(outcome.worst);
       const std::complex<double> actual_value = a.GetComplex(outcome.worst);
       auto text = [](std::complex<double> v) {
         return "(" + FormatNumber(v.real()) + ", " + FormatNumber(v.imag()) + ")";
       };
-      worst_text = e.name + FormatIndex(result.worst_index) + ": expected " +
-                   text(expected_value) + ", got " + text(actual_value) + " (|diff| " +
-                   FormatNumber(std::abs(actual_value - expected_value)) + ", allowed " +
-                   FormatNumber(tol.atol + tol.rtol * std::abs(expected_value)) + ")";
-    } else if (hlo::IsFloating(es.type)) {
+      worst_text += text(expected_value) + ", got " + text(actual_value) + " (|diff| " +
+                    FormatNumber(std::abs(actual_value - expected_value)) + ", allowed " +
+                    FormatNumber(tol.atol + tol.rtol * std::abs(expected_value)) + ")";
+    } else {
+      worst_text +=
+          FormatNumber(result.worst_expected) + ", got " + FormatNumber(result.worst_actual);
+    }
+    if (hlo::IsFloating(es.type)) {
       worst_text +=
           " (|diff| " + FormatNumber(std::fabs(result.worst_actual - result.worst_expected)) +
           ", allowed " + FormatNumber(tol.atol + tol.rtol * std::fabs(result.worst_expected)) +

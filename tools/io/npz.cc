@@ -97,32 +97,28 @@ hlo::Literal ConformToShape(const hlo::Literal& array, const hlo::Shape& shape,
                      shape.ToString(false) + " is needed");
   }
   hlo::Literal result(shape);
-  if (have.type == shape.type) {
+  // The bf16 rule (npz.h): numpy has no bf16, so accept float32 (rounded to nearest even) or
+  // uint16 bit patterns; the 8-/4-bit floats likewise float32 (rounded to the format, as a
+  // convert would) or uint8 bit patterns; s4/u4 int8/uint8 values in range.
+  const bool bit_patterns =
+      (shape.type == PrimitiveType::kBF16 && have.type == PrimitiveType::kU16) ||
+      (hlo::IsMinifloat(shape.type) && have.type == PrimitiveType::kU8);
+  if (have.type == shape.type || bit_patterns) {
     // A zero-element array may have no storage at all: memcpy's pointers must not be null.
     if (!array.bytes().empty())
       std::memcpy(result.mutable_bytes().data(), array.bytes().data(), array.bytes().size());
     return result;
   }
-  // The bf16 rule (npz.h): numpy has no bf16, so accept float32 (rounded to nearest even) or
-  // uint16 bit patterns.
   if (shape.type == PrimitiveType::kBF16 && have.type == PrimitiveType::kF32) {
     auto in = array.data<float>();
     auto out = result.mutable_data<uint16_t>();
     for (size_t i = 0; i < in.size(); ++i) out[i] = hlo::FloatToBF16(in[i]);
     return result;
   }
-  if (shape.type == PrimitiveType::kBF16 && have.type == PrimitiveType::kU16) {
-    std::memcpy(result.mutable_bytes().data(), array.bytes().data(), array.bytes().size());
-    return result;
-  }
-  // The 8-/4-bit floats: float32 (rounded to the format, as a convert would) or uint8 bit
-  // patterns; s4/u4: int8/uint8 values in range.
   if (hlo::IsMinifloat(shape.type) && have.type == PrimitiveType::kF32) {
-    for (int64_t i = 0; i < result.element_count(); ++i) result.SetFromDouble(i, array.GetAsDouble(i));
-    return result;
-  }
-  if (hlo::IsMinifloat(shape.type) && have.type == PrimitiveType::kU8) {
-    std::memcpy(result.mutable_bytes().data(), array.bytes().data(), array.bytes().size());
+    for (int64_t i = 0; i < result.element_count(); ++i) {
+      result.SetFromDouble(i, array.GetAsDouble(i));
+    }
     return result;
   }
   if ((shape.type == PrimitiveType::kS4 && have.type == PrimitiveType::kS8) ||
@@ -133,7 +129,8 @@ hlo::Literal ConformToShape(const hlo::Literal& array, const hlo::Shape& shape,
       const int64_t v = array.GetAsInt64(i);
       if (v < low || v > high) {
         throw hlo::Error(what + ": element " + std::to_string(i) + " is " + std::to_string(v) +
-                         ", outside the range of " + std::string(hlo::PrimitiveTypeName(shape.type)));
+                         ", outside the range of " +
+                         std::string(hlo::PrimitiveTypeName(shape.type)));
       }
       result.SetFromInt64(i, v);
     }
