@@ -179,13 +179,19 @@ void RefuseToOverwriteInputs(const std::string& output, const std::vector<std::s
   }
 }
 
-void WriteOutputFile(const std::string& path, const std::string& bytes, bool force,
+void CheckOutputFile(const std::string& path, bool force,
                      const std::vector<std::string>& protected_inputs) {
   RefuseToOverwriteInputs(path, protected_inputs);
   std::error_code ec;
   if (!force && std::filesystem::exists(path, ec)) {
     throw hlo::Error(path + ": already exists (use --force to overwrite)");
   }
+}
+
+void WriteOutputFile(const std::string& path, const std::string& bytes, bool force,
+                     const std::vector<std::string>& protected_inputs) {
+  CheckOutputFile(path, force, protected_inputs);
+  std::error_code ec;
   std::string temporary = path + ".tmp" + std::to_string(getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);

@@ -80,6 +80,10 @@ void WriteOutputFile(const std::string& path, const std::string& bytes, bool for
                      const std::vector<std::string>& protected_inputs);
 // Throws hlo::Error when `output` names the same file as one of `inputs`.
 void RefuseToOverwriteInputs(const std::string& output, const std::vector<std::string>& inputs);
+// The checks WriteOutputFile makes before writing, for a command that checks every output before
+// its work starts: never one of `protected_inputs`, and an existing file only with `force`.
+void CheckOutputFile(const std::string& path, bool force,
+                     const std::vector<std::string>& protected_inputs);
 
 // Prints an hlo::Error as `FILE:LINE:COL: error: MESSAGE` with the source line and a caret when
 // the error carries a location (reading the source from the file it names), as

@@ -70,12 +70,7 @@ std::optional<systolic::ArchConfig> ConfigArgument(
 
 // An output path: never an input, never the other output, kept unless --force.
 void CheckOutput(const std::optional<std::string>& path, const ParsedArgs& args) {
-  if (!path) return;
-  RefuseToOverwriteInputs(*path, args.positional);
-  std::error_code ec;
-  if (!args.Has("--force") && std::filesystem::exists(*path, ec)) {
-    throw hlo::Error(*path + ": already exists (use --force to overwrite)");
-  }
+  if (path) CheckOutputFile(*path, args.Has("--force"), args.positional);
 }
 
 report::LatencyBudget BudgetArgument(const ParsedArgs& args) {

@@ -4,7 +4,6 @@
 // Output files never replace FILE or the --inputs file.
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -180,12 +179,7 @@ int RunRun(const ParsedArgs& args, const Context& context) {
   for (const std::optional<std::string>* path : {&options.output, &options.save_inputs,
                                                  &options.stats_json, &options.emit_asm,
                                                  &options.trace}) {
-    if (!*path) continue;
-    RefuseToOverwriteInputs(**path, protected_inputs);
-    std::error_code ec;
-    if (!args.Has("--force") && std::filesystem::exists(**path, ec)) {
-      throw hlo::Error(**path + ": already exists (use --force to overwrite)");
-    }
+    if (*path) CheckOutputFile(**path, args.Has("--force"), protected_inputs);
   }
 
   hlo::LoadedModule loaded = hlo::LoadModule(options.file);
