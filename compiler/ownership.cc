@@ -116,17 +116,6 @@ OwnerInfo CustomCallOwner(const Instruction& inst, const TargetDescription& targ
   return info;
 }
 
-// Bytes of all array leaves of a shape.
-double ArrayBytes(const hlo::Shape& shape) {
-  if (shape.IsTuple()) {
-    double bytes = 0;
-    for (const hlo::Shape& element : shape.tuple_shapes) bytes += ArrayBytes(element);
-    return bytes;
-  }
-  if (!shape.IsArray()) return 0;
-  return static_cast<double>(std::max<int64_t>(shape.ElementCount(), 0)) * hlo::ByteSize(shape.type);
-}
-
 // Bytes of a shape's leaves that live in host memory (memory space S(5)).
 double HostResidentBytes(const hlo::Shape& shape) {
   if (shape.IsTuple()) {
@@ -135,7 +124,7 @@ double HostResidentBytes(const hlo::Shape& shape) {
     return bytes;
   }
   if (!shape.IsArray() || shape.layout_details.memory_space != hlo::kHostMemorySpace) return 0;
-  return ArrayBytes(shape);
+  return ShapeBytes(shape);
 }
 
 // Whether JAX placed `inst`'s value in host memory before XLA's offloading passes gave it an
@@ -149,7 +138,6 @@ bool PlacedOnHost(const Instruction& inst) {
   return frontend != nullptr && frontend->value.find("pinned_host") != std::string::npos;
 }
 
-
 // Host-memory traffic of one instruction: the host-resident value it writes (an S(5) layout, or
 // a value placed on the host by annotation), and the S(5) operands it reads. Tuple plumbing
 // moves nothing.
@@ -158,7 +146,7 @@ double HostMemoryBytes(const Instruction& inst) {
       inst.opcode() == Opcode::kParameter) {
     return 0;
   }
-  double bytes = PlacedOnHost(inst) ? ArrayBytes(inst.shape()) : HostResidentBytes(inst.shape());
+  double bytes = PlacedOnHost(inst) ? ShapeBytes(inst.shape()) : HostResidentBytes(inst.shape());
   for (const Instruction* operand : inst.operands()) bytes += HostResidentBytes(operand->shape());
   return bytes;
 }

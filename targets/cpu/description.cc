@@ -69,7 +69,8 @@ TargetDescription MakeCpuDescription() {
   t.host_element_types_detail = "no generated form for the type; the reference evaluator runs it";
   for (Opcode op : {Opcode::kReal, Opcode::kImag, Opcode::kComplex, Opcode::kFft}) {
     t.op_rules[op] = OpRule{OpHandling::kHostFallback, "", {}, OpHandling::kHostFallback};
-    t.host_fallback_details[op] = "complex values have no generated form; the reference evaluator runs it";
+    t.host_fallback_details[op] =
+        "complex values have no generated form; the reference evaluator runs it";
   }
   t.custom_calls["__onednn$layernorm"] =
       OpRule{OpHandling::kHostFallback, "", {}, OpHandling::kHostFallback};

@@ -252,7 +252,8 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
   ValueLayout output = AllocateOutput(scope, inst.shape());
   scope.values[&inst] = output;
   auto operand_buffer = [&](int64_t i) { return scope[inst.operand(i)].buffer; };
-  if (std::optional<hlo::PrimitiveType> type = compiler::HostElementType(inst, targets::CpuDescription())) {
+  if (std::optional<hlo::PrimitiveType> type =
+          compiler::HostElementType(inst, targets::CpuDescription())) {
     std::string reason = "element type ";
     reason += hlo::PrimitiveTypeName(*type);
     reason += " has no generated form";

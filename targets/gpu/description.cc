@@ -107,7 +107,8 @@ TargetDescription MakeGpuDescription() {
   }
   t.host_element_types = compiler::ComplexAndNarrowTypes();
   t.host_element_types_detail =
-      "no GPU kernel for the type yet, and the gpu target has no host fallback (compiling it fails)";
+      "no GPU kernel for the type yet, and the gpu target has no host fallback (compiling it "
+      "fails)";
   t.supports_collectives = false;  // one GPU; NCCL would make this true
 
   t.fusion_kinds = {FusionKind::kLoop, FusionKind::kInput, FusionKind::kOutput};

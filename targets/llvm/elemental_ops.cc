@@ -7,7 +7,9 @@ using hlo::Opcode;
 
 bool FusibleInEmitter(Opcode opcode) {
   // The emitters have no complex values (hlo/ir.h's complex ops run on the host).
-  if (opcode == Opcode::kReal || opcode == Opcode::kImag || opcode == Opcode::kComplex) return false;
+  if (opcode == Opcode::kReal || opcode == Opcode::kImag || opcode == Opcode::kComplex) {
+    return false;
+  }
   switch (hlo::OpcodeClass(opcode)) {
     case hlo::OpClass::kElementwiseUnary:
     case hlo::OpClass::kElementwiseBinary:
