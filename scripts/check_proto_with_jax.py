@@ -99,10 +99,35 @@ def npz_value(array):
     return array
 
 
-def run_and_compare(retarget, hlo_path, computation, mlir_text, args):
+def parameter_arrays(shapes, given, source):
+    """The entries arg0, arg1, ... of the loaded .npz `given`, each in its parameter's dtype and
+    shape (bf16 and the 8-/4-bit floats arrive as float32). Exits naming `source` when an entry
+    is missing or a parameter is a tuple."""
+    arrays = []
+    for i, shape in enumerate(shapes):
+        if shape.is_tuple():
+            sys.exit("parameter %d is a tuple; XLA's client takes array arguments only" % i)
+        name = "arg%d" % i
+        if name not in given.files:
+            sys.exit("%s: missing entry %s" % (source, name))
+        arrays.append(given[name].astype(numpy_dtype(shape)).reshape(tuple(shape.dimensions())))
+    return arrays
+
+
+def run_on_xla_cpu(mlir_text, inputs):
+    """Compiles `mlir_text` with XLA:CPU for one device and runs it on `inputs` (numpy arrays);
+    returns the outputs as numpy arrays in XLA's own dtypes. XLA's errors propagate."""
     import jax
     from jax._src.lib import xla_client as xc
 
+    client = jax.devices("cpu")[0].client
+    devices = xc.DeviceList(tuple(jax.devices("cpu")[:1]))
+    executable = client.compile_and_load(mlir_text, devices, xc.CompileOptions())
+    results = executable.execute_sharded([jax.device_put(a) for a in inputs])
+    return [np.asarray(r[0]) for r in results.disassemble_into_single_device_arrays()]
+
+
+def run_and_compare(retarget, hlo_path, computation, mlir_text, args):
     shapes = computation.program_shape().parameter_shapes()
     total = sum(int(np.prod(s.dimensions())) for s in shapes if not s.is_tuple())
     if total > args.max_elements:
@@ -115,8 +140,8 @@ def run_and_compare(retarget, hlo_path, computation, mlir_text, args):
         np.savez(in_npz, **{"arg%d" % i: npz_value(a) for i, a in enumerate(inputs)})
         try:
             subprocess.run([retarget, "run", hlo_path, "--target", "interp", "--inputs", in_npz,
-                            "--output", out_npz, "--force"], check=True, capture_output=True, text=True,
-                           timeout=args.timeout)
+                            "--output", out_npz, "--force"], check=True, capture_output=True,
+                           text=True, timeout=args.timeout)
         except subprocess.TimeoutExpired:
             return "skipped (interpreter took over %ds)" % args.timeout
         except subprocess.CalledProcessError as e:
@@ -124,12 +149,8 @@ def run_and_compare(retarget, hlo_path, computation, mlir_text, args):
         ours = np.load(out_npz)
         ours = [ours["out%d" % i] for i in range(len(ours.files))]
 
-    client = jax.devices("cpu")[0].client
-    devices = xc.DeviceList(tuple(jax.devices("cpu")[:1]))
     try:
-        executable = client.compile_and_load(mlir_text, devices, xc.CompileOptions())
-        results = executable.execute_sharded([jax.device_put(a) for a in inputs])
-        theirs = [np.asarray(r[0]) for r in results.disassemble_into_single_device_arrays()]
+        theirs = run_on_xla_cpu(mlir_text, inputs)
     except Exception as e:  # e.g. a custom call or fusion kind XLA:CPU has no lowering for
         return "skipped (XLA:CPU cannot run it: %s)" % str(e).strip().splitlines()[0][:200]
     if len(theirs) != len(ours):

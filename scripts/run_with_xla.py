@@ -22,7 +22,8 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_proto_with_jax import find_retarget, npz_value, numpy_dtype, to_proto  # noqa: E402
+from check_proto_with_jax import (  # noqa: E402
+    find_retarget, npz_value, parameter_arrays, run_on_xla_cpu, to_proto)
 
 
 def main():
@@ -33,7 +34,6 @@ def main():
     parser.add_argument("--retarget", help="path to the retarget CLI")
     args = parser.parse_args()
 
-    import jax
     from jax._src.lib import xla_client as xc
 
     retarget = find_retarget(args.retarget)
@@ -41,23 +41,10 @@ def main():
         with open(to_proto(retarget, args.file, workdir), "rb") as f:
             computation = xc.XlaComputation(f.read())
     mlir_text = xc._xla.mlir.xla_computation_to_mlir_module(computation)
-    shapes = computation.program_shape().parameter_shapes()
-    given = np.load(args.inputs)
-    inputs = []
-    for i, shape in enumerate(shapes):
-        if shape.is_tuple():
-            sys.exit("parameter %d is a tuple; this script feeds array parameters only" % i)
-        name = "arg%d" % i
-        if name not in given.files:
-            sys.exit("%s: missing entry %s" % (args.inputs, name))
-        inputs.append(given[name].astype(numpy_dtype(shape)).reshape(tuple(shape.dimensions())))
-
-    client = jax.devices("cpu")[0].client
-    devices = xc.DeviceList(tuple(jax.devices("cpu")[:1]))
+    inputs = parameter_arrays(computation.program_shape().parameter_shapes(),
+                              np.load(args.inputs), args.inputs)
     print("compiling with XLA:CPU ...", file=sys.stderr)
-    executable = client.compile_and_load(mlir_text, devices, xc.CompileOptions())
-    results = executable.execute_sharded([jax.device_put(a) for a in inputs])
-    outputs = [npz_value(np.asarray(r[0])) for r in results.disassemble_into_single_device_arrays()]
+    outputs = [npz_value(a) for a in run_on_xla_cpu(mlir_text, inputs)]
     np.savez(args.output, **{"out%d" % i: a for i, a in enumerate(outputs)})
     print("wrote %s (%d arrays)" % (args.output, len(outputs)))
     return 0

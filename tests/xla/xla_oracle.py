@@ -39,7 +39,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from check_proto_with_jax import CORPUS, npz_value, numpy_dtype, to_proto  # noqa: E402
+from check_proto_with_jax import (  # noqa: E402
+    CORPUS, npz_value, numpy_dtype, parameter_arrays, run_on_xla_cpu, to_proto)
 
 # (rtol, atol) by XLA element type name. Wider than `retarget compare`'s defaults: XLA:CPU fuses
 # and reorders reductions and keeps bf16 in f32 inside fusions (its default excess precision),
@@ -64,9 +65,10 @@ BEYOND_THE_SUITE = {
 # Outputs that differ from XLA by design (docs/hlo.md says why): (module, output) -> reason.
 KNOWN_DIFFERENCES = {
     ("thunk_coverage_cpu.hlo", 15): "GetRngSeed: XLA draws a seed per run, the interpreter's is 42",
-    ("thunk_coverage_cpu.hlo", 16): "rng-get-and-update-state: XLA's state is per executable "
-                                    "(0x7012395, then + delta per call); the interpreter's is a "
-                                    "hash of the instruction name, the same on every run and target",
+    ("thunk_coverage_cpu.hlo", 16):
+        "rng-get-and-update-state: XLA's state is per executable (0x7012395, then + delta per "
+        "call); the interpreter's is a hash of the instruction name, the same on every run and "
+        "target",
 }
 
 
@@ -90,21 +92,15 @@ def compare(module, ours, theirs, dtype_names):
             continue
         if a.shape != b.shape:
             return "MISMATCH: out%d has shape %s, XLA's %s" % (i, a.shape, b.shape)
-        a = np.asarray(a)
-        b = np.asarray(b)
-        if a.dtype.kind == "c" or b.dtype.kind == "c":
-            a, b = a.astype(np.complex128), b.astype(np.complex128)
-            nan = np.isnan(a) | np.isnan(b)
-            same_nan = np.isnan(a) == np.isnan(b)
-            error = np.where(nan, 0.0, np.abs(a - b))
-            scale = np.abs(b)
-        else:
-            a, b = a.astype(np.float64), b.astype(np.float64)
-            nan = np.isnan(a) | np.isnan(b)
-            same_nan = np.isnan(a) == np.isnan(b)
-            with np.errstate(invalid="ignore"):
-                error = np.where(nan | (a == b), 0.0, np.abs(a - b))
-            scale = np.abs(b)
+        # Complex values compare on the modulus of the difference, real ones on |a - b|.
+        a, b = np.asarray(a), np.asarray(b)
+        wide = np.complex128 if "c" in (a.dtype.kind, b.dtype.kind) else np.float64
+        a, b = a.astype(wide), b.astype(wide)
+        nan = np.isnan(a) | np.isnan(b)
+        same_nan = np.isnan(a) == np.isnan(b)
+        with np.errstate(invalid="ignore"):
+            error = np.where(nan | (a == b), 0.0, np.abs(a - b))
+        scale = np.abs(b)
         bits_equal = np.array_equal(a, b, equal_nan=True)
         identical = identical and bits_equal
         if bits_equal:
@@ -135,9 +131,6 @@ def input_bytes(computation):
 
 
 def run_module(retarget, path, computation, mlir_text, args, workdir):
-    import jax
-    from jax._src.lib import xla_client as xc
-
     size = input_bytes(computation)
     if size > args.max_input_bytes:
         return "not run: inputs of %.1f GB exceed the oracle's budget of %.1f GB" % (
@@ -156,17 +149,9 @@ def run_module(retarget, path, computation, mlir_text, args, workdir):
         return "not run: the interpreter needs more than %d s" % args.timeout
     except subprocess.CalledProcessError as e:
         return "INTERPRETER FAILED: " + (e.stderr.strip().splitlines() or ["?"])[-1]
-    given = np.load(in_npz)
-    inputs = []
-    for i, shape in enumerate(shapes):
-        inputs.append(given["arg%d" % i].astype(numpy_dtype(shape)).reshape(
-            tuple(shape.dimensions())))
-    client = jax.devices("cpu")[0].client
-    devices = xc.DeviceList(tuple(jax.devices("cpu")[:1]))
+    inputs = parameter_arrays(shapes, np.load(in_npz), in_npz)
     try:
-        executable = client.compile_and_load(mlir_text, devices, xc.CompileOptions())
-        results = executable.execute_sharded([jax.device_put(a) for a in inputs])
-        theirs = [np.asarray(r[0]) for r in results.disassemble_into_single_device_arrays()]
+        theirs = run_on_xla_cpu(mlir_text, inputs)
     except Exception as e:  # XLA raises its own status types
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         return "not run: XLA:CPU cannot run it (%s)" % first[:160]
