@@ -2,8 +2,8 @@
 //
 // Guarantees: every target gets ConfigureFuzzLimits() once (fuzz_initialize.cc), then runs every
 // input through RunExpectingOnly<its reader's error types>() (hlo::Error for most readers,
-// gpu::ArtifactError for the GPU artifact). That exception is the documented way to reject bad input and is
-// swallowed; any other exception is a finding, so it is reported with its type and message and
+// gpu::ArtifactError for the GPU artifact). That exception is the documented way to reject bad
+// input and is swallowed; any other exception is a finding, so it is reported with its type and message and
 // turned into an abort() that libFuzzer records as a crash (with the reproducer saved).
 // Crashes, sanitizer reports, leaks, timeouts and out-of-memory are caught by libFuzzer itself.
 #pragma once

@@ -550,10 +550,6 @@ TEST(OwnershipTest, EmptyEntryGivesZeroStats) {
   EXPECT_EQ(stats.entries[0].info.owner, Owner::kNoCode);
 }
 
-}  // namespace
-
-namespace {
-
 // Host offloading is counted as host-memory traffic: a value with an S(5) layout is written once
 // and read once per user; a value JAX placed with annotate_device_placement(pinned_host) counts
 // as written; nothing else moves to the host. Complex and 8-bit values are host fallbacks on
@@ -565,13 +561,15 @@ ENTRY e {
   h = f32[256]{0:S(5)} copy(p)
   back = f32[256] copy(h)
   one = f32[] constant(1)
-  pinned = f32[] custom-call(one), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  pinned = f32[] custom-call(one), custom_call_target="annotate_device_placement",
+      frontend_attributes={_xla_buffer_placement="pinned_host"}
   ROOT t = (f32[256], f32[]) tuple(back, pinned)
 })",
                                     targets::CpuDescription());
   EXPECT_EQ(stats.host_memory_bytes, 1024 + 1024 + 4);
-  const ModuleStats none = Analyze("ENTRY e {\n  p = f32[8] parameter(0)\n  ROOT c = f32[8] copy(p)\n}",
-                                   targets::CpuDescription());
+  const ModuleStats none =
+      Analyze("ENTRY e {\n  p = f32[8] parameter(0)\n  ROOT c = f32[8] copy(p)\n}",
+              targets::CpuDescription());
   EXPECT_EQ(none.host_memory_bytes, 0);
 }
 

@@ -128,10 +128,6 @@ TEST(Compare, DefaultTolerancesPerType) {
   EXPECT_EQ(io::DefaultTolerance(PrimitiveType::kS32).rtol, 0);
 }
 
-}  // namespace
-
-namespace {
-
 // A K=1024 f32 dot row computed three ways: the interpreter's order (k ascending, f32), another
 // correct order (pairwise halves, f32), and three bugs: a dropped term, operands rounded to bf16,
 // a shifted index. With the defaults scaled by sqrt(K) the correct one matches and every bug
@@ -206,20 +202,17 @@ ENTRY e {
   EXPECT_EQ(io::LongestReduction(*module), 300);  // the conv sums 3*3*16 = 144, the reduce 8
 }
 
-}  // namespace
-
-namespace {
-
 TEST(CompareComplex, ModulusOfTheDifferenceAndBothPartsInTheMessage) {
-  auto complex = [](std::vector<double> parts) {
-    hlo::Literal literal(hlo::Shape::Array(PrimitiveType::kC64, {static_cast<int64_t>(parts.size() / 2)}));
-    for (size_t i = 0; i < parts.size(); ++i) literal.mutable_data<float>()[i] = static_cast<float>(parts[i]);
+  auto complex = [](float real, float imag) {
+    hlo::Literal literal(hlo::Shape::Array(PrimitiveType::kC64, {1}));
+    literal.SetComplex(0, {real, imag});
     return io::NpyArray{"out0", std::move(literal)};
   };
   io::Tolerance tol{0, 0.5};
   // |(3, 4) - (3, 4.4)| = 0.4 <= 0.5; |(3, 4) - (3.4, 4.4)| = 0.566 > 0.5 though each part is 0.4.
-  EXPECT_TRUE(io::CompareArrays({complex({3, 4})}, {complex({3, 4.4})}, &tol).matched);
-  const io::CompareResult result = io::CompareArrays({complex({3, 4})}, {complex({3.4, 4.4})}, &tol);
+  EXPECT_TRUE(io::CompareArrays({complex(3, 4)}, {complex(3, 4.4f)}, &tol).matched);
+  const io::CompareResult result =
+      io::CompareArrays({complex(3, 4)}, {complex(3.4f, 4.4f)}, &tol);
   EXPECT_FALSE(result.matched);
   EXPECT_NE(result.summary.find("expected (3, 4), got (3.4"), std::string::npos) << result.summary;
 }
