@@ -106,8 +106,23 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
     elements_.reserve(shape.tuple_shapes.size());
     for (const Shape& element : shape.tuple_shapes) elements_.emplace_back(element);
   } else if (shape.IsArray()) {
-    data_.assign(static_cast<size_t>(shape.ElementCount() * ByteSize(shape.type)), 0);
+    data_ = std::make_shared<LiteralBytes>(
+        static_cast<size_t>(shape.ElementCount() * ByteSize(shape.type)), 0);
   }
+}
+
+const LiteralBytes& Literal::Bytes() const {
+  static const LiteralBytes* const kEmpty = new LiteralBytes();
+  return data_ != nullptr ? *data_ : *kEmpty;
+}
+
+LiteralBytes& Literal::WritableBytes() {
+  if (data_ == nullptr) {
+    data_ = std::make_shared<LiteralBytes>();
+  } else if (data_.use_count() > 1) {
+    data_ = std::make_shared<LiteralBytes>(*data_);
+  }
+  return *data_;
 }
 
 Literal Literal::Tuple(std::vector<Literal> elements) {
@@ -144,25 +159,25 @@ T SaturatingCast(double v) {
 
 double Literal::GetAsDouble(int64_t i) const {
   switch (shape_.type) {
-    case PrimitiveType::kPred: return data_[i] ? 1.0 : 0.0;
-    case PrimitiveType::kS8: return Load<int8_t>(data_, i);
-    case PrimitiveType::kS16: return Load<int16_t>(data_, i);
-    case PrimitiveType::kS32: return Load<int32_t>(data_, i);
-    case PrimitiveType::kS64: return static_cast<double>(Load<int64_t>(data_, i));
-    case PrimitiveType::kU8: return Load<uint8_t>(data_, i);
-    case PrimitiveType::kU16: return Load<uint16_t>(data_, i);
-    case PrimitiveType::kU32: return Load<uint32_t>(data_, i);
-    case PrimitiveType::kU64: return static_cast<double>(Load<uint64_t>(data_, i));
-    case PrimitiveType::kF16: return F16ToFloat(Load<uint16_t>(data_, i));
-    case PrimitiveType::kBF16: return BF16ToFloat(Load<uint16_t>(data_, i));
-    case PrimitiveType::kF32: return Load<float>(data_, i);
-    case PrimitiveType::kF64: return Load<double>(data_, i);
-    case PrimitiveType::kS4: return Load<int8_t>(data_, i);
-    case PrimitiveType::kU4: return Load<uint8_t>(data_, i);
-    case PrimitiveType::kC64: return Load<float>(data_, 2 * i);  // the real part
-    case PrimitiveType::kC128: return Load<double>(data_, 2 * i);
+    case PrimitiveType::kPred: return Bytes()[i] ? 1.0 : 0.0;
+    case PrimitiveType::kS8: return Load<int8_t>(Bytes(), i);
+    case PrimitiveType::kS16: return Load<int16_t>(Bytes(), i);
+    case PrimitiveType::kS32: return Load<int32_t>(Bytes(), i);
+    case PrimitiveType::kS64: return static_cast<double>(Load<int64_t>(Bytes(), i));
+    case PrimitiveType::kU8: return Load<uint8_t>(Bytes(), i);
+    case PrimitiveType::kU16: return Load<uint16_t>(Bytes(), i);
+    case PrimitiveType::kU32: return Load<uint32_t>(Bytes(), i);
+    case PrimitiveType::kU64: return static_cast<double>(Load<uint64_t>(Bytes(), i));
+    case PrimitiveType::kF16: return F16ToFloat(Load<uint16_t>(Bytes(), i));
+    case PrimitiveType::kBF16: return BF16ToFloat(Load<uint16_t>(Bytes(), i));
+    case PrimitiveType::kF32: return Load<float>(Bytes(), i);
+    case PrimitiveType::kF64: return Load<double>(Bytes(), i);
+    case PrimitiveType::kS4: return Load<int8_t>(Bytes(), i);
+    case PrimitiveType::kU4: return Load<uint8_t>(Bytes(), i);
+    case PrimitiveType::kC64: return Load<float>(Bytes(), 2 * i);  // the real part
+    case PrimitiveType::kC128: return Load<double>(Bytes(), 2 * i);
     RETARGET_MINIFLOAT_CASES:
-      return MinifloatToDouble(*MinifloatFormatOf(shape_.type), data_[i]);
+      return MinifloatToDouble(*MinifloatFormatOf(shape_.type), Bytes()[i]);
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken: break;
   }
@@ -171,8 +186,8 @@ double Literal::GetAsDouble(int64_t i) const {
 
 std::complex<double> Literal::GetComplex(int64_t i) const {
   switch (shape_.type) {
-    case PrimitiveType::kC64: return {Load<float>(data_, 2 * i), Load<float>(data_, 2 * i + 1)};
-    case PrimitiveType::kC128: return {Load<double>(data_, 2 * i), Load<double>(data_, 2 * i + 1)};
+    case PrimitiveType::kC64: return {Load<float>(Bytes(), 2 * i), Load<float>(Bytes(), 2 * i + 1)};
+    case PrimitiveType::kC128: return {Load<double>(Bytes(), 2 * i), Load<double>(Bytes(), 2 * i + 1)};
     default: return {GetAsDouble(i), 0.0};
   }
 }
@@ -180,12 +195,12 @@ std::complex<double> Literal::GetComplex(int64_t i) const {
 void Literal::SetComplex(int64_t i, std::complex<double> v) {
   switch (shape_.type) {
     case PrimitiveType::kC64:
-      Store(data_, 2 * i, static_cast<float>(v.real()));
-      Store(data_, 2 * i + 1, static_cast<float>(v.imag()));
+      Store(WritableBytes(), 2 * i, static_cast<float>(v.real()));
+      Store(WritableBytes(), 2 * i + 1, static_cast<float>(v.imag()));
       return;
     case PrimitiveType::kC128:
-      Store(data_, 2 * i, v.real());
-      Store(data_, 2 * i + 1, v.imag());
+      Store(WritableBytes(), 2 * i, v.real());
+      Store(WritableBytes(), 2 * i + 1, v.imag());
       return;
     default: SetFromDouble(i, v.real()); return;
   }
@@ -193,33 +208,33 @@ void Literal::SetComplex(int64_t i, std::complex<double> v) {
 
 void Literal::SetFromDouble(int64_t i, double v) {
   switch (shape_.type) {
-    case PrimitiveType::kPred: data_[i] = v != 0.0; return;
-    case PrimitiveType::kS8: Store(data_, i, SaturatingCast<int8_t>(v)); return;
-    case PrimitiveType::kS16: Store(data_, i, SaturatingCast<int16_t>(v)); return;
-    case PrimitiveType::kS32: Store(data_, i, SaturatingCast<int32_t>(v)); return;
-    case PrimitiveType::kS64: Store(data_, i, SaturatingCast<int64_t>(v)); return;
-    case PrimitiveType::kU8: Store(data_, i, SaturatingCast<uint8_t>(v)); return;
-    case PrimitiveType::kU16: Store(data_, i, SaturatingCast<uint16_t>(v)); return;
-    case PrimitiveType::kU32: Store(data_, i, SaturatingCast<uint32_t>(v)); return;
-    case PrimitiveType::kU64: Store(data_, i, SaturatingCast<uint64_t>(v)); return;
+    case PrimitiveType::kPred: WritableBytes()[i] = v != 0.0; return;
+    case PrimitiveType::kS8: Store(WritableBytes(), i, SaturatingCast<int8_t>(v)); return;
+    case PrimitiveType::kS16: Store(WritableBytes(), i, SaturatingCast<int16_t>(v)); return;
+    case PrimitiveType::kS32: Store(WritableBytes(), i, SaturatingCast<int32_t>(v)); return;
+    case PrimitiveType::kS64: Store(WritableBytes(), i, SaturatingCast<int64_t>(v)); return;
+    case PrimitiveType::kU8: Store(WritableBytes(), i, SaturatingCast<uint8_t>(v)); return;
+    case PrimitiveType::kU16: Store(WritableBytes(), i, SaturatingCast<uint16_t>(v)); return;
+    case PrimitiveType::kU32: Store(WritableBytes(), i, SaturatingCast<uint32_t>(v)); return;
+    case PrimitiveType::kU64: Store(WritableBytes(), i, SaturatingCast<uint64_t>(v)); return;
     // Round through f32 first (as XLA converts f64 -> f32 -> bf16); double rounding is what
     // XLA's own convert does for f64 sources too.
-    case PrimitiveType::kF16: Store(data_, i, FloatToF16(static_cast<float>(v))); return;
-    case PrimitiveType::kBF16: Store(data_, i, FloatToBF16(static_cast<float>(v))); return;
-    case PrimitiveType::kF32: Store(data_, i, static_cast<float>(v)); return;
-    case PrimitiveType::kF64: Store(data_, i, v); return;
+    case PrimitiveType::kF16: Store(WritableBytes(), i, FloatToF16(static_cast<float>(v))); return;
+    case PrimitiveType::kBF16: Store(WritableBytes(), i, FloatToBF16(static_cast<float>(v))); return;
+    case PrimitiveType::kF32: Store(WritableBytes(), i, static_cast<float>(v)); return;
+    case PrimitiveType::kF64: Store(WritableBytes(), i, v); return;
     // Saturated at the 4-bit bounds (NaN -> 0), as a float -> s4/u4 convert does.
     case PrimitiveType::kS4:
-      Store(data_, i, static_cast<int8_t>(std::clamp<int>(SaturatingCast<int8_t>(v), -8, 7)));
+      Store(WritableBytes(), i, static_cast<int8_t>(std::clamp<int>(SaturatingCast<int8_t>(v), -8, 7)));
       return;
     case PrimitiveType::kU4:
-      Store(data_, i, static_cast<uint8_t>(std::min<int>(SaturatingCast<uint8_t>(v), 15)));
+      Store(WritableBytes(), i, static_cast<uint8_t>(std::min<int>(SaturatingCast<uint8_t>(v), 15)));
       return;
     case PrimitiveType::kC64:
     case PrimitiveType::kC128: SetComplex(i, {v, 0.0}); return;
     // Directly from f64: one rounding (XLA converts f64 -> f8 without an f32 step).
     RETARGET_MINIFLOAT_CASES:
-      data_[i] = DoubleToMinifloat(*MinifloatFormatOf(shape_.type), v);
+      WritableBytes()[i] = DoubleToMinifloat(*MinifloatFormatOf(shape_.type), v);
       return;
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken: return;
@@ -228,8 +243,8 @@ void Literal::SetFromDouble(int64_t i, double v) {
 
 int64_t Literal::GetAsInt64(int64_t i) const {
   switch (shape_.type) {
-    case PrimitiveType::kS64: return Load<int64_t>(data_, i);
-    case PrimitiveType::kU64: return static_cast<int64_t>(Load<uint64_t>(data_, i));
+    case PrimitiveType::kS64: return Load<int64_t>(Bytes(), i);
+    case PrimitiveType::kU64: return static_cast<int64_t>(Load<uint64_t>(Bytes(), i));
     default: {
       double v = GetAsDouble(i);
       return IsFloating(shape_.type) ? SaturatingCast<int64_t>(v) : static_cast<int64_t>(v);
@@ -239,18 +254,18 @@ int64_t Literal::GetAsInt64(int64_t i) const {
 
 void Literal::SetFromInt64(int64_t i, int64_t v) {
   switch (shape_.type) {
-    case PrimitiveType::kPred: data_[i] = v != 0; return;
+    case PrimitiveType::kPred: WritableBytes()[i] = v != 0; return;
     // Integer to integer conversion wraps (two's complement truncation), as in XLA.
-    case PrimitiveType::kS8: Store(data_, i, static_cast<int8_t>(v)); return;
-    case PrimitiveType::kS16: Store(data_, i, static_cast<int16_t>(v)); return;
-    case PrimitiveType::kS32: Store(data_, i, static_cast<int32_t>(v)); return;
-    case PrimitiveType::kS64: Store(data_, i, v); return;
-    case PrimitiveType::kU8: Store(data_, i, static_cast<uint8_t>(v)); return;
-    case PrimitiveType::kU16: Store(data_, i, static_cast<uint16_t>(v)); return;
-    case PrimitiveType::kU32: Store(data_, i, static_cast<uint32_t>(v)); return;
-    case PrimitiveType::kU64: Store(data_, i, static_cast<uint64_t>(v)); return;
-    case PrimitiveType::kS4: Store(data_, i, WrapS4(static_cast<int8_t>(v))); return;
-    case PrimitiveType::kU4: Store(data_, i, WrapU4(static_cast<uint8_t>(v))); return;
+    case PrimitiveType::kS8: Store(WritableBytes(), i, static_cast<int8_t>(v)); return;
+    case PrimitiveType::kS16: Store(WritableBytes(), i, static_cast<int16_t>(v)); return;
+    case PrimitiveType::kS32: Store(WritableBytes(), i, static_cast<int32_t>(v)); return;
+    case PrimitiveType::kS64: Store(WritableBytes(), i, v); return;
+    case PrimitiveType::kU8: Store(WritableBytes(), i, static_cast<uint8_t>(v)); return;
+    case PrimitiveType::kU16: Store(WritableBytes(), i, static_cast<uint16_t>(v)); return;
+    case PrimitiveType::kU32: Store(WritableBytes(), i, static_cast<uint32_t>(v)); return;
+    case PrimitiveType::kU64: Store(WritableBytes(), i, static_cast<uint64_t>(v)); return;
+    case PrimitiveType::kS4: Store(WritableBytes(), i, WrapS4(static_cast<int8_t>(v))); return;
+    case PrimitiveType::kU4: Store(WritableBytes(), i, WrapU4(static_cast<uint8_t>(v))); return;
     default: SetFromDouble(i, static_cast<double>(v)); return;
   }
 }
@@ -263,7 +278,7 @@ bool Literal::BitwiseEqual(const Literal& other) const {
     }
     return true;
   }
-  return data_ == other.data_;
+  return SharesBytesWith(other) || Bytes() == other.Bytes();
 }
 
 std::string Literal::ToString(int64_t max_elements) const {

@@ -4,6 +4,13 @@
 // Array data is stored densely in *logical row-major order* (last dimension fastest) whatever the
 // shape's layout says; layouts only matter to bitcast and to backends. bf16 and f16 elements are
 // stored as their 16-bit patterns; pred as one byte 0/1.
+//
+// Copies share their array bytes until one of them writes (copy on write): a loop carry passed
+// through a body, a tuple of parameters or a parameter returned as an output costs no memory,
+// which is what lets an 11 GB model's weights live once. Every writer (mutable_bytes,
+// mutable_data, the Set* functions) first makes the bytes its own. A span from mutable_* is
+// valid until the literal is next copied or written through another literal; code that writes
+// from several threads takes the span once, before it starts them.
 #pragma once
 
 #include <complex>
@@ -80,15 +87,21 @@ class Literal {
   bool IsTuple() const { return shape_.IsTuple(); }
   int64_t element_count() const { return shape_.IsArray() ? shape_.ElementCount() : 0; }
 
-  std::span<const uint8_t> bytes() const { return data_; }
-  std::span<uint8_t> mutable_bytes() { return data_; }
+  std::span<const uint8_t> bytes() const { return Bytes(); }
+  std::span<uint8_t> mutable_bytes() { return WritableBytes(); }
   template <typename T>
   std::span<const T> data() const {
-    return {reinterpret_cast<const T*>(data_.data()), data_.size() / sizeof(T)};
+    const LiteralBytes& bytes = Bytes();
+    return {reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)};
   }
   template <typename T>
   std::span<T> mutable_data() {
-    return {reinterpret_cast<T*>(data_.data()), data_.size() / sizeof(T)};
+    LiteralBytes& bytes = WritableBytes();
+    return {reinterpret_cast<T*>(bytes.data()), bytes.size() / sizeof(T)};
+  }
+  // Whether this literal's array bytes are the same memory as `other`'s (a copy not yet written).
+  bool SharesBytesWith(const Literal& other) const {
+    return data_ != nullptr && data_ == other.data_;
   }
 
   const std::vector<Literal>& elements() const { return elements_; }
@@ -112,8 +125,11 @@ class Literal {
   std::string ToString(int64_t max_elements = 16) const;
 
  private:
+  const LiteralBytes& Bytes() const;
+  LiteralBytes& WritableBytes();  // unshared first: the bytes are this literal's alone
+
   Shape shape_;
-  LiteralBytes data_;
+  std::shared_ptr<LiteralBytes> data_;  // null for tuples, tokens and default literals
   std::vector<Literal> elements_;  // tuple elements
 };
 

@@ -83,6 +83,31 @@ TEST(Literal, ConversionsSaturateAndWrap) {
   EXPECT_EQ(s8.GetAsInt64(2), 44);
 }
 
+TEST(Literal, CopiesShareBytesUntilOneWrites) {
+  Literal original(Shape::Array(PrimitiveType::kF32, {1000}));
+  original.SetFromDouble(7, 1.5);
+  const int64_t live = LiveLiteralBytes();
+  Literal copy = original;
+  Literal tuple = Literal::Tuple({original, copy});
+  EXPECT_TRUE(copy.SharesBytesWith(original));
+  EXPECT_TRUE(tuple.elements()[1].SharesBytesWith(original));
+  EXPECT_EQ(LiveLiteralBytes(), live);  // three copies, one array of bytes
+  // Each way of writing makes the bytes the writer's own; the others keep the old value.
+  copy.SetFromDouble(7, 2.5);
+  EXPECT_FALSE(copy.SharesBytesWith(original));
+  EXPECT_EQ(original.GetAsDouble(7), 1.5);
+  EXPECT_EQ(copy.GetAsDouble(7), 2.5);
+  tuple.mutable_elements()[0].mutable_data<float>()[7] = 3.5f;
+  EXPECT_EQ(original.GetAsDouble(7), 1.5);
+  EXPECT_EQ(tuple.elements()[0].GetAsDouble(7), 3.5);
+  Literal bytes_writer = original;
+  bytes_writer.mutable_bytes()[0] = 1;
+  EXPECT_EQ(original.bytes()[0], 0);
+  EXPECT_TRUE(tuple.elements()[1].SharesBytesWith(original));
+  EXPECT_TRUE(original.BitwiseEqual(tuple.elements()[1]));
+  EXPECT_FALSE(original.BitwiseEqual(copy));
+}
+
 TEST(Literal, AllocationLimitIsAnError) {
   Shape huge = Shape::Array(PrimitiveType::kF32, {1000000, 1000000});
   EXPECT_THROW(Literal{huge}, Error);
