@@ -5,6 +5,8 @@
 #include <cstring>
 #include <new>
 
+#include <sys/mman.h>
+
 #include "hlo/diagnostic.h"
 
 namespace cpu {
@@ -21,7 +23,20 @@ void CollectLeaves(const ValueLayout& value, std::vector<const ValueLayout*>& le
   for (const ValueLayout& element : value.elements) CollectLeaves(element, leaves);
 }
 
-void AlignedBytes::Free::operator()(uint8_t* p) const { std::free(p); }
+void AlignedBytes::Free::operator()(uint8_t* p) const {
+  if (mapped_bytes > 0) {
+    munmap(p, mapped_bytes);
+  } else {
+    std::free(p);
+  }
+}
+
+namespace {
+// From this size on a buffer is its own anonymous mapping: the kernel hands out zero pages as
+// they are first touched, so a buffer a run never writes (a loop's copy of a carry it reads in
+// place) costs no memory, and a large one is not written twice (zeroed, then computed).
+constexpr size_t kMappedFrom = size_t{1} << 20;
+}  // namespace
 
 AlignedBytes::AlignedBytes(int64_t size) : size_(size) {
   if (size < 0 || size > hlo::GlobalLimits().max_bytes_per_allocation)
@@ -30,6 +45,13 @@ AlignedBytes::AlignedBytes(int64_t size) : size_(size) {
   // aligned_alloc needs a multiple of the alignment; never ask for 0 bytes.
   size_t rounded = (static_cast<size_t>(size) + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
+  if (rounded >= kMappedFrom) {
+    void* mapped = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+    if (mapped == MAP_FAILED) throw hlo::Error("cpu backend: out of memory allocating a buffer");
+    data_ = std::unique_ptr<uint8_t, Free>(static_cast<uint8_t*>(mapped), Free{rounded});
+    return;
+  }
   auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, rounded));
   if (p == nullptr) throw hlo::Error("cpu backend: out of memory allocating a buffer");
   std::memset(p, 0, rounded);

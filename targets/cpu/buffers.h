@@ -38,6 +38,9 @@ class AlignedBytes {
 
  private:
   struct Free {
+    Free() : mapped_bytes(0) {}
+    explicit Free(size_t mapped) : mapped_bytes(mapped) {}
+    size_t mapped_bytes;  // 0: from aligned_alloc
     void operator()(uint8_t* p) const;
   };
   std::unique_ptr<uint8_t, Free> data_;

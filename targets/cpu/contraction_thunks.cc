@@ -62,17 +62,21 @@ bool IsGemmType(PrimitiveType type) {
          type == PrimitiveType::kF16;
 }
 
-// An operand or result as f32: its own memory when it is f32, else a scratch copy.
+// An operand or result as f32: its own memory when it is f32, else a scratch copy. Scratch of
+// up to kKeptScratchBytes is kept from run to run; a larger one exists only while its thunk
+// runs (Release), since a bf16 LLM's weights would otherwise each keep an f32 copy — twice the
+// model again, which a 24 GB machine running an 11 GB model does not have.
 class F32View {
  public:
+  static constexpr int64_t kKeptScratchBytes = int64_t{64} << 20;
   F32View(const hlo::Shape& shape) : type_(shape.type), count_(shape.ElementCount()) {
-    if (type_ != PrimitiveType::kF32)
-      scratch_ = std::make_unique<AlignedBytes>(count_ * static_cast<int64_t>(sizeof(float)));
+    if (widened() && ScratchBytes() <= kKeptScratchBytes)
+      scratch_ = std::make_unique<AlignedBytes>(ScratchBytes());
   }
   // Widens `memory` when needed; returns the f32 data.
   float* Load(uint8_t* memory, ThreadPool* pool) {
-    if (!scratch_) return reinterpret_cast<float*>(memory);
-    float* out = reinterpret_cast<float*>(scratch_->data());
+    if (!widened()) return reinterpret_cast<float*>(memory);
+    float* out = Scratch();
     const auto* in = reinterpret_cast<const uint16_t*>(memory);
     const bool bf16 = type_ == PrimitiveType::kBF16;
     Parallel(pool, [&](int64_t b, int64_t e) {
@@ -88,7 +92,7 @@ class F32View {
   // `memory` at row `first_row` of the result viewed as rows x ldc: the per-block epilogue then
   // reads the rounded values while they are in cache (no-op for an f32 result).
   void StoreBlock(uint8_t* memory, const GemmBlock& block, int64_t first_row) const {
-    if (!scratch_) return;
+    if (!widened()) return;
     auto* out = reinterpret_cast<uint16_t*>(memory);
     const bool bf16 = type_ == PrimitiveType::kBF16;
     for (int64_t r = 0; r < block.rows; ++r) {
@@ -102,12 +106,12 @@ class F32View {
     }
   }
   float* Target(uint8_t* memory) {
-    return scratch_ ? reinterpret_cast<float*>(scratch_->data()) : reinterpret_cast<float*>(memory);
+    return widened() ? Scratch() : reinterpret_cast<float*>(memory);
   }
   // Rounds the f32 result into `memory` when it is a 16-bit type.
   void Store(uint8_t* memory, ThreadPool* pool) {
-    if (!scratch_) return;
-    const float* in = reinterpret_cast<const float*>(scratch_->data());
+    if (!widened()) return;
+    const float* in = Scratch();
     auto* out = reinterpret_cast<uint16_t*>(memory);
     const bool bf16 = type_ == PrimitiveType::kBF16;
     Parallel(pool, [&](int64_t b, int64_t e) {
@@ -119,7 +123,18 @@ class F32View {
     });
   }
 
+  // Frees a scratch too large to keep between runs (its thunk has finished with it).
+  void Release() {
+    if (ScratchBytes() > kKeptScratchBytes) scratch_.reset();
+  }
+
  private:
+  bool widened() const { return type_ != PrimitiveType::kF32; }
+  int64_t ScratchBytes() const { return count_ * static_cast<int64_t>(sizeof(float)); }
+  float* Scratch() {
+    if (!scratch_) scratch_ = std::make_unique<AlignedBytes>(ScratchBytes());
+    return reinterpret_cast<float*>(scratch_->data());
+  }
   template <typename Fn>
   void Parallel(ThreadPool* pool, Fn fn) {
     if (pool == nullptr || count_ < (1 << 16)) {
@@ -199,6 +214,7 @@ class DotThunk final : public Thunk {
       SgemmBatched(args, batch_, m_ * k_, k_ * n_, m_ * n_, context.pool);
     }
     if (!epilogue_) out_.Store(out, context.pool);  // else rounded block by block
+    for (F32View* view : {&lhs_, &rhs_, &out_}) view->Release();
   }
 
   // Batches of tiny matrices (DLRM's feature interaction: 3616 x [6,8]x[8,6]) cost more in
@@ -300,6 +316,7 @@ class ConvThunk final : public Thunk {
     args.epilogue = epilogue.callback(&out_, out, 0);
     Conv2D(args, context.pool);
     if (!epilogue_) out_.Store(out, context.pool);  // else rounded block by block
+    for (F32View* view : {&in_, &filter_, &out_}) view->Release();
   }
 
  private:
