@@ -13,6 +13,7 @@
 
 #include "hlo/custom_call_targets.h"
 #include "hlo/evaluator_family.h"
+#include "hlo/progress.h"
 
 namespace hlo::eval {
 namespace {
@@ -39,7 +40,9 @@ Literal While(const Instruction& inst, Operands operands, EvalContext& context) 
   if (operands.size() != 1) throw Error("while takes exactly one operand");
   const int64_t limit = GlobalLimits().max_while_iterations;
   Literal state = *operands[0];
+  LoopProgressScope progress(inst.name());
   for (int64_t iteration = 0;; ++iteration) {
+    progress.Trip(iteration);
     const Literal* argument = &state;
     if (!PredValue(context.Call(condition, {&argument, 1}), "while condition result")) break;
     if (iteration >= limit) {

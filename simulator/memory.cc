@@ -7,7 +7,10 @@
 #include "simulator/memory.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+#include <utility>
 
 #include "hlo/diagnostic.h"
 
@@ -47,8 +50,8 @@ void Dram::Read(uint64_t address, std::span<uint8_t> out) const {
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kPageBytes - in_page,
                                                                 out.size() - done));
     const uint8_t* bytes = Page(page);
-    if (bytes == nullptr) {
-      std::memset(out.data() + done, 0, chunk);  // never written: reads as zero
+    if (bytes == nullptr) {  // never written: a mapped array's bytes, or zero
+      ReadUnpaged(at, out.subspan(done, chunk));
     } else {
       std::memcpy(out.data() + done, bytes + in_page, chunk);
     }
@@ -67,21 +70,33 @@ void Dram::Write(uint64_t address, std::span<const uint8_t> data) {
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kPageBytes - in_page,
                                                                 data.size() - done));
     uint8_t* bytes = Page(page);
-    if (bytes == nullptr) {  // a new page reads as zero except where this write lands
+    if (bytes == nullptr) {  // a new page reads as before except where this write lands
       auto& created = pages_[page];
       created = std::make_unique_for_overwrite<uint8_t[]>(kPageBytes);
       bytes = created.get();
-      std::memset(bytes, 0, in_page);
-      std::memset(bytes + in_page + chunk, 0, kPageBytes - in_page - chunk);
+      if (mappings_.empty()) {
+        std::memset(bytes, 0, in_page);
+        std::memset(bytes + in_page + chunk, 0, kPageBytes - in_page - chunk);
+      } else {
+        ReadUnpaged(page * kPageBytes, std::span<uint8_t>(bytes, kPageBytes));
+      }
       cache_.page = page;
       cache_.bytes = bytes;
     }
     std::memcpy(bytes + in_page, data.data() + done, chunk);
     done += chunk;
   }
+  const uint64_t end = address + data.size();
+  for (auto it = FirstMappingEndingAfter(address);
+       it != mappings_.end() && it->first < end; ++it) {
+    it->second.written = true;
+  }
+  NoteWritten(address, end);
+}
+
+void Dram::NoteWritten(uint64_t address, uint64_t end) {
   // Extend the last range when writes are sequential (the common case: one DMA row after the
   // other), so the list stays short without merging on every write.
-  const uint64_t end = address + data.size();
   if (!written_.empty() && written_.back().first <= address && address <= written_.back().second) {
     written_.back().second = std::max(written_.back().second, end);
   } else {
@@ -94,6 +109,85 @@ void Dram::Write(uint64_t address, std::span<const uint8_t> data) {
     }
     written_.emplace_back(address, end);
   }
+}
+
+std::map<uint64_t, Dram::Mapping>::const_iterator Dram::FirstMappingEndingAfter(
+    uint64_t address) const {
+  auto it = mappings_.upper_bound(address);
+  if (it != mappings_.begin()) {
+    auto before = std::prev(it);
+    if (before->second.end(before->first) > address) return before;
+  }
+  return it;
+}
+
+std::map<uint64_t, Dram::Mapping>::iterator Dram::FirstMappingEndingAfter(uint64_t address) {
+  const auto found = std::as_const(*this).FirstMappingEndingAfter(address);
+  return mappings_.erase(found, found);  // the same position, as a mutable iterator
+}
+
+void Dram::ReadUnpaged(uint64_t address, std::span<uint8_t> out) const {
+  std::memset(out.data(), 0, out.size());
+  const uint64_t end = address + out.size();
+  for (auto it = FirstMappingEndingAfter(address); it != mappings_.end() && it->first < end;
+       ++it) {
+    const uint64_t from = std::max(it->first, address);
+    const uint64_t to = std::min(it->second.end(it->first), end);
+    std::memcpy(out.data() + (from - address), it->second.array.bytes().data() + (from - it->first),
+                static_cast<size_t>(to - from));
+  }
+}
+
+void Dram::MakePages(uint64_t begin, uint64_t end) {
+  for (uint64_t page = begin / kPageBytes; page <= (end - 1) / kPageBytes; ++page) {
+    auto& bytes = pages_[page];
+    if (bytes != nullptr) continue;
+    bytes = std::make_unique_for_overwrite<uint8_t[]>(kPageBytes);
+    ReadUnpaged(page * kPageBytes, std::span<uint8_t>(bytes.get(), kPageBytes));
+  }
+  cache_.Clear();
+}
+
+void Dram::Map(uint64_t address, const hlo::Literal& array) {
+  const std::span<const uint8_t> data = array.bytes();
+  CheckRange("DRAM", address, data.size(), capacity_);
+  if (data.empty()) return;
+  const uint64_t end = address + data.size();
+  // A mapping the range overlaps goes; what it reads as outside the range stays, as pages
+  // (where a write already made one, the page holds it).
+  for (auto it = FirstMappingEndingAfter(address); it != mappings_.end() && it->first < end;) {
+    const uint64_t begin = it->first, old_end = it->second.end(begin);
+    if (begin < address) MakePages(begin, address);
+    if (old_end > end) MakePages(end, old_end);
+    it = mappings_.erase(it);
+  }
+  // Pages inside the range go; one the range only partly covers takes the array's bytes.
+  const uint64_t first_page = address / kPageBytes, last_page = (end - 1) / kPageBytes;
+  for (auto page = pages_.lower_bound(first_page);
+       page != pages_.end() && page->first <= last_page;) {
+    const uint64_t page_begin = page->first * kPageBytes, page_end = page_begin + kPageBytes;
+    if (page_begin >= address && page_end <= end) {
+      page = pages_.erase(page);
+      continue;
+    }
+    const uint64_t from = std::max(page_begin, address), to = std::min(page_end, end);
+    std::memcpy(page->second.get() + (from - page_begin), data.data() + (from - address),
+                static_cast<size_t>(to - from));
+    ++page;
+  }
+  cache_.Clear();
+  mappings_.emplace(address, Mapping{array});
+  NoteWritten(address, end);
+}
+
+std::optional<hlo::Literal> Dram::MappedArray(uint64_t address, const hlo::Shape& shape) const {
+  auto it = mappings_.find(address);
+  if (it == mappings_.end() || it->second.written || !shape.IsArray()) return std::nullopt;
+  const int64_t bytes = shape.ElementCount() * hlo::ByteSize(shape.type);
+  if (bytes != static_cast<int64_t>(it->second.array.bytes().size())) return std::nullopt;
+  hlo::Literal view = it->second.array;  // shares the bytes
+  view.mutable_shape() = shape;
+  return view;
 }
 
 uint8_t* Dram::Page(uint64_t page) const {
@@ -122,14 +216,22 @@ std::vector<std::pair<uint64_t, uint64_t>> Dram::WrittenRanges() const {
 // ---------------------------------------------------------------------------------------------
 // LocalMemory
 
+void ZeroedBytes::Free::operator()(uint8_t* p) const { std::free(p); }
+
+ZeroedBytes::ZeroedBytes(size_t size) : size_(size) {
+  if (size == 0) return;
+  data_.reset(static_cast<uint8_t*>(std::calloc(size, 1)));
+  if (data_ == nullptr) throw std::bad_alloc();
+}
+
 LocalMemory::LocalMemory(std::string name, int64_t capacity_bytes, bool track_writes)
     : name_(std::move(name)) {
   if (capacity_bytes < 0 || capacity_bytes > static_cast<int64_t>(systolic::kAccumulatorBit)) {
     throw hlo::Error(name_ + " capacity " + std::to_string(capacity_bytes) +
                      " bytes is outside [0, " + std::to_string(systolic::kAccumulatorBit) + "]");
   }
-  bytes_.assign(static_cast<size_t>(capacity_bytes), 0);
-  if (track_writes) written_.assign(static_cast<size_t>(capacity_bytes), 0);
+  bytes_ = ZeroedBytes(static_cast<size_t>(capacity_bytes));
+  if (track_writes) written_ = ZeroedBytes(static_cast<size_t>(capacity_bytes));
 }
 
 std::span<const uint8_t> LocalMemory::Read(uint64_t offset, uint64_t length) const {

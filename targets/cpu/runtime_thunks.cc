@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "hlo/progress.h"
+
 namespace cpu {
 
 // ---- value helpers -------------------------------------------------------------------------
@@ -151,6 +153,7 @@ void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
     ~Untimed() { context.kernel_ms = kernel_ms; }
   } untimed{context, std::exchange(context.kernel_ms, nullptr)};
   const int64_t limit = hlo::GlobalLimits().max_while_iterations;
+  hlo::LoopProgressScope progress(name());  // a compiled loop reports no trips
   if (compiled_ != nullptr) {
     ++context.compiled_loops;
     condition_->BindParameters(state);
@@ -168,6 +171,7 @@ void WhileThunk::Run(ThunkSequence& sequence, RunContext& context) {
   ++context.thunk_loops;
   std::vector<uint8_t*> predicate, results;
   for (int64_t iteration = 0;; ++iteration) {
+    progress.Trip(iteration);
     condition_->BindParameters(state);
     condition_->Run(context);
     condition_->RootLeavesInto(predicate);

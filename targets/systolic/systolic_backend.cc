@@ -9,6 +9,7 @@
 
 #include "compiler/target_description.h"
 #include "compiler/target_pipelines.h"
+#include "hlo/progress.h"
 #include "simulator/simulator.h"
 #include "targets/systolic/lowering/lowering.h"
 #include "targets/systolic/description.h"
@@ -22,7 +23,10 @@ using systolic::lowering::DramBuffer;
 using systolic::lowering::HostStep;
 using systolic::lowering::LoopStep;
 
+// A mapped host array still as it was comes back without a copy (simulator/memory.h).
 hlo::Literal ReadBuffer(const simulator::Dram& dram, const DramBuffer& buffer) {
+  if (std::optional<hlo::Literal> mapped = dram.MappedArray(buffer.address, buffer.shape))
+    return std::move(*mapped);
   hlo::Literal literal(buffer.shape);
   dram.Read(buffer.address, literal.mutable_bytes());
   return literal;
@@ -39,13 +43,15 @@ hlo::Literal Assemble(const hlo::Shape& shape, const simulator::Dram& dram,
   return hlo::Literal::Tuple(std::move(elements));
 }
 
-void WriteLeaves(simulator::Dram& dram, const hlo::Literal& literal,
-                 const std::vector<DramBuffer>& leaves, size_t& next) {
+// Host values (the run's inputs, host steps' results) are mapped into DRAM, not copied: the
+// weights of a model are held once, by the host (simulator/memory.h).
+void MapLeaves(simulator::Dram& dram, const hlo::Literal& literal,
+               const std::vector<DramBuffer>& leaves, size_t& next) {
   if (!literal.IsTuple()) {
-    dram.Write(leaves.at(next++).address, literal.bytes());
+    dram.Map(leaves.at(next++).address, literal);
     return;
   }
-  for (const hlo::Literal& element : literal.elements()) WriteLeaves(dram, element, leaves, next);
+  for (const hlo::Literal& element : literal.elements()) MapLeaves(dram, element, leaves, next);
 }
 
 // Forwards a segment's events shifted by the cycles the run spent before it.
@@ -144,7 +150,7 @@ class LoweredRunner {
     simulator::Memories& memories = Memories();
     for (size_t i = 0; i < inputs.size(); ++i) {
       size_t next = 0;
-      WriteLeaves(memories.dram, inputs[i], lowered_.parameters[i], next);
+      MapLeaves(memories.dram, inputs[i], lowered_.parameters[i], next);
     }
     RunSteps(totals, trace);
     size_t next = 0;
@@ -226,7 +232,7 @@ class LoweredRunner {
     }
     hlo::Literal result = executable.Run(operands);
     size_t next = 0;
-    WriteLeaves(memories.dram, result, step.result, next);
+    MapLeaves(memories.dram, result, step.result, next);
     for (const DramBuffer& leaf : step.result) bytes += static_cast<double>(leaf.bytes());
     const compiler::PeakRates& peak = targets::SystolicDescription().peak;
     totals.host_bytes += bytes;
@@ -249,16 +255,16 @@ class LoweredRunner {
     const std::vector<DramBuffer>& body_result = body.lowered().result;
     simulator::Dram& condition_dram = condition.Memories().dram;
     simulator::Dram& body_dram = body.Memories().dram;
-    for (size_t i = 0; i < step.state.size(); ++i) {
+    const std::vector<size_t> read_by_condition = LeavesRead(*step.condition, body_state.size());
+    for (size_t i = 0; i < step.state.size(); ++i)
       CopyBytes(memories.dram, step.state[i], body_dram, body_state.at(i));
-      CopyBytes(memories.dram, step.state[i], condition_dram, condition_state.at(i));
-    }
+    for (size_t leaf : read_by_condition)
+      CopyBytes(memories.dram, step.state.at(leaf), condition_dram, condition_state.at(leaf));
     // Leaves the body computes (a pass-through leaf is its parameter's own bytes).
     std::vector<size_t> computed;
     for (size_t i = 0; i < body_result.size(); ++i) {
       if (body_result[i].address != body_state.at(i).address) computed.push_back(i);
     }
-    const std::vector<size_t> read_by_condition = LeavesRead(*step.condition, body_state.size());
     std::vector<std::vector<uint8_t>> staged(computed.size());
     // What a trip costs besides the bodies' work: the host's batch reading the predicate, and
     // the state's DMA, once for the condition and twice for the body.
@@ -271,7 +277,9 @@ class LoweredRunner {
     const double batch_seconds = 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
     const int64_t batch_cycles = HostCycles(batch_seconds);
     uint8_t go = 0;
+    hlo::LoopProgressScope progress(step.instruction);
     for (int64_t i = 0;; ++i) {
+      progress.Trip(i);
       if (i >= max_iterations) {
         throw hlo::Error("while " + step.instruction + " ran more than " +
                          std::to_string(max_iterations) + " iterations");
@@ -304,9 +312,13 @@ class LoweredRunner {
     }
   }
 
-  // One array leaf from one DRAM to another.
+  // One array leaf from one DRAM to another; a mapped host array is mapped again (no copy).
   void CopyBytes(const simulator::Dram& from, const DramBuffer& source, simulator::Dram& to,
                  const DramBuffer& destination) {
+    if (std::optional<hlo::Literal> mapped = from.MappedArray(source.address, source.shape)) {
+      to.Map(destination.address, *mapped);
+      return;
+    }
     scratch_.resize(static_cast<size_t>(source.bytes()));
     from.Read(source.address, scratch_);
     to.Write(destination.address, scratch_);
@@ -346,7 +358,7 @@ class LoweredRunner {
         Assemble(branch.lowered().parameter_shapes.at(0), memories.dram, operand, next);
     hlo::Literal result = branch.Run(std::span<const hlo::Literal>(&input, 1), totals, nullptr);
     next = 0;
-    WriteLeaves(memories.dram, result, step.result, next);
+    MapLeaves(memories.dram, result, step.result, next);
     const compiler::PeakRates& peak = targets::SystolicDescription().peak;
     totals.host_seconds += 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
     totals.host_bytes += 1;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hlo/diagnostic.h"
+#include "hlo/literal.h"
 
 namespace simulator {
 namespace {
@@ -46,6 +47,90 @@ TEST(DramTest, PageLookupCacheSeesPagesCreatedLater) {
   Dram moved = std::move(dram);
   moved.Read(70000, out);
   EXPECT_EQ(out, (std::vector<uint8_t>{0, 1, 2, 3}));
+}
+
+// A host array of `count` bytes 1, 2, 3, ... (mod 251) as a u8 literal.
+hlo::Literal Bytes(int64_t count) {
+  hlo::Literal array(hlo::Shape::Array(hlo::PrimitiveType::kU8, {count}));
+  for (int64_t i = 0; i < count; ++i) array.SetFromInt64(i, 1 + i % 251);
+  return array;
+}
+
+TEST(DramTest, MappedArrayIsReadWithoutACopyUntilWritten) {
+  Dram dram(1 << 24);
+  const hlo::Literal host = Bytes(200000);  // spans four 64 KiB pages
+  const uint64_t at = 100000;               // not page-aligned
+  dram.Map(at, host);
+  std::vector<uint8_t> out(6, 0xAB);
+  dram.Read(at - 3, out);
+  EXPECT_EQ(out, (std::vector<uint8_t>{0, 0, 0, 1, 2, 3}));
+  EXPECT_EQ(dram.WrittenRanges(), (Ranges{{at, at + 200000}}));
+  // Reading it back as an array shares the host's bytes.
+  std::optional<hlo::Literal> view = dram.MappedArray(at, host.shape());
+  ASSERT_TRUE(view.has_value());
+  EXPECT_TRUE(view->SharesBytesWith(host));
+  EXPECT_FALSE(dram.MappedArray(at + 1, host.shape()).has_value());  // not where it starts
+  // A write next to the array (its page is copied) leaves it mapped and its bytes intact.
+  const std::vector<uint8_t> two = {7, 7};
+  dram.Write(at - 2, two);
+  dram.Read(at - 3, out);
+  EXPECT_EQ(out, (std::vector<uint8_t>{0, 7, 7, 1, 2, 3}));
+  EXPECT_TRUE(dram.MappedArray(at, host.shape()).has_value());
+  // A write into it copies the page it lands in; the host's literal is unchanged, and the
+  // array no longer reads back as the host's.
+  dram.Write(at + 70000, two);
+  dram.Read(at + 69999, out);
+  EXPECT_EQ(out, (std::vector<uint8_t>{host.data<uint8_t>()[69999], 7, 7,
+                                       host.data<uint8_t>()[70002], host.data<uint8_t>()[70003],
+                                       host.data<uint8_t>()[70004]}));
+  EXPECT_EQ(host.data<uint8_t>()[70000], 1 + 70000 % 251);
+  EXPECT_FALSE(dram.MappedArray(at, host.shape()).has_value());
+  std::vector<uint8_t> tail(4);
+  dram.Read(at + 199998, tail);
+  EXPECT_EQ(tail, (std::vector<uint8_t>{host.data<uint8_t>()[199998],
+                                        host.data<uint8_t>()[199999], 0, 0}));
+}
+
+TEST(DramTest, MappingOverAnotherKeepsWhatLiesOutside) {
+  Dram dram(1 << 24);
+  const hlo::Literal first = Bytes(300000);
+  dram.Map(0, first);
+  const std::vector<uint8_t> written = {9, 9, 9, 9};
+  dram.Write(150000, written);  // a page of `first` copied and changed
+  hlo::Literal second(hlo::Shape::Array(hlo::PrimitiveType::kU8, {100000}));
+  for (int64_t i = 0; i < 100000; ++i) second.SetFromInt64(i, 200);
+  dram.Map(100000, second);  // covers the written bytes; `first` survives around it
+  std::vector<uint8_t> out(4);
+  dram.Read(99998, out);
+  EXPECT_EQ(out, (std::vector<uint8_t>{first.data<uint8_t>()[99998],
+                                       first.data<uint8_t>()[99999], 200, 200}));
+  dram.Read(150000, out);
+  EXPECT_EQ(out, std::vector<uint8_t>(4, 200));
+  dram.Read(199998, out);
+  EXPECT_EQ(out, (std::vector<uint8_t>{200, 200, first.data<uint8_t>()[200000],
+                                       first.data<uint8_t>()[200001]}));
+  dram.Read(299999, out);
+  EXPECT_EQ(out, (std::vector<uint8_t>{first.data<uint8_t>()[299999], 0, 0, 0}));
+  EXPECT_TRUE(dram.MappedArray(100000, second.shape()).has_value());
+  EXPECT_FALSE(dram.MappedArray(0, first.shape()).has_value());
+}
+
+TEST(DramTest, MappingOverAWrittenArrayKeepsItsWrittenBytes) {
+  // A host array's buffer reused by the program (written), then part of it remapped to a host
+  // step's result: the written bytes outside the new array stay as written, not as mapped.
+  Dram dram(1 << 20);
+  const hlo::Literal table = Bytes(640);
+  dram.Map(0, table);
+  const std::vector<uint8_t> computed(192, 42);
+  dram.Write(0, computed);
+  hlo::Literal result(hlo::Shape::Array(hlo::PrimitiveType::kU8, {64}));
+  dram.Map(256, result);  // zeros
+  std::vector<uint8_t> out(640);
+  dram.Read(0, out);
+  for (size_t i = 0; i < 640; ++i) {
+    const int expected = i < 192 ? 42 : (i >= 256 && i < 320) ? 0 : table.data<uint8_t>()[i];
+    ASSERT_EQ(out[i], expected) << i;
+  }
 }
 
 TEST(DramTest, WriteCrossingAPageBoundaryReadsBack) {

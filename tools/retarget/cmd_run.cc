@@ -104,6 +104,18 @@ std::string OutputsJson(const std::vector<io::NpyArray>& outputs) {
   return list + "]";
 }
 
+double LiteralBytes(const hlo::Literal& literal) {
+  double bytes = static_cast<double>(literal.bytes().size());
+  for (const hlo::Literal& element : literal.elements()) bytes += LiteralBytes(element);
+  return bytes;
+}
+
+std::string FormatGiB(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+  return text;
+}
+
 std::string FormatScale(double scale) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.3g", scale);
@@ -258,12 +270,21 @@ int RunRun(const ParsedArgs& args, const Context& context) {
     std::cout << comparison->summary << std::endl;
   }
 
+  // What the whole command needed (inputs, both runs, the comparison): the figure that says
+  // whether a model fits a machine.
+  const double peak_bytes = PeakResidentBytes();
+  double input_bytes = 0;
+  for (const hlo::Literal& input : inputs) input_bytes += LiteralBytes(input);
+  std::cout << "peak memory: " << FormatGiB(peak_bytes) << " resident (inputs "
+            << FormatGiB(input_bytes) << ")" << std::endl;
+
   if (options.stats_json) {
     JsonObject stats;
     stats.Add("file", options.file).Add("module", module.name()).Add("target", backend.name());
     stats.Add("inputs", options.inputs).Add("compile_ms", compile_ms);
     stats.Add("runs", static_cast<double>(times_ms.size())).Add("times_ms", times_ms);
     stats.Add("median_ms", timing.median_ms).Add("min_ms", timing.min_ms);
+    stats.Add("peak_resident_bytes", peak_bytes).Add("input_bytes", input_bytes);
     stats.AddRaw("outputs", OutputsJson(outputs));
     // Backend counters; the cpu backend's "kernel_ms.<instruction>" are per-kernel times
     // averaged over the runs (targets/cpu/cpu_backend.h).

@@ -6,6 +6,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include <sys/resource.h>
+
+#include "hlo/progress.h"
+
 namespace cli {
 
 Heartbeat::Heartbeat(std::string what, std::chrono::seconds interval)
@@ -16,7 +20,9 @@ Heartbeat::Heartbeat(std::string what, std::chrono::seconds interval)
     while (!done_changed_.wait_for(lock, interval_, [this] { return done_; })) {
       auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
           std::chrono::steady_clock::now() - start);
-      std::cerr << "retarget: " << what_ << ": still running (" << seconds.count() << " s)\n";
+      const std::string loop = hlo::CurrentLoopProgress();
+      std::cerr << "retarget: " << what_ << ": still running (" << seconds.count() << " s"
+                << (loop.empty() ? "" : ", " + loop) << ")\n";
     }
   });
 }
@@ -39,9 +45,16 @@ std::function<void(int64_t, int64_t)> EvaluatorProgress(std::string what) {
     if (now - start < kEvery || now - last < kEvery) return;
     last = now;
     auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - start).count();
+    const std::string loop = hlo::CurrentLoopProgress();
     std::cerr << "retarget: " << what << ": " << done << "/" << total << " instructions ("
-              << seconds << " s)\n";
+              << seconds << " s" << (loop.empty() ? "" : ", " + loop) << ")\n";
   };
+}
+
+double PeakResidentBytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024;  // Linux reports kilobytes
 }
 
 Timing Summarize(std::vector<double> times_ms) {

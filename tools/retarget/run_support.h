@@ -37,6 +37,9 @@ class Heartbeat {
 // most every two seconds, starting after two seconds.
 std::function<void(int64_t, int64_t)> EvaluatorProgress(std::string what);
 
+// The largest resident set this process has had so far, in bytes (getrusage).
+double PeakResidentBytes();
+
 struct Timing {
   double median_ms = 0, min_ms = 0;
 };
