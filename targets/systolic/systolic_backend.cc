@@ -1,6 +1,7 @@
 // The systolic Backend and Executable (targets/systolic/systolic_backend.h).
 #include "targets/systolic/systolic_backend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <set>
@@ -266,13 +267,22 @@ class LoweredRunner {
       if (body_result[i].address != body_state.at(i).address) computed.push_back(i);
     }
     std::vector<std::vector<uint8_t>> staged(computed.size());
+    // Leaves the condition reads that change from trip to trip: the only ones it receives again.
+    std::vector<size_t> refreshed;
+    for (size_t leaf : read_by_condition)
+      if (std::find(computed.begin(), computed.end(), leaf) != computed.end())
+        refreshed.push_back(leaf);
     // What a trip costs besides the bodies' work: the host's batch reading the predicate, and
-    // the state's DMA, once for the condition and twice for the body.
-    double state_bytes = 0;
-    for (const DramBuffer& leaf : step.state) state_bytes += static_cast<double>(leaf.bytes());
+    // the DMA of what moves — the computed leaves, result to parameter (read and written), and
+    // those of them the condition reads. A leaf the body passes through stays where it is.
+    double computed_bytes = 0, refreshed_bytes = 0;
+    for (size_t leaf : computed) computed_bytes += static_cast<double>(body_result[leaf].bytes());
+    for (size_t leaf : refreshed)
+      refreshed_bytes += static_cast<double>(body_state[leaf].bytes());
     const double dram_bytes_per_cycle = config_.dram_bandwidth_gbps * 1e3 / config_.clock_mhz;
-    const int64_t condition_dma_cycles = static_cast<int64_t>(state_bytes / dram_bytes_per_cycle);
-    const int64_t body_dma_cycles = static_cast<int64_t>(2 * state_bytes / dram_bytes_per_cycle);
+    const int64_t condition_dma_cycles =
+        static_cast<int64_t>(refreshed_bytes / dram_bytes_per_cycle);
+    const int64_t body_dma_cycles = static_cast<int64_t>(2 * computed_bytes / dram_bytes_per_cycle);
     const compiler::PeakRates& peak = targets::SystolicDescription().peak;
     const double batch_seconds = 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
     const int64_t batch_cycles = HostCycles(batch_seconds);
@@ -300,7 +310,7 @@ class LoweredRunner {
       for (size_t k = 0; k < computed.size(); ++k) {
         body_dram.Write(body_state[computed[k]].address, staged[k]);
       }
-      for (size_t leaf : read_by_condition) {
+      for (size_t leaf : refreshed) {
         CopyBytes(body_dram, body_state[leaf], condition_dram, condition_state.at(leaf));
       }
       totals.accelerator_cycles += body_dma_cycles;
@@ -325,7 +335,8 @@ class LoweredRunner {
   }
 
   // The leaves of a loop condition's parameter it reads: for a flat tuple read only through
-  // get-tuple-element, those elements; otherwise all `count` leaves.
+  // get-tuple-element, those elements (a get-tuple-element nothing uses reads nothing);
+  // otherwise all `count` leaves.
   static std::vector<size_t> LeavesRead(const hlo::Module& condition, size_t count) {
     std::vector<size_t> all(count);
     for (size_t i = 0; i < count; ++i) all[i] = i;
@@ -337,6 +348,7 @@ class LoweredRunner {
     std::set<size_t> read;
     for (const hlo::Instruction* user : state->users()) {
       if (user->opcode() != hlo::Opcode::kGetTupleElement) return all;
+      if (user->users().empty() && user != condition.entry()->root()) continue;
       read.insert(static_cast<size_t>(user->attr<hlo::TupleIndexAttrs>().index));
     }
     return std::vector<size_t>(read.begin(), read.end());
