@@ -193,48 +193,50 @@ std::complex<double> Literal::GetComplex(int64_t i) const {
 }
 
 void Literal::SetComplex(int64_t i, std::complex<double> v) {
+  LiteralBytes& out = WritableBytes();  // unshared once per call
   switch (shape_.type) {
     case PrimitiveType::kC64:
-      Store(WritableBytes(), 2 * i, static_cast<float>(v.real()));
-      Store(WritableBytes(), 2 * i + 1, static_cast<float>(v.imag()));
+      Store(out, 2 * i, static_cast<float>(v.real()));
+      Store(out, 2 * i + 1, static_cast<float>(v.imag()));
       return;
     case PrimitiveType::kC128:
-      Store(WritableBytes(), 2 * i, v.real());
-      Store(WritableBytes(), 2 * i + 1, v.imag());
+      Store(out, 2 * i, v.real());
+      Store(out, 2 * i + 1, v.imag());
       return;
     default: SetFromDouble(i, v.real()); return;
   }
 }
 
 void Literal::SetFromDouble(int64_t i, double v) {
+  LiteralBytes& out = WritableBytes();  // unshared once per call
   switch (shape_.type) {
-    case PrimitiveType::kPred: WritableBytes()[i] = v != 0.0; return;
-    case PrimitiveType::kS8: Store(WritableBytes(), i, SaturatingCast<int8_t>(v)); return;
-    case PrimitiveType::kS16: Store(WritableBytes(), i, SaturatingCast<int16_t>(v)); return;
-    case PrimitiveType::kS32: Store(WritableBytes(), i, SaturatingCast<int32_t>(v)); return;
-    case PrimitiveType::kS64: Store(WritableBytes(), i, SaturatingCast<int64_t>(v)); return;
-    case PrimitiveType::kU8: Store(WritableBytes(), i, SaturatingCast<uint8_t>(v)); return;
-    case PrimitiveType::kU16: Store(WritableBytes(), i, SaturatingCast<uint16_t>(v)); return;
-    case PrimitiveType::kU32: Store(WritableBytes(), i, SaturatingCast<uint32_t>(v)); return;
-    case PrimitiveType::kU64: Store(WritableBytes(), i, SaturatingCast<uint64_t>(v)); return;
+    case PrimitiveType::kPred: out[i] = v != 0.0; return;
+    case PrimitiveType::kS8: Store(out, i, SaturatingCast<int8_t>(v)); return;
+    case PrimitiveType::kS16: Store(out, i, SaturatingCast<int16_t>(v)); return;
+    case PrimitiveType::kS32: Store(out, i, SaturatingCast<int32_t>(v)); return;
+    case PrimitiveType::kS64: Store(out, i, SaturatingCast<int64_t>(v)); return;
+    case PrimitiveType::kU8: Store(out, i, SaturatingCast<uint8_t>(v)); return;
+    case PrimitiveType::kU16: Store(out, i, SaturatingCast<uint16_t>(v)); return;
+    case PrimitiveType::kU32: Store(out, i, SaturatingCast<uint32_t>(v)); return;
+    case PrimitiveType::kU64: Store(out, i, SaturatingCast<uint64_t>(v)); return;
     // Round through f32 first (as XLA converts f64 -> f32 -> bf16); double rounding is what
     // XLA's own convert does for f64 sources too.
-    case PrimitiveType::kF16: Store(WritableBytes(), i, FloatToF16(static_cast<float>(v))); return;
-    case PrimitiveType::kBF16: Store(WritableBytes(), i, FloatToBF16(static_cast<float>(v))); return;
-    case PrimitiveType::kF32: Store(WritableBytes(), i, static_cast<float>(v)); return;
-    case PrimitiveType::kF64: Store(WritableBytes(), i, v); return;
+    case PrimitiveType::kF16: Store(out, i, FloatToF16(static_cast<float>(v))); return;
+    case PrimitiveType::kBF16: Store(out, i, FloatToBF16(static_cast<float>(v))); return;
+    case PrimitiveType::kF32: Store(out, i, static_cast<float>(v)); return;
+    case PrimitiveType::kF64: Store(out, i, v); return;
     // Saturated at the 4-bit bounds (NaN -> 0), as a float -> s4/u4 convert does.
     case PrimitiveType::kS4:
-      Store(WritableBytes(), i, static_cast<int8_t>(std::clamp<int>(SaturatingCast<int8_t>(v), -8, 7)));
+      Store(out, i, static_cast<int8_t>(std::clamp<int>(SaturatingCast<int8_t>(v), -8, 7)));
       return;
     case PrimitiveType::kU4:
-      Store(WritableBytes(), i, static_cast<uint8_t>(std::min<int>(SaturatingCast<uint8_t>(v), 15)));
+      Store(out, i, static_cast<uint8_t>(std::min<int>(SaturatingCast<uint8_t>(v), 15)));
       return;
     case PrimitiveType::kC64:
     case PrimitiveType::kC128: SetComplex(i, {v, 0.0}); return;
     // Directly from f64: one rounding (XLA converts f64 -> f8 without an f32 step).
     RETARGET_MINIFLOAT_CASES:
-      WritableBytes()[i] = DoubleToMinifloat(*MinifloatFormatOf(shape_.type), v);
+      out[i] = DoubleToMinifloat(*MinifloatFormatOf(shape_.type), v);
       return;
     case PrimitiveType::kTuple:
     case PrimitiveType::kToken: return;
@@ -253,19 +255,20 @@ int64_t Literal::GetAsInt64(int64_t i) const {
 }
 
 void Literal::SetFromInt64(int64_t i, int64_t v) {
+  LiteralBytes& out = WritableBytes();  // unshared once per call
   switch (shape_.type) {
-    case PrimitiveType::kPred: WritableBytes()[i] = v != 0; return;
+    case PrimitiveType::kPred: out[i] = v != 0; return;
     // Integer to integer conversion wraps (two's complement truncation), as in XLA.
-    case PrimitiveType::kS8: Store(WritableBytes(), i, static_cast<int8_t>(v)); return;
-    case PrimitiveType::kS16: Store(WritableBytes(), i, static_cast<int16_t>(v)); return;
-    case PrimitiveType::kS32: Store(WritableBytes(), i, static_cast<int32_t>(v)); return;
-    case PrimitiveType::kS64: Store(WritableBytes(), i, v); return;
-    case PrimitiveType::kU8: Store(WritableBytes(), i, static_cast<uint8_t>(v)); return;
-    case PrimitiveType::kU16: Store(WritableBytes(), i, static_cast<uint16_t>(v)); return;
-    case PrimitiveType::kU32: Store(WritableBytes(), i, static_cast<uint32_t>(v)); return;
-    case PrimitiveType::kU64: Store(WritableBytes(), i, static_cast<uint64_t>(v)); return;
-    case PrimitiveType::kS4: Store(WritableBytes(), i, WrapS4(static_cast<int8_t>(v))); return;
-    case PrimitiveType::kU4: Store(WritableBytes(), i, WrapU4(static_cast<uint8_t>(v))); return;
+    case PrimitiveType::kS8: Store(out, i, static_cast<int8_t>(v)); return;
+    case PrimitiveType::kS16: Store(out, i, static_cast<int16_t>(v)); return;
+    case PrimitiveType::kS32: Store(out, i, static_cast<int32_t>(v)); return;
+    case PrimitiveType::kS64: Store(out, i, v); return;
+    case PrimitiveType::kU8: Store(out, i, static_cast<uint8_t>(v)); return;
+    case PrimitiveType::kU16: Store(out, i, static_cast<uint16_t>(v)); return;
+    case PrimitiveType::kU32: Store(out, i, static_cast<uint32_t>(v)); return;
+    case PrimitiveType::kU64: Store(out, i, static_cast<uint64_t>(v)); return;
+    case PrimitiveType::kS4: Store(out, i, WrapS4(static_cast<int8_t>(v))); return;
+    case PrimitiveType::kU4: Store(out, i, WrapU4(static_cast<uint8_t>(v))); return;
     default: SetFromDouble(i, static_cast<double>(v)); return;
   }
 }

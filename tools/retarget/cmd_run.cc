@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "compiler/cost_model.h"
 #include "hlo/evaluator.h"
 #include "hlo/module_io.h"
 #include "simulator/trace.h"
@@ -102,12 +103,6 @@ std::string OutputsJson(const std::vector<io::NpyArray>& outputs) {
     list += (i ? ", " : "") + entry.ToString();
   }
   return list + "]";
-}
-
-double LiteralBytes(const hlo::Literal& literal) {
-  double bytes = static_cast<double>(literal.bytes().size());
-  for (const hlo::Literal& element : literal.elements()) bytes += LiteralBytes(element);
-  return bytes;
 }
 
 std::string FormatGiB(double bytes) {
@@ -274,7 +269,7 @@ int RunRun(const ParsedArgs& args, const Context& context) {
   // whether a model fits a machine.
   const double peak_bytes = PeakResidentBytes();
   double input_bytes = 0;
-  for (const hlo::Literal& input : inputs) input_bytes += LiteralBytes(input);
+  for (const hlo::Literal& input : inputs) input_bytes += compiler::ShapeBytes(input.shape());
   std::cout << "peak memory: " << FormatGiB(peak_bytes) << " resident (inputs "
             << FormatGiB(input_bytes) << ")" << std::endl;
 
