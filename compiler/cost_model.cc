@@ -61,6 +61,10 @@ Rule RuleFor(Opcode op) {
     case Opcode::kWhile:
     case Opcode::kConditional:
     case Opcode::kCall:
+    // The -done half of an asynchronous collective: its -start carries the work.
+    case Opcode::kAllGatherDone:
+    case Opcode::kAllReduceDone:
+    case Opcode::kCollectivePermuteDone:
       return {WorkRule::kFree, Traffic::kNone};
     // Data movement: no arithmetic, but memory traffic.
     case Opcode::kIota:
@@ -76,8 +80,10 @@ Rule RuleFor(Opcode op) {
     case Opcode::kReverse:
     case Opcode::kTranspose:
     case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
     case Opcode::kAllToAll:
     case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart:
     case Opcode::kCustomCall:  // opaque: the compiler cannot see its work
       return {WorkRule::kFree, Traffic::kWhole};
     case Opcode::kSlice:
@@ -149,6 +155,7 @@ Rule RuleFor(Opcode op) {
     case Opcode::kBatchNormTraining: return {WorkRule::kBatchNormTraining, Traffic::kWhole};
     case Opcode::kBatchNormGrad: return {WorkRule::kBatchNormGrad, Traffic::kWhole};
     case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
     case Opcode::kReduceScatter:
       return {WorkRule::kAllReduce, Traffic::kWhole};
     case Opcode::kRng:

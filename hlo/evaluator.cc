@@ -205,7 +205,7 @@ Literal EvaluateInstruction(const Instruction& inst, const OperandAccess& access
     case OpClass::kControl:
       return EvaluateControl(inst, operands, context);
     case OpClass::kCollective:
-      return EvaluateCollective(inst, operands);
+      return EvaluateCollective(inst, operands, context);
     case OpClass::kOther:
       return EvaluateOther(inst, operands);
   }

@@ -35,8 +35,13 @@ class CustomCallRegistry {
 };
 void RegisterBuiltinCustomCalls(CustomCallRegistry& registry);
 
+struct DeviceView;  // collective_runtime.h
+
 struct EvaluatorOptions {
   const CustomCallRegistry* custom_calls = nullptr;  // nullptr: builtin ones only
+  // The device this evaluation runs as in a multi-device run (multi_device.h); nullptr: the
+  // only device, where every collective group has one member.
+  const DeviceView* device = nullptr;
   // Called with (instructions evaluated, total in entry) for progress on long runs; may be empty.
   std::function<void(int64_t, int64_t)> progress;
   // A bound on the work, counted rather than timed: the elements of every instruction result,

@@ -1,56 +1,471 @@
-// Collectives and partition-id / replica-id, evaluated as a single replica of a single
-// partition (the interpreter has no multi-device runtime).
+// Collectives and partition-id / replica-id, with XLA's semantics on a grid of
+// replicas × partitions (multi_device.h).
 //
 // Guarantees:
-//  - partition-id and replica-id are 0.
-//  - all-reduce has one participant: the result is the operand (each operand, for a tuple).
-//  - all-gather, all-to-all and reduce-scatter with a group of one are the identity; when the
-//    result shape shows more participants (it differs from the operand's) the op cannot be
-//    reproduced on one replica and is an hlo::Error saying so.
-//  - collective-permute: replica 0 receives its own operand if the pairs contain 0->0, zeros
-//    otherwise (a replica that is no target gets zeros in XLA).
+//  - Groups follow XLA's collective group modes: without channel_id the replica_groups list
+//    replicas (each partition meets its own replicas); with channel_id, all-to-all and
+//    collective-permute list partitions, the others list replicas standing for all their
+//    partitions, or global device ids with use_global_device_ids=true. No groups: everyone in
+//    the mode's space. The group's order is the order of its members in the list (in the
+//    replica-and-partition mode, replica-major).
+//  - all-reduce folds the group's operands in group order with to_apply (add, multiply,
+//    maximum, minimum, and, or inline; any other body called per element); all-gather
+//    concatenates them along `dimensions`; reduce-scatter gives member k the k-th slice of the
+//    all-reduce; all-to-all sends member j the j-th slice (array form) or operand (tuple form);
+//    collective-permute delivers each source's operand to its target, zeros to a device no
+//    pair targets. The -start forms do the same and return XLA's start values, which -done
+//    unpacks.
+//  - On one device (no runtime) every group has one member and no thread waits.
+//  - Errors name the problem: an id outside the grid, a device in no group or in two, pairs
+//    that send twice from or to one device, operands whose shapes differ across the group.
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "hlo/collective_runtime.h"
 #include "hlo/evaluator_family.h"
+#include "hlo/evaluator_family_util.h"
 
-namespace hlo::eval {
+namespace hlo::eval::rc {
 namespace {
 
-Literal IdentityOf(const Instruction& inst, Operands operands) {
-  if (operands.size() == 1 && operands[0]->shape().Compatible(inst.shape())) return *operands[0];
-  if (inst.shape().IsTuple() && operands.size() == inst.shape().tuple_shapes.size()) {
-    std::vector<Literal> elements;
-    for (size_t k = 0; k < operands.size(); ++k) {
-      if (!operands[k]->shape().Compatible(inst.shape().tuple_shapes[k])) break;
-      elements.push_back(*operands[k]);
-    }
-    if (elements.size() == operands.size()) return Literal::Tuple(std::move(elements));
+enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedId };
+
+bool IsPermute(Opcode op) {
+  return op == Opcode::kCollectivePermute || op == Opcode::kCollectivePermuteStart;
+}
+
+GroupMode ModeOf(const Instruction& inst, const CollectiveAttrs& attrs) {
+  const bool channel = attrs.channel_id != 0;
+  // all-to-all and collective-permute have no use_global_device_ids: a channel makes them
+  // cross-partition.
+  if (inst.opcode() == Opcode::kAllToAll || IsPermute(inst.opcode())) {
+    return channel ? GroupMode::kCrossPartition : GroupMode::kCrossReplica;
   }
-  throw Error("'" + std::string(OpcodeName(inst.opcode())) + "' with result " +
-              inst.shape().ToString(false) +
-              " needs more than one participant; the interpreter runs a single replica");
+  if (!channel) {
+    Require(!attrs.use_global_device_ids, inst, "use_global_device_ids=true needs a channel_id");
+    return GroupMode::kCrossReplica;
+  }
+  return attrs.use_global_device_ids ? GroupMode::kFlattenedId
+                                     : GroupMode::kCrossReplicaAndPartition;
+}
+
+std::string ListText(const std::vector<int64_t>& ids) {
+  std::string text = "{";
+  for (size_t i = 0; i < ids.size(); ++i) text += (i ? "," : "") + std::to_string(ids[i]);
+  return text + "}";
+}
+
+// The devices of `self`'s group, in group order.
+std::vector<int64_t> GroupOf(const Instruction& inst, const DeviceGrid& grid, int64_t self) {
+  const auto& attrs = inst.attr<CollectiveAttrs>();
+  const GroupMode mode = ModeOf(inst, attrs);
+  const int64_t replica = grid.Replica(self), partition = grid.Partition(self);
+  // The id space the groups list, and self's id in it.
+  int64_t space = grid.replicas, own = replica;
+  const char* what = "replica";
+  if (mode == GroupMode::kCrossPartition) space = grid.partitions, own = partition,
+                                          what = "partition";
+  if (mode == GroupMode::kFlattenedId) space = grid.size(), own = self, what = "device";
+  std::vector<int64_t> ids;
+  if (attrs.replica_groups.empty()) {
+    Require(mode != GroupMode::kFlattenedId, inst,
+            "use_global_device_ids=true needs explicit replica_groups");
+    for (int64_t id = 0; id < space; ++id) ids.push_back(id);
+  } else {
+    std::vector<uint8_t> seen(static_cast<size_t>(space), 0);
+    for (const std::vector<int64_t>& group : attrs.replica_groups) {
+      for (int64_t id : group) {
+        Require(id >= 0 && id < space, inst,
+                "replica group " + ListText(group) + " names " + what + " " +
+                    std::to_string(id) + ", outside the run of " +
+                    std::to_string(grid.replicas) + " replica(s) x " +
+                    std::to_string(grid.partitions) + " partition(s)");
+        Require(!seen[static_cast<size_t>(id)]++, inst,
+                std::string(what) + " " + std::to_string(id) + " is in two replica groups");
+      }
+      if (std::find(group.begin(), group.end(), own) != group.end()) ids = group;
+    }
+    Require(!ids.empty(), inst,
+            std::string(what) + " " + std::to_string(own) + " (device " + std::to_string(self) +
+                ") is in none of the replica groups");
+  }
+  std::vector<int64_t> devices;
+  for (int64_t id : ids) {
+    switch (mode) {
+      case GroupMode::kCrossReplica:
+        devices.push_back(id * grid.partitions + partition);
+        break;
+      case GroupMode::kCrossPartition:
+        devices.push_back(replica * grid.partitions + id);
+        break;
+      case GroupMode::kCrossReplicaAndPartition:
+        for (int64_t p = 0; p < grid.partitions; ++p) devices.push_back(id * grid.partitions + p);
+        break;
+      case GroupMode::kFlattenedId:
+        devices.push_back(id);
+        break;
+    }
+  }
+  return devices;
+}
+
+// The group's operands, met through the runtime (or just this device's on one device).
+class Exchange {
+ public:
+  Exchange(const Instruction& inst, EvalContext& context, std::vector<int64_t> group,
+           Operands operands)
+      : group_(std::move(group)) {
+    const DeviceView* view = context.device();
+    const int64_t self = view ? view->device : 0;
+    rank_ = std::find(group_.begin(), group_.end(), self) - group_.begin();
+    if (group_.size() == 1) {
+      own_ = operands;
+      return;
+    }
+    Require(view != nullptr && view->runtime != nullptr, inst,
+            "needs " + std::to_string(group_.size()) + " devices; this run has one");
+    meeting_ = view->runtime->Meet(inst, self, group_, rank_, operands);
+    for (int64_t k = 0; k < size(); ++k) {
+      Operands theirs = meeting_->operands(k);
+      Require(theirs.size() == operands.size(), inst,
+              "device " + std::to_string(group_[k]) + " offers " + std::to_string(theirs.size()) +
+                  " operand(s), device " + std::to_string(self) + " " +
+                  std::to_string(operands.size()));
+      for (size_t i = 0; i < theirs.size(); ++i) {
+        Require(theirs[i]->shape().Compatible(operands[i]->shape()), inst,
+                "operand " + std::to_string(i) + " is " +
+                    theirs[i]->shape().ToString(false) + " on device " +
+                    std::to_string(group_[k]) + " but " + operands[i]->shape().ToString(false) +
+                    " on device " + std::to_string(self));
+      }
+    }
+  }
+  int64_t size() const { return static_cast<int64_t>(group_.size()); }
+  int64_t rank() const { return rank_; }
+  const Literal& operand(int64_t member, size_t i) const {
+    return meeting_ ? *meeting_->operands(member)[i] : *own_[i];
+  }
+
+ private:
+  std::vector<int64_t> group_;
+  int64_t rank_ = 0;
+  Operands own_;
+  std::unique_ptr<CollectiveRuntime::Meeting> meeting_;
+};
+
+const DeviceGrid& GridOf(const EvalContext& context) {
+  static const DeviceGrid kOneDevice;
+  return context.device() ? context.device()->grid : kOneDevice;
+}
+int64_t SelfOf(const EvalContext& context) {
+  return context.device() ? context.device()->device : 0;
+}
+
+// The array results of a collective whose result is `result` (one array or a tuple of them).
+std::vector<Shape> ArrayResults(const Shape& result, size_t count, const Instruction& inst) {
+  std::vector<Shape> shapes = result.IsTuple() ? result.tuple_shapes : std::vector<Shape>{result};
+  Require(shapes.size() == count, inst,
+          "result " + result.ToString(false) + " does not hold " + std::to_string(count) +
+              " array(s)");
+  for (const Shape& shape : shapes) {
+    Require(shape.IsArray(), inst, "result " + result.ToString(false) + " holds a non-array");
+  }
+  return shapes;
+}
+
+Literal Pack(std::vector<Literal> arrays, const Shape& result) {
+  if (!result.IsTuple()) return std::move(arrays[0]);
+  return Literal::Tuple(std::move(arrays));
+}
+
+Literal NewArray(const Shape& shape, const Instruction& inst) {
+  CheckAllocationLimit(shape, inst.location());
+  return Literal(shape);
+}
+
+// Folds operand `i` of every member, in group order, with to_apply.
+Literal Reduce(const Instruction& inst, const Exchange& exchange, size_t i, const Shape& shape,
+               EvalContext& context) {
+  Literal result = exchange.operand(0, i);
+  result.mutable_shape() = shape;
+  if (exchange.size() == 1) return result;
+  const Computation& body = *inst.called_computations().at(0);
+  const PrimitiveType type = shape.type;
+  if (std::optional<BinaryKind> kind = RecognizeBinaryBody(body, type)) {
+    VisitArrayType(type, inst, [&](auto tag) {
+      using A = Arith<decltype(tag)>;
+      using S = typename A::Storage;
+      auto out = result.mutable_data<S>();
+      for (int64_t k = 1; k < exchange.size(); ++k) {
+        auto in = exchange.operand(k, i).data<S>();
+        for (size_t e = 0; e < out.size(); ++e) {
+          out[e] = A::Store(CombineAs<decltype(tag)>(*kind, A::Load(out[e]), A::Load(in[e])));
+        }
+      }
+    });
+    return result;
+  }
+  for (int64_t k = 1; k < exchange.size(); ++k) {
+    const Literal& in = exchange.operand(k, i);
+    for (int64_t e = 0; e < result.element_count(); ++e) {
+      Literal a = ScalarAt(result, e), b = ScalarAt(in, e);
+      const Literal* args[] = {&a, &b};
+      StoreScalar(result, e, context.Call(body, args), inst);
+    }
+  }
+  return result;
+}
+
+// Bytes of the dimensions after `dimension` (one element per position of `dimension`) and the
+// number of positions before it: an array is `outer` blocks of dims[dimension] rows.
+struct Rows {
+  int64_t outer = 1;
+  int64_t row_bytes = 0;
+};
+Rows RowsAt(const Shape& shape, int64_t dimension) {
+  Rows rows;
+  rows.row_bytes = ByteSize(shape.type);
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (d < dimension) rows.outer *= shape.dims[d];
+    if (d > dimension) rows.row_bytes *= shape.dims[d];
+  }
+  return rows;
+}
+
+// Copies `count` rows of `dimension` starting at row `from` of `src` to row `to` of `dst`.
+void CopyRows(const Literal& src, int64_t from, Literal& dst, int64_t to, int64_t count,
+              int64_t dimension) {
+  const Rows rows = RowsAt(src.shape(), dimension);
+  const int64_t src_rows = src.shape().dims[dimension], dst_rows = dst.shape().dims[dimension];
+  const uint8_t* in = src.bytes().data();
+  uint8_t* out = dst.mutable_bytes().data();
+  const auto bytes = static_cast<size_t>(count * rows.row_bytes);
+  for (int64_t o = 0; o < rows.outer; ++o) {
+    std::memcpy(out + (o * dst_rows + to) * rows.row_bytes,
+                in + (o * src_rows + from) * rows.row_bytes, bytes);
+  }
+}
+
+int64_t CheckedDimension(const Instruction& inst, const Shape& shape) {
+  const int64_t dimension = inst.attr<CollectiveAttrs>().dimension;
+  Require(dimension >= 0 && dimension < shape.rank(), inst,
+          "dimensions={" + std::to_string(dimension) + "} is not a dimension of " +
+              shape.ToString(false));
+  return dimension;
+}
+
+// The collectives that treat each operand alone (all-reduce, all-gather, reduce-scatter): the
+// group meets once, then result i is computed from operand i of every member by
+// one(exchange, i, operand shape, result shape).
+template <typename One>
+Literal EachOperand(const Instruction& inst, Operands operands, const Shape& result,
+                    EvalContext& context, One one) {
+  Exchange exchange(inst, context, GroupOf(inst, GridOf(context), SelfOf(context)), operands);
+  std::vector<Shape> shapes = ArrayResults(result, operands.size(), inst);
+  std::vector<Literal> arrays;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    arrays.push_back(one(exchange, i, operands[i]->shape(), shapes[i]));
+  }
+  return Pack(std::move(arrays), result);
+}
+
+Literal AllReduce(const Instruction& inst, Operands operands, const Shape& result,
+                  EvalContext& context) {
+  return EachOperand(inst, operands, result, context,
+                     [&](const Exchange& exchange, size_t i, const Shape& in, const Shape& out) {
+    Require(out.dims == in.dims, inst,
+            "result " + out.ToString(false) + " differs from operand " + in.ToString(false));
+    return Reduce(inst, exchange, i, out, context);
+  });
+}
+
+Literal AllGather(const Instruction& inst, Operands operands, const Shape& result,
+                  EvalContext& context) {
+  return EachOperand(inst, operands, result, context,
+                     [&](const Exchange& exchange, size_t i, const Shape& in, const Shape& shape) {
+    const int64_t dimension = CheckedDimension(inst, in);
+    std::vector<int64_t> dims = in.dims;
+    dims[dimension] *= exchange.size();
+    Require(shape.dims == dims, inst,
+            "result " + shape.ToString(false) + " is not " + std::to_string(exchange.size()) +
+                " x " + in.ToString(false) + " along dimension " + std::to_string(dimension));
+    Literal out = NewArray(shape, inst);
+    const int64_t rows = in.dims[dimension];
+    for (int64_t k = 0; k < exchange.size(); ++k) {
+      CopyRows(exchange.operand(k, i), 0, out, k * rows, rows, dimension);
+    }
+    return out;
+  });
+}
+
+Literal ReduceScatter(const Instruction& inst, Operands operands, const Shape& result,
+                      EvalContext& context) {
+  return EachOperand(inst, operands, result, context,
+                     [&](const Exchange& exchange, size_t i, const Shape& in, const Shape& shape) {
+    const int64_t dimension = CheckedDimension(inst, in);
+    Require(in.dims[dimension] % exchange.size() == 0, inst,
+            "dimension " + std::to_string(dimension) + " of " + in.ToString(false) +
+                " does not split into " + std::to_string(exchange.size()) + " parts");
+    const int64_t rows = in.dims[dimension] / exchange.size();
+    std::vector<int64_t> dims = in.dims;
+    dims[dimension] = rows;
+    Require(shape.dims == dims, inst,
+            "result " + shape.ToString(false) + " is not 1/" + std::to_string(exchange.size()) +
+                " of " + in.ToString(false));
+    Literal reduced = Reduce(inst, exchange, i, in, context);
+    Literal out = NewArray(shape, inst);
+    CopyRows(reduced, exchange.rank() * rows, out, 0, rows, dimension);
+    return out;
+  });
+}
+
+Literal AllToAll(const Instruction& inst, Operands operands, EvalContext& context) {
+  Exchange exchange(inst, context, GroupOf(inst, GridOf(context), SelfOf(context)), operands);
+  const int64_t n = exchange.size();
+  if (inst.attr<CollectiveAttrs>().dimension < 0) {
+    // Tuple form: operand j goes to member j; result k comes from member k.
+    Require(static_cast<int64_t>(operands.size()) == n, inst,
+            std::to_string(operands.size()) + " operands for a group of " + std::to_string(n));
+    std::vector<Shape> shapes = ArrayResults(inst.shape(), operands.size(), inst);
+    std::vector<Literal> arrays;
+    for (int64_t k = 0; k < n; ++k) {
+      const Literal& from = exchange.operand(k, static_cast<size_t>(exchange.rank()));
+      Require(from.shape().dims == shapes[k].dims, inst,
+              "result " + shapes[k].ToString(false) + " receives " + from.shape().ToString(false));
+      arrays.push_back(from);
+      arrays.back().mutable_shape() = shapes[k];
+    }
+    return Pack(std::move(arrays), inst.shape());
+  }
+  Require(operands.size() == 1, inst, "the array form takes one operand");
+  const Shape& in = operands[0]->shape();
+  const int64_t dimension = CheckedDimension(inst, in);
+  Require(in.dims[dimension] % n == 0, inst,
+          "dimension " + std::to_string(dimension) + " of " + in.ToString(false) +
+              " does not split into " + std::to_string(n) + " parts");
+  Require(inst.shape().IsArray() && inst.shape().dims == in.dims, inst,
+          "result " + inst.shape().ToString(false) + " differs from operand " +
+              in.ToString(false));
+  const int64_t rows = in.dims[dimension] / n;
+  Literal out = NewArray(inst.shape(), inst);
+  for (int64_t k = 0; k < n; ++k) {
+    CopyRows(exchange.operand(k, 0), exchange.rank() * rows, out, k * rows, rows, dimension);
+  }
+  return out;
+}
+
+Literal CollectivePermute(const Instruction& inst, Operands operands, const Shape& result,
+                          EvalContext& context) {
+  Require(operands.size() == 1, inst,
+          "only the one-operand form is supported (not the in-place form with buffers)");
+  const auto& attrs = inst.attr<CollectiveAttrs>();
+  const DeviceGrid& grid = GridOf(context);
+  const int64_t self = SelfOf(context);
+  const bool across_partitions = ModeOf(inst, attrs) == GroupMode::kCrossPartition;
+  const int64_t space = across_partitions ? grid.partitions : grid.replicas;
+  const int64_t own = across_partitions ? grid.Partition(self) : grid.Replica(self);
+  std::vector<uint8_t> sends(static_cast<size_t>(space), 0), receives(sends);
+  int64_t source = -1;
+  for (const auto& [from, to] : attrs.source_target_pairs) {
+    for (int64_t id : {from, to}) {
+      Require(id >= 0 && id < space, inst,
+              "source_target_pairs name " +
+                  std::string(across_partitions ? "partition " : "replica ") +
+                  std::to_string(id) + ", outside the run's " + std::to_string(space));
+    }
+    Require(!sends[static_cast<size_t>(from)]++, inst,
+            std::to_string(from) + " is the source of two pairs");
+    Require(!receives[static_cast<size_t>(to)]++, inst,
+            std::to_string(to) + " is the target of two pairs");
+    if (to == own) source = from;
+  }
+  // Everyone on this device's line of the grid meets, so each source finds its target.
+  std::vector<int64_t> line;
+  for (int64_t id = 0; id < space; ++id) {
+    line.push_back(across_partitions ? grid.Replica(self) * grid.partitions + id
+                                     : id * grid.partitions + grid.Partition(self));
+  }
+  Exchange exchange(inst, context, std::move(line), operands);
+  Require(result.IsArray() && result.dims == operands[0]->shape().dims, inst,
+          "result " + result.ToString(false) + " differs from operand " +
+              operands[0]->shape().ToString(false));
+  if (source < 0) return NewArray(result, inst);  // XLA: a device no pair targets gets zeros
+  Literal out = exchange.operand(source, 0);
+  out.mutable_shape() = result;
+  return out;
+}
+
+const Literal& StartedValue(const Instruction& inst, Operands operands, size_t element) {
+  Require(operands.size() == 1 && operands[0]->IsTuple() &&
+              operands[0]->elements().size() > element,
+          inst, "operand is not the value of a -start");
+  return operands[0]->elements()[element];
+}
+
+std::vector<Literal> Copies(Operands operands) {
+  std::vector<Literal> copies;
+  for (const Literal* operand : operands) copies.push_back(*operand);
+  return copies;
 }
 
 }  // namespace
+}  // namespace hlo::eval::rc
 
-Literal EvaluateCollective(const Instruction& inst, Operands operands) {
+namespace hlo::eval {
+
+Literal EvaluateCollective(const Instruction& inst, Operands operands, EvalContext& context) {
+  using namespace rc;  // NOLINT: the helpers of this file
+  const DeviceGrid& grid = GridOf(context);
+  const int64_t self = SelfOf(context);
+  const Shape& shape = inst.shape();
   switch (inst.opcode()) {
     case Opcode::kPartitionId:
-    case Opcode::kReplicaId:
-      return MakeResult(inst);  // zero
-    case Opcode::kAllReduce:
-    case Opcode::kAllGather:
-    case Opcode::kAllToAll:
-    case Opcode::kReduceScatter:
-      return IdentityOf(inst, operands);
-    case Opcode::kCollectivePermute: {
-      const auto& pairs = inst.attr<CollectiveAttrs>().source_target_pairs;
-      for (const auto& [source, target] : pairs) {
-        if (source == 0 && target == 0) return IdentityOf(inst, operands);
-      }
-      return MakeResult(inst);
+    case Opcode::kReplicaId: {
+      Literal id = MakeResult(inst);
+      const int64_t value =
+          inst.opcode() == Opcode::kPartitionId ? grid.Partition(self) : grid.Replica(self);
+      Require(id.shape().IsArray() && id.element_count() == 1, inst, "result must be a scalar");
+      id.SetFromInt64(0, value);
+      return id;
     }
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
+      return AllReduce(inst, operands, shape, context);
+    case Opcode::kAllGather:
+      return AllGather(inst, operands, shape, context);
+    case Opcode::kAllGatherStart: {
+      Require(shape.IsTuple() && shape.tuple_shapes.size() == 2, inst,
+              "result must be (operands, results)");
+      std::vector<Literal> copies = Copies(operands);
+      Literal started = Pack(std::move(copies), shape.tuple_shapes[0]);
+      return Literal::Tuple(
+          {std::move(started), AllGather(inst, operands, shape.tuple_shapes[1], context)});
+    }
+    case Opcode::kReduceScatter:
+      return ReduceScatter(inst, operands, shape, context);
+    case Opcode::kAllToAll:
+      return AllToAll(inst, operands, context);
+    case Opcode::kCollectivePermute:
+      return CollectivePermute(inst, operands, shape, context);
+    case Opcode::kCollectivePermuteStart: {
+      Require(shape.IsTuple() && shape.tuple_shapes.size() >= 2, inst,
+              "result must be (operand, result, ...)");
+      std::vector<Literal> elements;
+      Literal permuted = CollectivePermute(inst, operands, shape.tuple_shapes[1], context);
+      elements.push_back(*operands[0]);  // one operand: CollectivePermute checked
+      elements.push_back(std::move(permuted));
+      for (size_t k = 2; k < shape.tuple_shapes.size(); ++k) {
+        elements.push_back(NewArray(shape.tuple_shapes[k], inst));  // XLA's context words
+      }
+      return Literal::Tuple(std::move(elements));
+    }
+    case Opcode::kAllReduceDone:
+      return *operands[0];  // arity 1, checked by the core
+    case Opcode::kAllGatherDone:
+    case Opcode::kCollectivePermuteDone:
+      return StartedValue(inst, operands, 1);
     default:
       throw Error("'" + std::string(OpcodeName(inst.opcode())) + "' is not a collective");
   }

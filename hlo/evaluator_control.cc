@@ -114,7 +114,9 @@ Literal EvaluateControl(const Instruction& inst, Operands operands, EvalContext&
     default:
       break;
   }
-  if (OpcodeClass(inst.opcode()) == OpClass::kCollective) return EvaluateCollective(inst, operands);
+  if (OpcodeClass(inst.opcode()) == OpClass::kCollective) {
+    return EvaluateCollective(inst, operands, context);
+  }
   throw Error("'" + std::string(OpcodeName(inst.opcode())) + "' is not a control op");
 }
 

@@ -14,8 +14,9 @@ namespace hlo::eval {
 // is seeded from the instruction's name (and, for rng-bit-generator, from its state operand).
 Literal EvaluateRandom(const Instruction& inst, Operands operands);
 
-// evaluator_collectives.cc: collectives and partition-id / replica-id as one replica.
-Literal EvaluateCollective(const Instruction& inst, Operands operands);
+// evaluator_collectives.cc: collectives and partition-id / replica-id, exchanging operands with
+// the other devices of the run through context.device() (one device when it is nullptr).
+Literal EvaluateCollective(const Instruction& inst, Operands operands, EvalContext& context);
 
 // evaluator_data_movement.cc: dynamic-update-slice writing into `target` in place (the core
 // passes the operand's buffer when this instruction is its last user, so loops that update a

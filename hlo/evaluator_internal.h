@@ -27,6 +27,8 @@ class EvalContext {
   const EvaluatorOptions& options() const { return options_; }
   // Adds a result of `shape` to the work done; throws past EvaluatorOptions::max_result_elements.
   void CountResult(const Shape& shape);
+  // The device this context evaluates for in a multi-device run; nullptr on one device.
+  const DeviceView* device() const { return options_.device; }
 
  private:
   const EvaluatorOptions& options_;
@@ -53,8 +55,7 @@ Literal EvaluateContraction(const Instruction& inst, Operands operands);
 // evaluator_complex.cc
 Literal EvaluateFft(const Instruction& inst, Operands operands);
 
-// evaluator_control.cc: call, while, conditional, fusion, custom-call (through the registry),
-// and collectives as a single replica (all-reduce/all-gather of one participant = identity).
+// evaluator_control.cc: call, while, conditional, fusion, custom-call (through the registry).
 Literal EvaluateControl(const Instruction& inst, Operands operands, EvalContext& context);
 
 // Helpers shared by the family files -------------------------------------------------------------

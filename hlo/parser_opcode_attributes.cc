@@ -279,15 +279,22 @@ void ParseInstructionAttributes(Lexer& lexer, Opcode opcode, const LexPosition& 
       break;
     }
     case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
     case Opcode::kReduceScatter:
       out.attrs = ReadCollective(r);
       ReadToApply(r, out, true);
       break;
     case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
     case Opcode::kAllToAll:
       out.attrs = ReadCollective(r);
       break;
-    case Opcode::kCollectivePermute: {
+    case Opcode::kAllGatherDone:
+    case Opcode::kAllReduceDone:
+    case Opcode::kCollectivePermuteDone:
+      break;
+    case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart: {
       CollectiveAttrs c = ReadCollective(r);
       c.source_target_pairs = r.Pairs(r.Require("source_target_pairs"));
       out.attrs = c;

@@ -217,7 +217,9 @@ struct TypedPrinter {
            ", mantissa_bits=" + std::to_string(a.mantissa_bits);
   }
   void operator()(const CollectiveAttrs& a) const {
-    if (inst.opcode() != Opcode::kCollectivePermute || !a.replica_groups.empty()) {
+    const bool permute = inst.opcode() == Opcode::kCollectivePermute ||
+                         inst.opcode() == Opcode::kCollectivePermuteStart;
+    if (!permute || !a.replica_groups.empty()) {
       out += ", replica_groups={";
       for (size_t i = 0; i < a.replica_groups.size(); ++i) {
         if (i) out += ',';
@@ -228,7 +230,7 @@ struct TypedPrinter {
     if (a.channel_id != 0) out += ", channel_id=" + std::to_string(a.channel_id);
     if (a.use_global_device_ids) out += ", use_global_device_ids=true";
     if (a.dimension >= 0) out += ", dimensions={" + std::to_string(a.dimension) + "}";
-    if (inst.opcode() == Opcode::kCollectivePermute) {
+    if (permute) {
       out += ", source_target_pairs={";
       for (size_t i = 0; i < a.source_target_pairs.size(); ++i) {
         if (i) out += ',';

@@ -58,14 +58,20 @@ AttrsKind AttrsKindFor(Opcode opcode) {
     case Opcode::kBatchNormTraining: return AttrsKind::kBatchNorm;
     case Opcode::kReducePrecision: return AttrsKind::kReducePrecision;
     case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
     case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
     case Opcode::kAllToAll:
     case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart:
     case Opcode::kReduceScatter: return AttrsKind::kCollective;
     case Opcode::kRng: return AttrsKind::kRng;
     case Opcode::kFft: return AttrsKind::kFft;
     case Opcode::kPartitionId:
     case Opcode::kReplicaId:
+    case Opcode::kAllGatherDone:
+    case Opcode::kAllReduceDone:
+    case Opcode::kCollectivePermuteDone:
     case Opcode::kRngGetAndUpdateState:
     case Opcode::kAfterAll:
     case Opcode::kAbs:

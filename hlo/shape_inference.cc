@@ -340,9 +340,15 @@ Shape InferShapeOfFamily(const Instruction& inst) {
     case Opcode::kRngBitGenerator:
       return InferControlShape(inst);
     case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kAllGatherDone:
     case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllReduceDone:
     case Opcode::kAllToAll:
     case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kCollectivePermuteDone:
     case Opcode::kReduceScatter:
       return InferCollectiveShape(inst);
   }

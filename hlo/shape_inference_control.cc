@@ -104,12 +104,12 @@ int64_t GroupSize(const Instruction& inst) {
   return static_cast<int64_t>(groups[0].size());
 }
 
-// all-gather (gather=true) / reduce-scatter: operand i resized along `dimension`.
-Shape InferResizingCollective(const Instruction& inst, bool gather) {
+// all-gather (gather=true) / reduce-scatter: operand i resized along `dimension`. `declared`
+// is the result as written (the second element of all-gather-start's tuple).
+Shape InferResizingCollective(const Instruction& inst, bool gather, const Shape& declared) {
   ExpectOperandCountAtLeast(inst, 1);
   const int64_t dimension = AttrsOf<CollectiveAttrs>(inst, "collective").dimension;
   const int64_t group = GroupSize(inst);
-  const Shape& declared = inst.shape();
   const int64_t n = inst.operand_count();
   if (n > 1 && (!declared.IsTuple() || static_cast<int64_t>(declared.tuple_shapes.size()) != n)) {
     Fail(inst, "result " + declared.ToString(false) + " must be a tuple of " +
@@ -173,6 +173,7 @@ Shape InferCollectiveShape(const Instruction& inst) {
   ExpectOperandCountAtLeast(inst, 1);
   switch (inst.opcode()) {
     case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
       CheckCollectiveReducer(inst);
       return TupleOrSingle(OperandShapes(inst));
     case Opcode::kAllToAll:
@@ -180,11 +181,47 @@ Shape InferCollectiveShape(const Instruction& inst) {
     case Opcode::kCollectivePermute:
       // The in-place form carries extra buffer operands; only the plain form is inferable.
       return inst.operand_count() == 1 ? OperandShape(inst, 0) : inst.shape();
+    case Opcode::kCollectivePermuteStart: {
+      // (operand, result, u32[], u32[]): the two context words are XLA's and carry nothing.
+      const Shape& declared = inst.shape();
+      const Shape& operand = OperandShape(inst, 0);
+      bool ok = declared.IsTuple() && declared.tuple_shapes.size() >= 2 &&
+                declared.tuple_shapes.size() <= 4;
+      for (size_t k = 0; ok && k < declared.tuple_shapes.size(); ++k) {
+        const Shape& element = declared.tuple_shapes[k];
+        ok = k < 2 ? inst.operand_count() != 1 || element.Compatible(operand)
+                   : element.IsArray() && element.rank() == 0 && IsInteger(element.type);
+      }
+      if (!ok) {
+        Fail(inst, "result " + declared.ToString(false) + " must be (" +
+                       operand.ToString(false) + ", " + operand.ToString(false) +
+                       ", u32[], u32[])");
+      }
+      return declared;
+    }
     case Opcode::kAllGather:
-      return InferResizingCollective(inst, /*gather=*/true);
+      return InferResizingCollective(inst, /*gather=*/true, inst.shape());
+    case Opcode::kAllGatherStart: {
+      const Shape& declared = inst.shape();
+      if (!declared.IsTuple() || declared.tuple_shapes.size() != 2) {
+        Fail(inst, "result " + declared.ToString(false) + " must be (operands, results)");
+      }
+      return Shape::Tuple({TupleOrSingle(OperandShapes(inst)),
+                           InferResizingCollective(inst, true, declared.tuple_shapes[1])});
+    }
     case Opcode::kReduceScatter:
       CheckCollectiveReducer(inst);
-      return InferResizingCollective(inst, /*gather=*/false);
+      return InferResizingCollective(inst, /*gather=*/false, inst.shape());
+    case Opcode::kAllReduceDone:
+      return OperandShape(inst, 0);
+    case Opcode::kAllGatherDone:
+    case Opcode::kCollectivePermuteDone: {
+      const Shape& started = OperandShape(inst, 0);
+      if (!started.IsTuple() || started.tuple_shapes.size() < 2) {
+        Fail(inst, "operand " + started.ToString(false) + " is not the value of a -start");
+      }
+      return started.tuple_shapes[1];
+    }
     default: break;
   }
   Fail(inst, "is not a collective op (internal error)");

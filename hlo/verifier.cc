@@ -43,6 +43,7 @@ bool CallsComputations(Opcode op) {
     case Opcode::kFusion:
     case Opcode::kWhile:
     case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
     case Opcode::kReduceScatter:
       return true;
     default:

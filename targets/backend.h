@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hlo/collective_runtime.h"
 #include "hlo/diagnostic.h"
 #include "hlo/ir.h"
 #include "hlo/literal.h"
@@ -29,6 +30,14 @@ class Executable {
   // Runs the entry computation. Inputs are the entry parameters in order; the result is the
   // root value (a tuple literal for tuple roots). Throws hlo::Error.
   virtual hlo::Literal Run(std::span<const hlo::Literal> inputs) = 0;
+  // Runs as one device of a multi-device run (hlo::RunOnDevices gives `device`): collectives
+  // meet the other devices' executables through device.runtime. Every device runs its own
+  // executable (one holds one run's buffers). Only backends whose multi_device() is true
+  // implement it.
+  virtual hlo::Literal RunAsDevice(std::span<const hlo::Literal> inputs,
+                                   const hlo::DeviceView& device) {
+    throw hlo::Error("this target runs one device");
+  }
   virtual Profile profile() const { return {}; }
   // Named artifacts (e.g. "kernel.ptx" -> text).
   virtual std::map<std::string, std::string> artifacts() const { return {}; }
@@ -69,6 +78,8 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;         // "interp", "cpu", "gpu", "systolic"
   virtual std::string description() const = 0;  // one line for --help
+  // Whether its executables run as devices of a multi-device run (Executable::RunAsDevice).
+  virtual bool multi_device() const { return false; }
   // What `retarget compile --emit KIND` can write for this target besides the optimized HLO
   // every target gives ("llvm", "obj", "ptx", "asm"). The CLI asks instead of naming targets.
   virtual std::vector<std::string> emit_kinds() const { return {}; }

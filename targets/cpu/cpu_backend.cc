@@ -126,6 +126,14 @@ class CpuExecutable final : public targets::Executable {
   }
 
   hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
+    return RunOn(inputs, nullptr);
+  }
+  hlo::Literal RunAsDevice(std::span<const hlo::Literal> inputs,
+                           const hlo::DeviceView& device) override {
+    return RunOn(inputs, &device);
+  }
+
+  hlo::Literal RunOn(std::span<const hlo::Literal> inputs, const hlo::DeviceView* device) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto start = std::chrono::steady_clock::now();
     const std::vector<ValueLayout>& parameters = entry_->parameters();
@@ -140,6 +148,7 @@ class CpuExecutable final : public targets::Executable {
     RunContext context;
     context.pool = pool_.get();
     context.kernel_ms = &kernel_ms_;
+    context.device = device;
     const ValueLayout& root = entry_->root();
     if (WritesRootInPlace(root)) {
       // Zero-copy result: the thunks write the root straight into the returned literal.
@@ -250,6 +259,7 @@ class CpuBackend final : public targets::Backend {
  public:
   explicit CpuBackend(CpuBackendOptions options) : options_(std::move(options)) {}
   std::string name() const override { return "cpu"; }
+  bool multi_device() const override { return true; }
   std::vector<std::string> emit_kinds() const override { return {"llvm", "obj"}; }
   // Native code on this machine: its wall time is the latency.
   targets::LatencySource latency_source() const override {

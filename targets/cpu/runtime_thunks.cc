@@ -266,7 +266,7 @@ EvaluatorThunk::EvaluatorThunk(std::string name, std::unique_ptr<hlo::Computatio
       computation_(owned_ ? owned_.get() : computation), operands_(std::move(operands)),
       output_(std::move(output)), custom_calls_(custom_calls) {}
 
-void EvaluatorThunk::Run(ThunkSequence& sequence, RunContext&) {
+void EvaluatorThunk::Run(ThunkSequence& sequence, RunContext& context) {
   std::vector<hlo::Literal> arguments;
   arguments.reserve(operands_.size());
   for (const ValueLayout& operand : operands_) arguments.push_back(ReadValue(sequence, operand));
@@ -274,6 +274,7 @@ void EvaluatorThunk::Run(ThunkSequence& sequence, RunContext&) {
   for (const hlo::Literal& argument : arguments) pointers.push_back(&argument);
   hlo::EvaluatorOptions options;
   options.custom_calls = custom_calls_;
+  options.device = context.device;  // a collective meets the other devices' runs
   WriteValue(sequence, output_, hlo::EvaluateComputation(*computation_, pointers, options));
 }
 

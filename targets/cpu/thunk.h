@@ -23,6 +23,10 @@
 #include "targets/cpu/buffers.h"
 #include "targets/cpu/thread_pool.h"
 
+namespace hlo {
+struct DeviceView;  // hlo/collective_runtime.h
+}
+
 namespace cpu {
 
 class ThunkSequence;
@@ -37,6 +41,9 @@ struct JitFunction {
 // Per-run state shared by every thunk: the thread pool and the per-kernel time profile.
 struct RunContext {
   ThreadPool* pool = nullptr;
+  // The device this run is in a multi-device run; nullptr: the only one. Collectives (run by
+  // evaluator thunks) meet the other devices through it.
+  const hlo::DeviceView* device = nullptr;
   bool profile = true;
   std::map<std::string, double>* kernel_ms = nullptr;  // thunk name -> ms, accumulated
   // How while loops ran: compiled (compiled_loop.h) or thunk by thunk (profile "loops.*").

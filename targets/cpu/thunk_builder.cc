@@ -26,17 +26,9 @@ namespace {
 
 using builder_internal::Describe;
 
+// Collectives and partition-id / replica-id: what depends on the device a run is.
 bool IsCollective(Opcode opcode) {
-  switch (opcode) {
-    case Opcode::kAllGather:
-    case Opcode::kAllReduce:
-    case Opcode::kAllToAll:
-    case Opcode::kCollectivePermute:
-    case Opcode::kReduceScatter:
-      return true;
-    default:
-      return false;
-  }
+  return hlo::OpcodeClass(opcode) == hlo::OpClass::kCollective;
 }
 
 }  // namespace
@@ -245,12 +237,14 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
     default:
       break;
   }
-  if (IsCollective(inst.opcode()))
-    throw hlo::Error(inst.location(), "cpu backend cannot compile instruction " + Describe(inst) +
-                                          ": the cpu target runs on one device (no collectives)");
-
   ValueLayout output = AllocateOutput(scope, inst.shape());
   scope.values[&inst] = output;
+  if (IsCollective(inst.opcode())) {
+    // Run by the evaluator's collectives, which meet the other devices' runs in this process
+    // (RunContext::device) and exchange operands through shared memory.
+    Fallback(inst, scope, output, "collective: exchanged with the other devices in process");
+    return;
+  }
   auto operand_buffer = [&](int64_t i) { return scope[inst.operand(i)].buffer; };
   if (std::optional<hlo::PrimitiveType> type =
           compiler::HostElementType(inst, targets::CpuDescription())) {

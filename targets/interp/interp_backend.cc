@@ -11,17 +11,26 @@ class InterpExecutable final : public Executable {
       : module_(std::move(module)), custom_calls_(calls) {}
 
   hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
+    return RunOn(inputs, nullptr);
+  }
+  hlo::Literal RunAsDevice(std::span<const hlo::Literal> inputs,
+                           const hlo::DeviceView& device) override {
+    return RunOn(inputs, &device);
+  }
+  Profile profile() const override { return profile_; }
+
+ private:
+  hlo::Literal RunOn(std::span<const hlo::Literal> inputs, const hlo::DeviceView* device) {
     auto start = std::chrono::steady_clock::now();
     hlo::EvaluatorOptions options;
     options.custom_calls = custom_calls_;
+    options.device = device;
     hlo::Literal result = hlo::Evaluate(*module_, inputs, options);
     profile_.wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
-  Profile profile() const override { return profile_; }
 
- private:
   std::unique_ptr<hlo::Module> module_;
   const hlo::CustomCallRegistry* custom_calls_;
   Profile profile_;
@@ -31,6 +40,7 @@ class InterpBackend final : public Backend {
  public:
   explicit InterpBackend(const hlo::CustomCallRegistry* calls) : custom_calls_(calls) {}
   std::string name() const override { return "interp"; }
+  bool multi_device() const override { return true; }
   std::string description() const override {
     return "reference interpreter (hlo/ evaluator): the numeric truth, unoptimized";
   }

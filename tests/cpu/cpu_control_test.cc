@@ -589,22 +589,42 @@ ENTRY e {
   }
 }
 
-TEST(CpuRuntime, CollectiveNamesInstructionAndOpcode) {
+// Collectives run through the evaluator's (multi-device runs: tests/tools/cli_devices_test.cc
+// and tests/xla/xla_collectives.py): on one device a group of one is the identity, and a group
+// naming another device is an error at run time naming the instruction.
+TEST(CpuRuntime, CollectivesOnOneDevice) {
   auto module = testing_support::ParseAndVerify(R"(
+HloModule collective
+add_f32 { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  x = f32[4] parameter(0)
+  ar = f32[4] all-reduce(x), replica_groups={}, to_apply=add_f32
+  two = f32[4] all-reduce(x), replica_groups={{0,1}}, to_apply=add_f32
+  ROOT t = (f32[4], f32[4]) tuple(ar, two)
+})");
+  auto executable = cpu_tests::Cpu().Compile(*module);
+  hlo::Literal x(hlo::Shape::Array(hlo::PrimitiveType::kF32, {4}));
+  for (int i = 0; i < 4; ++i) x.mutable_data<float>()[i] = 1.5f * i;
+  std::vector<hlo::Literal> inputs;
+  inputs.push_back(x);
+  try {
+    executable->Run(inputs);
+    FAIL() << "ran an all-reduce over two replicas on one device";
+  } catch (const hlo::Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("'two'"), std::string::npos) << message;
+    EXPECT_NE(message.find("names replica 1, outside the run of 1 replica(s)"), std::string::npos)
+        << message;
+  }
+  auto single = testing_support::ParseAndVerify(R"(
 HloModule collective
 add_f32 { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
 ENTRY e {
   x = f32[4] parameter(0)
   ROOT ar = f32[4] all-reduce(x), replica_groups={}, to_apply=add_f32
 })");
-  try {
-    cpu_tests::Cpu().Compile(*module);
-    FAIL() << "compiled an all-reduce";
-  } catch (const hlo::Error& error) {
-    const std::string message = error.what();
-    EXPECT_NE(message.find("'ar'"), std::string::npos) << message;
-    EXPECT_NE(message.find("all-reduce"), std::string::npos) << message;
-  }
+  hlo::Literal result = cpu_tests::Cpu().Compile(*single)->Run(inputs);
+  EXPECT_TRUE(result.BitwiseEqual(x));
 }
 
 TEST(CpuRuntime, WrongArgumentsAreErrors) {

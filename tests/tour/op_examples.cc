@@ -334,6 +334,30 @@ body {
   p = f32[4] parameter(0)
   ROOT subject = f32[4] reduce-scatter(p), replica_groups={{0}}, dimensions={0}, to_apply=add
 )")},
+      {Opcode::kAllGatherStart, Module("", R"(
+  p = f32[4] parameter(0)
+  ROOT subject = (f32[4], f32[4]) all-gather-start(p), replica_groups={{0}}, dimensions={0}
+)")},
+      {Opcode::kAllGatherDone, Module("", R"(
+  start = (f32[4], f32[4]) parameter(0)
+  ROOT subject = f32[4] all-gather-done(start)
+)")},
+      {Opcode::kAllReduceStart, Module(kAddF32, R"(
+  p = f32[2] parameter(0)
+  ROOT subject = f32[2] all-reduce-start(p), replica_groups={}, to_apply=add
+)")},
+      {Opcode::kAllReduceDone, Module("", R"(
+  start = f32[2] parameter(0)
+  ROOT subject = f32[2] all-reduce-done(start)
+)")},
+      {Opcode::kCollectivePermuteStart, Module("", R"(
+  p = f32[2] parameter(0)
+  ROOT subject = (f32[2], f32[2], u32[], u32[]) collective-permute-start(p), source_target_pairs={{0,0}}
+)")},
+      {Opcode::kCollectivePermuteDone, Module("", R"(
+  start = (f32[2], f32[2], u32[], u32[]) parameter(0)
+  ROOT subject = f32[2] collective-permute-done(start)
+)")},
   };
   return examples;
 }

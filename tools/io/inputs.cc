@@ -153,8 +153,16 @@ std::vector<hlo::Literal> LoadInputs(const hlo::Module& module, const std::strin
     values.push_back(ConformToShape(ReadNpy(path), *leaves[0].shape, path));
     return AssembleParameters(module, std::move(values));
   }
+  return ArgumentsFromArrays(module, ReadNpz(path), path);
+}
+
+std::vector<hlo::Literal> ArgumentsFromArrays(const hlo::Module& module,
+                                              std::vector<NpyArray> arrays,
+                                              const std::string& path) {
+  std::vector<ParameterLeaf> leaves = ParameterLeaves(module);
+  std::vector<hlo::Literal> values;
   std::map<std::string, NpyArray> by_name;
-  for (NpyArray& array : ReadNpz(path)) by_name.emplace(array.name, std::move(array));
+  for (NpyArray& array : arrays) by_name.emplace(array.name, std::move(array));
   for (const ParameterLeaf& leaf : leaves) {
     auto it = by_name.find(leaf.name);
     if (it == by_name.end()) {
@@ -175,18 +183,20 @@ std::vector<hlo::Literal> LoadInputs(const hlo::Module& module, const std::strin
   return AssembleParameters(module, std::move(values));
 }
 
-std::vector<hlo::Literal> ResolveInputs(const hlo::Module& module, const std::string& spec) {
+std::optional<uint64_t> RandomSeed(const std::string& spec) {
   constexpr std::string_view kRandom = "random:";
-  if (spec.rfind(kRandom, 0) == 0) {
-    std::string_view digits = std::string_view(spec).substr(kRandom.size());
-    uint64_t seed = 0;
-    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), seed);
-    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
-      throw hlo::Error("--inputs " + spec +
-                       ": the seed must be a non-negative integer (random:SEED)");
-    }
-    return MakeRandomInputs(module, seed);
+  if (spec.rfind(kRandom, 0) != 0) return std::nullopt;
+  std::string_view digits = std::string_view(spec).substr(kRandom.size());
+  uint64_t seed = 0;
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), seed);
+  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
+    throw hlo::Error("--inputs " + spec + ": the seed must be a non-negative integer (random:SEED)");
   }
+  return seed;
+}
+
+std::vector<hlo::Literal> ResolveInputs(const hlo::Module& module, const std::string& spec) {
+  if (std::optional<uint64_t> seed = RandomSeed(spec)) return MakeRandomInputs(module, *seed);
   return LoadInputs(module, spec);
 }
 

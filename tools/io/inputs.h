@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,14 @@ std::vector<hlo::Literal> MakeRandomInputs(const hlo::Module& module, uint64_t s
 
 // Arguments from an .npz (entries arg0, arg0.0, …) or a single .npy (one parameter).
 std::vector<hlo::Literal> LoadInputs(const hlo::Module& module, const std::string& path);
+
+// Arguments from named arrays as an .npz holds them (`path` names the source in errors).
+std::vector<hlo::Literal> ArgumentsFromArrays(const hlo::Module& module,
+                                              std::vector<NpyArray> arrays,
+                                              const std::string& path);
+
+// The seed of a "random:SEED" spec; nullopt for a file path. Throws on a malformed seed.
+std::optional<uint64_t> RandomSeed(const std::string& spec);
 
 // Parses the --inputs spec: "random:SEED" or a file path.
 std::vector<hlo::Literal> ResolveInputs(const hlo::Module& module, const std::string& spec);

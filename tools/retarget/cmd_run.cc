@@ -10,10 +10,13 @@
 #include "compiler/cost_model.h"
 #include "hlo/evaluator.h"
 #include "hlo/module_io.h"
+#include "hlo/collective_runtime.h"
+#include "hlo/multi_device.h"
 #include "simulator/trace.h"
 #include "simulator/isa/arch_config.h"
 #include "targets/systolic/systolic_backend.h"
 #include "tools/io/compare.h"
+#include "tools/io/device_arrays.h"
 #include "tools/io/inputs.h"
 #include "tools/retarget/cli.h"
 #include "tools/retarget/run_support.h"
@@ -44,6 +47,7 @@ struct RunOptions {
   std::optional<std::string> emit_asm;
   std::optional<std::string> trace;
   std::optional<int64_t> max_iterations;  // trips per execution of one while loop
+  std::optional<int64_t> devices;         // nullopt: the module's replicas x partitions
 };
 
 RunOptions ReadOptions(const ParsedArgs& args) {
@@ -72,6 +76,8 @@ RunOptions ReadOptions(const ParsedArgs& args) {
     options.repeat = ParsePositiveInt("--repeat", *repeat, kMaxRepeat);
   if (auto trips = args.Get("--max-iterations"))
     options.max_iterations = ParsePositiveInt("--max-iterations", *trips, int64_t{1} << 62);
+  if (auto devices = args.Get("--devices"))
+    options.devices = ParsePositiveInt("--devices", *devices, hlo::kMaxDevices);
   options.config = args.Get("--config");
   if (auto it = args.all.find("--set"); it != args.all.end()) options.overrides = it->second;
   options.emit_asm = args.Get("--emit-asm");
@@ -117,6 +123,100 @@ std::string FormatScale(double scale) {
   return text;
 }
 
+// A run on several devices (hlo/multi_device.h): one executable and one thread per device,
+// collectives meeting in process; inputs and outputs carry a leading dimension of the device
+// count.
+int RunOnDevices(const RunOptions& options, const hlo::Module& module, const hlo::DeviceGrid& grid,
+                 targets::Backend& backend, const std::vector<std::string>& protected_inputs) {
+  const int64_t n = grid.size();
+  const std::string devices_text = std::to_string(n) + " (" + std::to_string(grid.replicas) +
+                                   " replica(s) x " + std::to_string(grid.partitions) +
+                                   " partition(s))";
+  if (!backend.multi_device()) {
+    throw hlo::Error("--target " + backend.name() + " runs one device, and this run has " +
+                     devices_text + ": use --target interp or cpu, or --devices 1 for device 0 " +
+                     "alone");
+  }
+  std::vector<std::vector<hlo::Literal>> inputs =
+      io::ResolveDeviceInputs(module, options.inputs, n);
+  if (options.save_inputs) {
+    std::vector<std::vector<io::NpyArray>> named;
+    for (const auto& mine : inputs) named.push_back(io::FlattenInputs(module, mine));
+    io::WriteNpz(*options.save_inputs, io::StackDevices(named));
+    std::cout << "wrote " << *options.save_inputs << " (" << module.entry()->parameter_count()
+              << " arguments, " << n << " devices)\n";
+  }
+  // Every device runs its own executable: one holds the buffers of one run.
+  auto compile_start = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<targets::Executable>> executables;
+  {
+    Heartbeat heartbeat("compiling for " + backend.name() + " (" + std::to_string(n) +
+                        " devices)");
+    for (int64_t d = 0; d < n; ++d) executables.push_back(backend.Compile(module));
+  }
+  const double compile_ms = MillisecondsSince(compile_start);
+  std::vector<double> times_ms;
+  std::vector<hlo::Literal> results;
+  {
+    Heartbeat heartbeat("running on " + backend.name() + ", " + std::to_string(n) + " devices");
+    for (int64_t run = 0; run < options.repeat; ++run) {
+      auto start = std::chrono::steady_clock::now();
+      results = hlo::RunOnDevices(grid, [&](const hlo::DeviceView& view) {
+        auto d = static_cast<size_t>(view.device);
+        return executables[d]->RunAsDevice(inputs[d], view);
+      });
+      times_ms.push_back(MillisecondsSince(start));
+    }
+  }
+  std::vector<std::vector<io::NpyArray>> per_device;
+  for (const hlo::Literal& result : results) per_device.push_back(io::FlattenOutputs(result));
+  std::vector<io::NpyArray> outputs = io::StackDevices(per_device);
+  Timing timing = Summarize(times_ms);
+  std::cout << "module: " << module.name() << " (" << module.instruction_count()
+            << " instructions), target: " << backend.name() << ", devices: " << devices_text
+            << ", inputs: " << options.inputs << "\n";
+  PrintOutputs(outputs);
+  if (backend.name() != "interp") std::cout << "compile: " << compile_ms << " ms\n";
+  std::cout << FormatTiming(timing, times_ms.size()) << std::endl;
+  if (options.output) {
+    io::WriteNpz(*options.output, outputs);
+    std::cout << "wrote " << *options.output << " (" << outputs.size() << " arrays, " << n
+              << " devices)\n";
+  }
+  std::optional<io::CompareResult> comparison;
+  if (options.compare) {
+    hlo::EvaluatorOptions evaluator_options;
+    evaluator_options.progress = EvaluatorProgress("interp reference, device 0 of " +
+                                                   std::to_string(n));
+    std::vector<hlo::Literal> reference =
+        hlo::EvaluateOnDevices(module, grid, inputs, evaluator_options);
+    std::vector<std::vector<io::NpyArray>> expected;
+    for (const hlo::Literal& result : reference) expected.push_back(io::FlattenOutputs(result));
+    const double scale = io::ReductionToleranceScale(io::LongestReduction(module));
+    comparison = io::CompareArrays(io::StackDevices(expected), outputs,
+                                   options.tolerance ? &*options.tolerance : nullptr, scale);
+    std::cout << comparison->summary << std::endl;
+  }
+  if (options.stats_json) {
+    JsonObject stats;
+    stats.Add("file", options.file).Add("module", module.name()).Add("target", backend.name());
+    stats.Add("inputs", options.inputs).Add("devices", static_cast<double>(n));
+    stats.Add("compile_ms", compile_ms);
+    stats.Add("runs", static_cast<double>(times_ms.size())).Add("times_ms", times_ms);
+    stats.Add("median_ms", timing.median_ms).Add("min_ms", timing.min_ms);
+    stats.AddRaw("outputs", OutputsJson(outputs));
+    if (comparison) {
+      JsonObject compare;
+      compare.Add("against", "interp").Add("matched", comparison->matched)
+          .Add("summary", comparison->summary);
+      stats.AddRaw("compare", compare.ToString());
+    }
+    WriteOutputFile(*options.stats_json, stats.ToString() + "\n", /*force=*/true,
+                    protected_inputs);
+  }
+  return comparison && !comparison->matched ? kExitFailure : kExitOk;
+}
+
 }  // namespace
 
 CommandSpec RunSpec() {
@@ -136,6 +236,12 @@ CommandSpec RunSpec() {
       "Tolerance: |actual - expected| <= atol + rtol * |expected|; defaults per element type\n"
       "(f32 rtol 1e-5 atol 1e-6, f16 1e-3/1e-3, bf16 1e-2/1e-2, f64 1e-9/1e-12, integers exact);\n"
       "giving --rtol or --atol applies to every array, the omitted one keeping the f32 default.\n"
+      "A module written for several devices (replica_count x num_partitions in its header) runs\n"
+      "on that many by default, one thread per device, its collectives exchanging\n"
+      "values; --target cpu runs one executable per device the same way (--devices N:\n"
+      "N/num_partitions replicas; --devices 1: device 0 alone). Every\n"
+      "input and output entry then has a leading dimension of N, device d's array at index d;\n"
+      "random:SEED draws different arrays per device.\n"
       "\nexamples:\n"
       "  retarget run examples/mlp.hlo --target interp --inputs random:0 --output out/mlp.npz\n"
       "  retarget run examples/mlp.hlo --target interp --compare interp --repeat 10\n";
@@ -151,6 +257,8 @@ CommandSpec RunSpec() {
       {"--rtol", "R", "relative tolerance for --compare", ""},
       {"--atol", "A", "absolute tolerance for --compare", ""},
       {"--repeat", "N", "run N times and report median and min time", ""},
+      {"--devices", "N",
+       "run N devices (default: the module's replica_count x num_partitions); interp, cpu", ""},
       {"--max-iterations", "N",
        "stop a while loop after N trips with an error naming it (default 4294967296)", ""},
       {"--stats-json", "OUT", "write timings, outputs and the comparison as JSON", ""},
@@ -191,6 +299,9 @@ int RunRun(const ParsedArgs& args, const Context& context) {
 
   hlo::LoadedModule loaded = hlo::LoadModule(options.file);
   const hlo::Module& module = *loaded.module;
+  const hlo::DeviceGrid grid = options.devices ? hlo::GridForDevices(module, *options.devices)
+                                               : hlo::ModuleDeviceGrid(module);
+  if (grid.size() > 1) return RunOnDevices(options, module, grid, backend, protected_inputs);
   std::vector<hlo::Literal> inputs = io::ResolveInputs(module, options.inputs);
   if (options.save_inputs) {
     // Written before compiling, so a compile that fails can still be reproduced elsewhere.

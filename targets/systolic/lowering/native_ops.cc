@@ -57,7 +57,9 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kWhile: case Opcode::kConditional: case Opcode::kCall: case Opcode::kFusion:
     case Opcode::kPartitionId: case Opcode::kReplicaId: case Opcode::kAllGather:
     case Opcode::kAllReduce: case Opcode::kAllToAll: case Opcode::kCollectivePermute:
-    case Opcode::kReduceScatter:
+    case Opcode::kReduceScatter: case Opcode::kAllGatherStart: case Opcode::kAllGatherDone:
+    case Opcode::kAllReduceStart: case Opcode::kAllReduceDone:
+    case Opcode::kCollectivePermuteStart: case Opcode::kCollectivePermuteDone:
       return std::nullopt;
     // The matrix unit: the input types it has a mode for (tiling.cc, conv_shape.cc; whether a
     // configuration's array.dtypes enables the mode is decided per configuration by Lower).
