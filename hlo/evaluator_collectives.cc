@@ -2,12 +2,9 @@
 // replicas × partitions (multi_device.h).
 //
 // Guarantees:
-//  - Groups follow XLA's collective group modes: without channel_id the replica_groups list
-//    replicas (each partition meets its own replicas); with channel_id, all-to-all and
-//    collective-permute list partitions, the others list replicas standing for all their
-//    partitions, or global device ids with use_global_device_ids=true. No groups: everyone in
-//    the mode's space. The group's order is the order of its members in the list (in the
-//    replica-and-partition mode, replica-major).
+//  - Groups follow XLA's collective group modes (CollectiveGroup, multi_device.h); the group's
+//    order is the order of its members in the list (in the replica-and-partition mode,
+//    replica-major).
 //  - all-reduce folds the group's operands in group order with to_apply (add, multiply,
 //    maximum, minimum, and, or inline; any other body called per element); all-gather
 //    concatenates them along `dimensions`; reduce-scatter gives member k the k-th slice of the
@@ -26,90 +23,10 @@
 #include "hlo/collective_runtime.h"
 #include "hlo/evaluator_family.h"
 #include "hlo/evaluator_family_util.h"
+#include "hlo/multi_device.h"
 
 namespace hlo::eval::rc {
 namespace {
-
-enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedId };
-
-bool IsPermute(Opcode op) {
-  return op == Opcode::kCollectivePermute || op == Opcode::kCollectivePermuteStart;
-}
-
-GroupMode ModeOf(const Instruction& inst, const CollectiveAttrs& attrs) {
-  const bool channel = attrs.channel_id != 0;
-  // all-to-all and collective-permute have no use_global_device_ids: a channel makes them
-  // cross-partition.
-  if (inst.opcode() == Opcode::kAllToAll || IsPermute(inst.opcode())) {
-    return channel ? GroupMode::kCrossPartition : GroupMode::kCrossReplica;
-  }
-  if (!channel) {
-    Require(!attrs.use_global_device_ids, inst, "use_global_device_ids=true needs a channel_id");
-    return GroupMode::kCrossReplica;
-  }
-  return attrs.use_global_device_ids ? GroupMode::kFlattenedId
-                                     : GroupMode::kCrossReplicaAndPartition;
-}
-
-std::string ListText(const std::vector<int64_t>& ids) {
-  std::string text = "{";
-  for (size_t i = 0; i < ids.size(); ++i) text += (i ? "," : "") + std::to_string(ids[i]);
-  return text + "}";
-}
-
-// The devices of `self`'s group, in group order.
-std::vector<int64_t> GroupOf(const Instruction& inst, const DeviceGrid& grid, int64_t self) {
-  const auto& attrs = inst.attr<CollectiveAttrs>();
-  const GroupMode mode = ModeOf(inst, attrs);
-  const int64_t replica = grid.Replica(self), partition = grid.Partition(self);
-  // The id space the groups list, and self's id in it.
-  int64_t space = grid.replicas, own = replica;
-  const char* what = "replica";
-  if (mode == GroupMode::kCrossPartition) space = grid.partitions, own = partition,
-                                          what = "partition";
-  if (mode == GroupMode::kFlattenedId) space = grid.size(), own = self, what = "device";
-  std::vector<int64_t> ids;
-  if (attrs.replica_groups.empty()) {
-    Require(mode != GroupMode::kFlattenedId, inst,
-            "use_global_device_ids=true needs explicit replica_groups");
-    for (int64_t id = 0; id < space; ++id) ids.push_back(id);
-  } else {
-    std::vector<uint8_t> seen(static_cast<size_t>(space), 0);
-    for (const std::vector<int64_t>& group : attrs.replica_groups) {
-      for (int64_t id : group) {
-        Require(id >= 0 && id < space, inst,
-                "replica group " + ListText(group) + " names " + what + " " +
-                    std::to_string(id) + ", outside the run of " +
-                    std::to_string(grid.replicas) + " replica(s) x " +
-                    std::to_string(grid.partitions) + " partition(s)");
-        Require(!seen[static_cast<size_t>(id)]++, inst,
-                std::string(what) + " " + std::to_string(id) + " is in two replica groups");
-      }
-      if (std::find(group.begin(), group.end(), own) != group.end()) ids = group;
-    }
-    Require(!ids.empty(), inst,
-            std::string(what) + " " + std::to_string(own) + " (device " + std::to_string(self) +
-                ") is in none of the replica groups");
-  }
-  std::vector<int64_t> devices;
-  for (int64_t id : ids) {
-    switch (mode) {
-      case GroupMode::kCrossReplica:
-        devices.push_back(id * grid.partitions + partition);
-        break;
-      case GroupMode::kCrossPartition:
-        devices.push_back(replica * grid.partitions + id);
-        break;
-      case GroupMode::kCrossReplicaAndPartition:
-        for (int64_t p = 0; p < grid.partitions; ++p) devices.push_back(id * grid.partitions + p);
-        break;
-      case GroupMode::kFlattenedId:
-        devices.push_back(id);
-        break;
-    }
-  }
-  return devices;
-}
 
 // The group's operands, met through the runtime (or just this device's on one device).
 class Exchange {
@@ -262,7 +179,7 @@ int64_t CheckedDimension(const Instruction& inst, const Shape& shape) {
 template <typename One>
 Literal EachOperand(const Instruction& inst, Operands operands, const Shape& result,
                     EvalContext& context, One one) {
-  Exchange exchange(inst, context, GroupOf(inst, GridOf(context), SelfOf(context)), operands);
+  Exchange exchange(inst, context, CollectiveGroup(inst, GridOf(context), SelfOf(context)), operands);
   std::vector<Shape> shapes = ArrayResults(result, operands.size(), inst);
   std::vector<Literal> arrays;
   for (size_t i = 0; i < operands.size(); ++i) {
@@ -322,7 +239,7 @@ Literal ReduceScatter(const Instruction& inst, Operands operands, const Shape& r
 }
 
 Literal AllToAll(const Instruction& inst, Operands operands, EvalContext& context) {
-  Exchange exchange(inst, context, GroupOf(inst, GridOf(context), SelfOf(context)), operands);
+  Exchange exchange(inst, context, CollectiveGroup(inst, GridOf(context), SelfOf(context)), operands);
   const int64_t n = exchange.size();
   if (inst.attr<CollectiveAttrs>().dimension < 0) {
     // Tuple form: operand j goes to member j; result k comes from member k.
@@ -360,39 +277,18 @@ Literal CollectivePermute(const Instruction& inst, Operands operands, const Shap
                           EvalContext& context) {
   Require(operands.size() == 1, inst,
           "only the one-operand form is supported (not the in-place form with buffers)");
-  const auto& attrs = inst.attr<CollectiveAttrs>();
   const DeviceGrid& grid = GridOf(context);
   const int64_t self = SelfOf(context);
-  const bool across_partitions = ModeOf(inst, attrs) == GroupMode::kCrossPartition;
-  const int64_t space = across_partitions ? grid.partitions : grid.replicas;
-  const int64_t own = across_partitions ? grid.Partition(self) : grid.Replica(self);
-  std::vector<uint8_t> sends(static_cast<size_t>(space), 0), receives(sends);
-  int64_t source = -1;
-  for (const auto& [from, to] : attrs.source_target_pairs) {
-    for (int64_t id : {from, to}) {
-      Require(id >= 0 && id < space, inst,
-              "source_target_pairs name " +
-                  std::string(across_partitions ? "partition " : "replica ") +
-                  std::to_string(id) + ", outside the run's " + std::to_string(space));
-    }
-    Require(!sends[static_cast<size_t>(from)]++, inst,
-            std::to_string(from) + " is the source of two pairs");
-    Require(!receives[static_cast<size_t>(to)]++, inst,
-            std::to_string(to) + " is the target of two pairs");
-    if (to == own) source = from;
-  }
+  const int64_t source = PermuteSource(inst, grid, self);
   // Everyone on this device's line of the grid meets, so each source finds its target.
-  std::vector<int64_t> line;
-  for (int64_t id = 0; id < space; ++id) {
-    line.push_back(across_partitions ? grid.Replica(self) * grid.partitions + id
-                                     : id * grid.partitions + grid.Partition(self));
-  }
+  std::vector<int64_t> line = CollectiveGroup(inst, grid, self);
+  const auto source_rank = std::find(line.begin(), line.end(), source) - line.begin();
   Exchange exchange(inst, context, std::move(line), operands);
   Require(result.IsArray() && result.dims == operands[0]->shape().dims, inst,
           "result " + result.ToString(false) + " differs from operand " +
               operands[0]->shape().ToString(false));
   if (source < 0) return NewArray(result, inst);  // XLA: a device no pair targets gets zeros
-  Literal out = exchange.operand(source, 0);
+  Literal out = exchange.operand(source_rank, 0);
   out.mutable_shape() = result;
   return out;
 }

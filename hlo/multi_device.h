@@ -38,6 +38,27 @@ DeviceGrid ModuleDeviceGrid(const Module& module);
 // when `devices` is not 1 or a multiple of num_partitions, or exceeds kMaxDevices.
 DeviceGrid GridForDevices(const Module& module, int64_t devices);
 
+// How a collective's replica_groups name devices (XLA's collective group modes): without a
+// channel_id they list replicas, each partition meeting its own (kCrossReplica); with one,
+// all-to-all and collective-permute list partitions (kCrossPartition), the others list replicas
+// standing for all their partitions (kCrossReplicaAndPartition, replica-major), or global
+// device ids with use_global_device_ids=true (kFlattenedId). No groups: every id of the mode.
+enum class CollectiveGroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition,
+                                 kFlattenedId };
+CollectiveGroupMode GroupModeOf(const Instruction& collective);
+
+// The devices `device` exchanges with at `collective`, itself included, in group order; for
+// collective-permute every device of its line of the grid (the pairs say who sends). Throws
+// hlo::Error at the instruction for an id outside the grid, an id in two groups, or a device
+// in none.
+std::vector<int64_t> CollectiveGroup(const Instruction& collective, const DeviceGrid& grid,
+                                     int64_t device);
+
+// The device whose operand collective-permute delivers to `device`, or -1 when no pair targets
+// it (it receives zeros). Throws for ids outside the grid and for an id that is the source or
+// target of two pairs.
+int64_t PermuteSource(const Instruction& collective, const DeviceGrid& grid, int64_t device);
+
 struct DeviceView;  // collective_runtime.h
 
 // Runs `run_device(view)` for every device of `grid` at once, one thread per device, every view
