@@ -68,6 +68,15 @@ struct PeakRates {
   bool host_fallback_link_only = false;
 };
 
+// The links between devices of a multi-device run (compiler/communication.h costs collectives
+// over them). No name: the target has none, and collectives are not costed.
+struct Interconnect {
+  std::string name;                   // e.g. "NVLink 4"
+  double bytes_per_second = 0;        // per device, per direction
+  double step_latency_seconds = 0;    // one step of a ring collective
+  std::string source;                 // where the figures come from
+};
+
 struct EnergyModel {
   double joules_per_flop = 0;          // per matrix FLOP at the preferred type
   double joules_per_vector_op = 0;
@@ -99,6 +108,7 @@ struct TargetDescription {
   // Owner::kUnsupportedCustomCall.
   std::map<std::string, OpRule> custom_calls;
   bool supports_collectives = false;   // a multi-device runtime exists
+  Interconnect interconnect;           // what collectives cost between its devices
 
   // Fusion.
   std::set<hlo::FusionKind> fusion_kinds;       // accepted kinds (empty: no fusion)

@@ -101,6 +101,12 @@ TargetDescription MakeCpuDescription() {
   t.peak.memory_bytes_per_second = 30e9;
   t.peak.host_link_bytes_per_second = 30e9;  // the CPU is the host: a "transfer" is a copy
   t.peak.kernel_launch_seconds = 1e-6;       // a runtime call plus thread-pool dispatch
+  // Devices of a multi-device run are threads of one process: a collective copies through
+  // shared memory (each byte read and written once: half the memory bandwidth), and a ring step
+  // is a thread hand-off.
+  t.interconnect = {"shared memory (threads of one process)", 15e9, 5e-6,
+                    "half the memory bandwidth above; 5 us per step assumed (a condition-variable "
+                    "wake-up), not measured"};
 
   constexpr double kBusyWatts = 2 * 5.5;
   t.energy.joules_per_flop = kBusyWatts / kF32;                       // ~37 pJ

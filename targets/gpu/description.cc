@@ -135,6 +135,10 @@ TargetDescription MakeGpuDescription() {
   t.peak.memory_bytes_per_second = 4.8e12;
   t.peak.host_link_bytes_per_second = 64e9;  // PCIe Gen5 x16, one direction
   t.peak.kernel_launch_seconds = 3e-6;
+  // NVLink 4 on the H100/H200 SXM: 900 GB/s per GPU, both directions together.
+  t.interconnect = {"NVLink 4", 450e9, 2e-6,
+                    "NVIDIA H100/H200 SXM datasheets: NVLink 900 GB/s per GPU (450 GB/s each "
+                    "way); 2 us per ring step assumed, not measured (no multi-GPU machine)"};
 
   t.energy.joules_per_flop = 700.0 / 989e12;
   t.energy.joules_per_vector_op = 700.0 / 33.5e12;

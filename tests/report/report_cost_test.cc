@@ -58,6 +58,37 @@ TEST(ReportCostTest, EnergyIsEstimatedFromTheEnergyModel) {
   EXPECT_EQ(*Cell(none, "bare").price.usd_per_hour, 0.1008);
 }
 
+// Collectives are costed over each target's interconnect with the ring formulas
+// (compiler/communication.h) for the module's devices, and take their share of the estimate;
+// a target without links says so instead.
+TEST(ReportCostTest, CollectivesAreCostedOverTheInterconnect) {
+  const std::string text = R"(HloModule sharded, num_partitions=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[262144] parameter(0)
+  ROOT ar = f32[262144] all-reduce(p), channel_id=1, replica_groups=[1,4]<=[4], use_global_device_ids=true, to_apply=add
+})";
+  const report::ModelReport model = ReportOf(text, Targets({"gpu", "systolic"}));
+  const report::TargetCell& gpu = Cell(model, "gpu");
+  EXPECT_EQ(gpu.collectives, 1);
+  EXPECT_EQ(gpu.interconnect, "NVLink 4");
+  // 1 MiB all-reduced by 4 devices: 2*3/4 MiB at 450 GB/s plus 6 steps of 2 us.
+  const double seconds = 1.5 * 1048576 / 450e9 + 6 * 2e-6;
+  ASSERT_TRUE(gpu.communication_ms);
+  EXPECT_NEAR(*gpu.communication_ms, seconds * 1e3, 1e-12);
+  EXPECT_NEAR(gpu.communication_share, seconds * 1e3 / gpu.estimate_ms, 1e-12);
+  EXPECT_GT(gpu.communication_share, 0.9);  // nothing else to do
+  const report::TargetCell& systolic = Cell(model, "systolic");
+  EXPECT_FALSE(systolic.communication_ms);
+  EXPECT_EQ(systolic.communication_note, "the target has no links between devices");
+  // A module without collectives has no communication figures.
+  EXPECT_EQ(Cell(ReportOf(report_test::kSoftmax, Targets({"gpu"})), "gpu").collectives, 0);
+}
+
 TEST(ReportCostTest, TheLatencyHookReplacesTheEstimateWithinTheBudget) {
   int calls = 0;
   report::ReportOptions options;

@@ -13,11 +13,13 @@
 #include <new>
 #include <unordered_set>
 
+#include "compiler/communication.h"
 #include "compiler/cost_model.h"
 #include "compiler/ownership.h"
 #include "compiler/target_pipelines.h"
 #include "tools/report/carried_across.h"
 #include "tools/report/graph_dot.h"
+#include "hlo/multi_device.h"
 #include "targets/descriptions.h"
 
 namespace report {
@@ -65,6 +67,9 @@ double DynamicJoules(const hlo::Instruction& inst, const compiler::InstructionCo
 struct Estimate {
   double seconds = 0;
   double host_fallback_seconds = 0;  // part of `seconds`
+  double communication_seconds = 0;  // part of `seconds`: collectives over the interconnect
+  int64_t collectives = 0;           // exchanging instructions (not partition-id / replica-id)
+  std::string communication_note;    // why collectives were not costed, when they were not
   double matrix_flops = 0;           // FLOPs of device kernels built around a dot/convolution
   double dynamic_joules = 0;         // host fallbacks' share at the cpu target's energy model
 };
@@ -95,11 +100,41 @@ double HostFallbackSeconds(const hlo::Instruction& inst, const compiler::Instruc
          (link > 0 ? 2 * bytes / link : 0);
 }
 
+// A collective's time over the target's links (compiler/communication.h), its group taken as
+// device 0's in the module's grid; counts it, or notes why it was not costed.
+void EstimateCollective(const hlo::Instruction& inst, const hlo::DeviceGrid& grid,
+                        const TargetDescription& target, Estimate& estimate) {
+  const hlo::Opcode op = inst.opcode();
+  if (op == hlo::Opcode::kPartitionId || op == hlo::Opcode::kReplicaId ||
+      op == hlo::Opcode::kAllReduceDone || op == hlo::Opcode::kAllGatherDone ||
+      op == hlo::Opcode::kCollectivePermuteDone) {
+    return;
+  }
+  ++estimate.collectives;
+  if (target.interconnect.name.empty()) {
+    estimate.communication_note = "the target has no links between devices";
+    return;
+  }
+  try {
+    const bool permute =
+        op == hlo::Opcode::kCollectivePermute || op == hlo::Opcode::kCollectivePermuteStart;
+    const int64_t group =
+        permute ? 2 : static_cast<int64_t>(hlo::CollectiveGroup(inst, grid, 0).size());
+    const double seconds = compiler::CollectiveSeconds(inst, group, target.interconnect).seconds;
+    estimate.seconds += seconds;
+    estimate.communication_seconds += seconds;
+  } catch (const hlo::Error& e) {
+    estimate.communication_note = "'" + inst.name() + "' not costed: " + e.message();
+  }
+}
+
 // The cost model's estimate over the compiled module: device kernels at the target's roofline;
 // host fallbacks as HostFallbackSeconds says, their energy the host's (the cpu target's energy
-// model: the host does the work, whatever the time model charges); unsupported custom-calls and
-// collectives are not included (their time is unknown to the compiler).
-Estimate EstimateModule(const compiler::ModuleStats& stats, const TargetDescription& target) {
+// model: the host does the work, whatever the time model charges); collectives over the
+// target's interconnect for the module's device grid (EstimateCollective); unsupported
+// custom-calls are not included (their time is unknown to the compiler).
+Estimate EstimateModule(const compiler::ModuleStats& stats, const TargetDescription& target,
+                        const hlo::DeviceGrid& grid) {
   const TargetDescription& host = targets::CpuDescription();
   Estimate estimate;
   for (const compiler::OwnershipEntry& entry : stats.entries) {
@@ -120,9 +155,11 @@ Estimate EstimateModule(const compiler::ModuleStats& stats, const TargetDescript
         estimate.dynamic_joules += DynamicJoules(inst, entry.cost, host.energy);
         break;
       }
+      case Owner::kCollective:
+        EstimateCollective(inst, grid, target, estimate);
+        break;
       case Owner::kNoCode:
       case Owner::kUnsupportedCustomCall:
-      case Owner::kCollective:
         break;
     }
   }
@@ -240,7 +277,17 @@ void FillCell(TargetCell& cell, const hlo::Module& original,
   cell.kernels = stats.kernel_count;
   cell.host_memory_bytes = stats.host_memory_bytes;
 
-  const Estimate estimate = EstimateModule(stats, target);
+  const Estimate estimate = EstimateModule(stats, target, hlo::ModuleDeviceGrid(original));
+  if (estimate.collectives > 0) {
+    cell.collectives = estimate.collectives;
+    cell.interconnect = target.interconnect.name;
+    cell.communication_note = estimate.communication_note;
+    if (estimate.communication_note.empty()) {
+      cell.communication_ms = estimate.communication_seconds * 1e3;
+      cell.communication_share =
+          estimate.seconds > 0 ? estimate.communication_seconds / estimate.seconds : 0;
+    }
+  }
   cell.estimate_ms = estimate.seconds * 1e3;
   cell.estimate_host_fallback_ms = estimate.host_fallback_seconds * 1e3;
   cell.estimate_matrix_flops = estimate.matrix_flops;

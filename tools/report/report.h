@@ -114,6 +114,15 @@ struct TargetCell {
   // dot or convolution (the work of its matrix unit; host-run contractions excluded).
   double estimate_ms = 0;
   double estimate_host_fallback_ms = 0;
+  // Collectives (all-reduce, all-gather, ... ; not partition-id) over the target's interconnect
+  // for the module's replicas x partitions (compiler/communication.h), part of estimate_ms;
+  // `collectives` = 0 when the module has none. communication_ms is unset, and the note says
+  // why, when they could not be costed (no links, a group the grid cannot hold).
+  int64_t collectives = 0;
+  std::optional<double> communication_ms;
+  double communication_share = 0;  // of estimate_ms
+  std::string interconnect;
+  std::string communication_note;
   double estimate_matrix_flops = 0;
   std::optional<double> energy_mj;        // unset where the target has no energy model
   std::string energy_source = "estimated";  // the cost model's EnergyModel (only source yet)

@@ -75,6 +75,17 @@ std::string CellJson(const TargetCell& cell) {
             ", \"instructions\": " + std::to_string(work.instructions) + "}";
   }
   out += ", \"by_hand\": " + or_null(hand + "]");
+  if (ok && cell.collectives > 0) {
+    out += ", \"communication\": {\"collectives\": " + std::to_string(cell.collectives) +
+           ", \"ms\": " + Num(cell.communication_ms) + ", \"source\": \"estimated\"" +
+           ", \"share_of_estimate\": " +
+           (cell.communication_ms ? Num(cell.communication_share) : std::string("null")) +
+           ", \"interconnect\": " +
+           (cell.interconnect.empty() ? std::string("null") : Str(cell.interconnect)) +
+           ", \"note\": " +
+           (cell.communication_note.empty() ? std::string("null") : Str(cell.communication_note)) +
+           "}";
+  }
   if (cell.error) out += ", \"error\": " + Str(*cell.error);
   return out + "}";
 }

@@ -137,6 +137,16 @@ void CostTable(std::string& out, const ModelReport& model) {
     if (!cell.latency_note.empty()) {
       notes.push_back(WrappedWords(cell.target + " latency estimated: ", cell.latency_note));
     }
+    if (cell.collectives > 0) {
+      const std::string count = std::to_string(cell.collectives) + " collectives";
+      notes.push_back(WrappedWords(
+          cell.target + " communication: ",
+          cell.communication_ms
+              ? Format("%.4g", *cell.communication_ms) + " ms estimated over " +
+                    cell.interconnect + " (" + Percent(cell.communication_share) +
+                    " of the estimate, " + count + ")"
+              : count + " not costed: " + cell.communication_note));
+    }
   }
   if (!compiled.empty()) {
     out += Wrapped("compiled instructions (a producer fused into N kernels counts N times): ",
