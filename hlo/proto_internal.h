@@ -83,6 +83,11 @@ bool ParseFrontendAttributes(std::string_view text, xla::FrontendAttributes* att
 std::string FrontendAttributesText(const xla::FrontendAttributes& attributes);
 bool ParseInputOutputAlias(std::string_view text, xla::HloInputOutputAliasProto* alias);
 std::string InputOutputAliasText(const xla::HloInputOutputAliasProto& alias);
+// The stack-frame tables (FileNames ... StackFrames, as printed) as XLA's StackFrameIndexProto:
+// false, leaving `index` empty, when the text is not in the form XLA prints
+// (proto_stack_frames.cc). StackFrameTablesText prints an index the way XLA does.
+bool StackFrameIndexFromTables(std::string_view text, xla::StackFrameIndexProto* index);
+std::string StackFrameTablesText(const xla::StackFrameIndexProto& index);
 // backend_config: the IR keeps the printed text (`"quoted"` or raw `{...}`), XLA the string.
 std::string DecodeBackendConfig(std::string_view text);
 std::string BackendConfigText(const std::string& decoded);

@@ -316,6 +316,12 @@ struct ModuleBuilder {
     module->mutable_header_attributes() = proto_internal::HeaderAttributesFromProto(proto);
     module->mutable_trailing_tables() = proto.retarget_trailing_tables();
     module->mutable_leading_tables() = proto.retarget_leading_tables();
+    // A proto from XLA carries the tables only as its index: printed before the computations,
+    // where current XLA prints them.
+    if (!proto.retarget_written() && proto.has_stack_frame_index()) {
+      module->mutable_leading_tables() =
+          proto_internal::StackFrameTablesText(proto.stack_frame_index());
+    }
     return std::move(module);
   }
 };
@@ -391,6 +397,14 @@ std::string WriteHloProto(const Module& module, bool wrap) {
   proto_internal::HeaderAttributesToProto(module.header_attributes(), &proto);
   proto.set_retarget_trailing_tables(module.trailing_tables());
   proto.set_retarget_leading_tables(module.leading_tables());
+  // XLA reads metadata's stack_frame_id through this index (without it, it warns that every id
+  // is invalid). Tables in a form XLA would not print stay in the extension fields only.
+  xla::StackFrameIndexProto index;
+  if (proto_internal::StackFrameIndexFromTables(module.leading_tables() + "\n" +
+                                                    module.trailing_tables(),
+                                                &index)) {
+    proto.mutable_stack_frame_index()->Swap(&index);
+  }
   proto.set_retarget_written(true);
   std::string out;
   if (wrap) {

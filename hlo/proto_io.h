@@ -16,10 +16,13 @@
 //     backend_config -> backend_config (decoded from its quoted form), frontend_attributes ->
 //     FrontendAttributes; in the header input_output_alias -> HloInputOutputAliasProto and
 //     frontend_attributes -> FrontendAttributes;
+//   - the stack-frame tables (FileNames, FunctionNames, FileLocations, StackFrames, before or
+//     after the computations) -> stack_frame_index, the StackFrameIndexProto metadata's
+//     stack_frame_id points into; a proto from XLA prints its index back as those tables;
 //   - NOT seen by XLA: opaque attributes XLA has no proto field for or whose text does not parse
 //     (e.g. operand_layout_constraints, control-predecessors, header num_partitions and the
-//     spmd flags, a sharding with metadata) and the trailing FileNames/StackFrames tables.
-//     They are not dropped: see below.
+//     spmd flags, a sharding with metadata) and tables in a form XLA does not print. They are
+//     not dropped: see below.
 //
 // Lossless round trip: Retarget extension fields (numbers 50000+, which XLA skips as unknown)
 // list every opaque attribute in order, keeping the verbatim text wherever regenerating it from

@@ -12,6 +12,7 @@
 #include "hlo.pb.h"
 #include "hlo/proto_io.h"
 #include "tests/hlo/proto_test_util.h"
+#include "tests/test_support.h"
 
 namespace {
 
@@ -375,6 +376,58 @@ TEST(ProtoIo, ReadsXlaStyleProtoWithoutExtensions) {
             (std::vector<std::string>{"cond", "body"}));
   EXPECT_EQ(module->entry()->FindInstruction("cc_quoted")->attr<hlo::CustomCallAttrs>().backend_config,
             "\"opaque\\n\"");
+}
+
+// The stack-frame tables become XLA's StackFrameIndexProto (so XLA resolves metadata's
+// stack_frame_id), with the parent ids XLA's printer shows one above the proto's; an XLA proto's
+// index prints back as the same tables. The expected fields are what jaxlib 0.10.2 writes for
+// this module (protoc --decode_raw of its serialized HloModuleProto).
+TEST(ProtoIo, StackFrameTablesBecomeXlasIndexAndBack) {
+  const std::string tables = R"(FileNames
+1 "/tmp/sf.py"
+
+FunctionNames
+1 "<module>"
+2 "f"
+
+FileLocations
+1 {file_name_id=1 function_name_id=1 line=4 end_line=4 column=10 end_column=39}
+2 {file_name_id=1 function_name_id=2 line=3 end_line=3 column=17 end_column=21}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+2 {file_location_id=2 parent_frame_id=2}
+)";
+  const std::string text = "HloModule m\n\n" + tables +
+                           "\n\nENTRY e {\n  p = f32[3]{0} parameter(0)\n"
+                           "  ROOT s = f32[3]{0} sine(p), metadata={op_name=\"sin\" "
+                           "stack_frame_id=2}\n}\n";
+  auto module = testing_support::ParseAndVerify(text);
+  xla::HloModuleProto proto = ToProto(*module);
+  ASSERT_TRUE(proto.has_stack_frame_index());
+  const xla::StackFrameIndexProto& index = proto.stack_frame_index();
+  ASSERT_EQ(index.file_names_size(), 1);
+  EXPECT_EQ(index.file_names(0), "/tmp/sf.py");
+  ASSERT_EQ(index.function_names_size(), 2);
+  EXPECT_EQ(index.function_names(1), "f");
+  ASSERT_EQ(index.file_locations_size(), 2);
+  EXPECT_EQ(index.file_locations(1).function_name_id(), 2);
+  EXPECT_EQ(index.file_locations(1).line(), 3);
+  EXPECT_EQ(index.file_locations(1).column(), 17);
+  EXPECT_EQ(index.file_locations(1).end_column(), 21);
+  ASSERT_EQ(index.stack_frames_size(), 2);
+  EXPECT_EQ(index.stack_frames(0).parent_frame_id(), 0);  // printed 1: no parent
+  EXPECT_EQ(index.stack_frames(1).file_location_id(), 2);
+  EXPECT_EQ(index.stack_frames(1).parent_frame_id(), 1);  // printed 2: frame 1
+  // As XLA writes it (no Retarget extensions), the index is all there is of the tables.
+  proto.clear_retarget_written();
+  proto.clear_retarget_leading_tables();
+  auto back = hlo::ReadHloProto(Serialize(proto), "xla.pb");
+  EXPECT_EQ(back->leading_tables(), tables);
+  // Tables XLA would not print (an id out of order) stay in the extension only.
+  std::string odd = text;
+  odd.replace(odd.find("2 {file_location_id=2"), 1, "7");
+  EXPECT_FALSE(ToProto(*testing_support::ParseAndVerify(odd)).has_stack_frame_index());
 }
 
 TEST(ProtoIo, LiteralInColumnMajorLayoutIsReadInLogicalOrder) {
