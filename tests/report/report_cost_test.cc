@@ -87,6 +87,16 @@ ENTRY e {
   EXPECT_EQ(systolic.communication_note, "the target has no links between devices");
   // A module without collectives has no communication figures.
   EXPECT_EQ(Cell(ReportOf(report_test::kSoftmax, Targets({"gpu"})), "gpu").collectives, 0);
+  // An accelerator configured with links (link.bandwidth_gbps, link.latency_ns) costs them.
+  systolic::ArchConfig config = systolic::Preset("tpu-v4-mxu");
+  systolic::ApplyOverride(config, "link.bandwidth_gbps=100");
+  systolic::ApplyOverride(config, "link.latency_ns=1000");
+  const compiler::TargetDescription linked = report::SystolicTargetFromConfig(config);
+  const report::ModelReport on_chips = ReportOf(text, {&linked});
+  const report::TargetCell& chips = Cell(on_chips, "systolic");
+  ASSERT_TRUE(chips.communication_ms);
+  EXPECT_NEAR(*chips.communication_ms, (1.5 * 1048576 / 100e9 + 6 * 1e-6) * 1e3, 1e-12);
+  EXPECT_EQ(chips.interconnect, "chip-to-chip links");
 }
 
 TEST(ReportCostTest, TheLatencyHookReplacesTheEstimateWithinTheBudget) {

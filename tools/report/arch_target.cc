@@ -60,6 +60,10 @@ compiler::TargetDescription SystolicTargetFromConfig(const systolic::ArchConfig&
   t.peak.vector_ops_per_second = static_cast<double>(config.vector_lanes) * clock_hz;
   t.peak.memory_bytes_per_second = config.dram_bandwidth_gbps * 1e9;
 
+  if (config.link_bandwidth_gbps > 0) {
+    t.interconnect = {"chip-to-chip links", config.link_bandwidth_gbps * 1e9,
+                      config.link_latency_ns * 1e-9, "the configuration's link.* keys"};
+  }
   t.energy.joules_per_flop = MacPicojoules(config) * 1e-12 / 2;
   t.energy.joules_per_vector_op = config.energy_vector_op_pj * 1e-12;
   t.energy.joules_per_dram_byte = config.energy_dram_pj_per_byte * 1e-12;
