@@ -6,9 +6,9 @@
 //  - Meet returns only when every device of the group has offered its operands for the same
 //    execution (the n-th time each of them runs the instruction of that name — a name, not an
 //    address, so devices running separately compiled copies of a module meet), and hands the
-//    operands of all of them to every device in group order. The operands stay valid until every device of the
-//    group has left (the Meeting's destructor waits for that), so results are computed from
-//    other devices' values without copying them first.
+//    operands of all of them to every device in group order. The operands stay valid until
+//    every device of the group has left (the Meeting's destructor waits for that), so results
+//    are computed from other devices' values without copying them first.
 //  - Deadlock is detected, not waited out: when every device is waiting or finished and a
 //    meeting is still incomplete, every waiting device throws an hlo::Error that names each
 //    waiting device's instruction and the devices it waits for.

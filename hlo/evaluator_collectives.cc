@@ -173,13 +173,17 @@ int64_t CheckedDimension(const Instruction& inst, const Shape& shape) {
   return dimension;
 }
 
+std::vector<int64_t> GroupOfThisDevice(const Instruction& inst, const EvalContext& context) {
+  return CollectiveGroup(inst, GridOf(context), SelfOf(context));
+}
+
 // The collectives that treat each operand alone (all-reduce, all-gather, reduce-scatter): the
 // group meets once, then result i is computed from operand i of every member by
 // one(exchange, i, operand shape, result shape).
 template <typename One>
 Literal EachOperand(const Instruction& inst, Operands operands, const Shape& result,
                     EvalContext& context, One one) {
-  Exchange exchange(inst, context, CollectiveGroup(inst, GridOf(context), SelfOf(context)), operands);
+  Exchange exchange(inst, context, GroupOfThisDevice(inst, context), operands);
   std::vector<Shape> shapes = ArrayResults(result, operands.size(), inst);
   std::vector<Literal> arrays;
   for (size_t i = 0; i < operands.size(); ++i) {
@@ -239,7 +243,7 @@ Literal ReduceScatter(const Instruction& inst, Operands operands, const Shape& r
 }
 
 Literal AllToAll(const Instruction& inst, Operands operands, EvalContext& context) {
-  Exchange exchange(inst, context, CollectiveGroup(inst, GridOf(context), SelfOf(context)), operands);
+  Exchange exchange(inst, context, GroupOfThisDevice(inst, context), operands);
   const int64_t n = exchange.size();
   if (inst.attr<CollectiveAttrs>().dimension < 0) {
     // Tuple form: operand j goes to member j; result k comes from member k.
