@@ -58,6 +58,32 @@ TEST_F(ReportCliTest, SimulatedLatencyShowsItsHostShare) {
       << host.out;
 }
 
+// A module written for 4 devices: the cpu target measures the whole step (an executable and a
+// thread per device), the accelerator keeps the estimate and says why, and each cell carries
+// the collectives' communication estimate.
+TEST_F(ReportCliTest, ShardedModuleIsMeasuredOnEveryDeviceWhereTheTargetCan) {
+  Write("sum4.hlo", R"(HloModule sum_all, num_partitions=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[1024] parameter(0)
+  ROOT sum = f32[1024] all-reduce(p), channel_id=1, replica_groups=[1,4]<=[4], use_global_device_ids=true, to_apply=add
+})");
+  Result r = Retarget("report sum4.hlo --targets cpu,systolic --json out.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const JsonValue targets =
+      report_test::ParseJson(testing_support::ReadFile(Path("out.json")))["models"].array.at(0)
+          ["targets"];
+  EXPECT_EQ(targets["cpu"]["latency_source"].string, "measured");
+  EXPECT_EQ(targets["cpu"]["communication"]["collectives"].number, 1);
+  EXPECT_EQ(targets["systolic"]["latency_source"].string, "estimated");
+  EXPECT_EQ(targets["systolic"]["latency_note"].string,
+            "written for 4 devices; the systolic backend runs one");
+}
+
 TEST_F(ReportCliTest, TwoCorpusModelsOnThreeTargets) {
   const std::string mha = testing_support::CorpusPath("mha_block_1x12x128x64_bf16.hlo");
   const std::string norm = testing_support::CorpusPath("layer_norm_1x4096x768_bf16.hlo");

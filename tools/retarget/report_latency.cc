@@ -4,9 +4,13 @@
 #include "tools/retarget/report_latency.h"
 
 #include <chrono>
+#include <functional>
 #include <vector>
 
+#include "hlo/collective_runtime.h"
+#include "hlo/multi_device.h"
 #include "targets/systolic/systolic_backend.h"
+#include "tools/io/device_arrays.h"
 #include "tools/io/inputs.h"
 #include "tools/retarget/report_gpu_latency.h"
 #include "tools/retarget/run_support.h"
@@ -19,21 +23,43 @@ namespace {
 // stable figure on a noisy machine, few enough that a report over the corpus stays quick.
 constexpr int kMeasuredRuns = 5;
 
-std::optional<report::MeasuredLatency> MeasureWallClock(targets::Backend& backend,
-                                                        const hlo::Module& module) {
-  std::unique_ptr<targets::Executable> executable = backend.Compile(module);
-  const std::vector<hlo::Literal> inputs = io::MakeRandomInputs(module, /*seed=*/0);
-  executable->Run(inputs);  // warm-up: page faults, thread pool start
+// One warm-up run (page faults, thread pools start), then the median of kMeasuredRuns.
+report::MeasuredLatency MedianWallClock(const std::function<void()>& run) {
+  run();
   std::vector<double> samples;
   for (int i = 0; i < kMeasuredRuns; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    executable->Run(inputs);
+    run();
     samples.push_back(std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - start)
                           .count());
   }
   return report::MeasuredLatency{Summarize(std::move(samples)).median_ms, "measured",
                                  std::nullopt, ""};
+}
+
+std::optional<report::MeasuredLatency> MeasureWallClock(targets::Backend& backend,
+                                                        const hlo::Module& module) {
+  std::unique_ptr<targets::Executable> executable = backend.Compile(module);
+  const std::vector<hlo::Literal> inputs = io::MakeRandomInputs(module, /*seed=*/0);
+  return MedianWallClock([&] { executable->Run(inputs); });
+}
+
+// A module written for several devices: every device at once, one executable and one thread
+// each (hlo::RunOnDevices), the step's wall time over all of them.
+std::optional<report::MeasuredLatency> MeasureWallClockOnDevices(targets::Backend& backend,
+                                                                 const hlo::Module& module,
+                                                                 const hlo::DeviceGrid& grid) {
+  std::vector<std::unique_ptr<targets::Executable>> executables;
+  for (int64_t d = 0; d < grid.size(); ++d) executables.push_back(backend.Compile(module));
+  const std::vector<std::vector<hlo::Literal>> inputs =
+      io::ResolveDeviceInputs(module, "random:0", grid.size());
+  return MedianWallClock([&] {
+    hlo::RunOnDevices(grid, [&](const hlo::DeviceView& view) {
+      const auto d = static_cast<size_t>(view.device);
+      return executables[d]->RunAsDevice(inputs[d], view);
+    });
+  });
 }
 
 // Runs once; the simulated time is the backend's own figure (LatencySource::kSimulated).
@@ -99,6 +125,18 @@ report::LatencyFunction ReportLatencyHook(const Context& context,
     targets::Backend* backend = BackendFor(target, backends, configured);
     if (backend == nullptr) {
       return report::LatencyAnswer::None("the " + target.name + " backend is not built in");
+    }
+    const hlo::DeviceGrid grid = hlo::ModuleDeviceGrid(module);
+    if (grid.size() > 1) {
+      if (!backend->multi_device() ||
+          backend->latency_source() != targets::LatencySource::kWallClock) {
+        return report::LatencyAnswer::None(
+            "written for " + std::to_string(grid.size()) + " devices; the " + backend->name() +
+            " backend runs one");
+      }
+      Heartbeat heartbeat("measuring " + module.name() + " on " + backend->name() + ", " +
+                          std::to_string(grid.size()) + " devices");
+      return MeasureWallClockOnDevices(*backend, module, grid);
     }
     switch (backend->latency_source()) {
       case targets::LatencySource::kDevice:
