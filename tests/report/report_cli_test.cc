@@ -82,6 +82,11 @@ ENTRY main {
   EXPECT_EQ(targets["systolic"]["latency_source"].string, "estimated");
   EXPECT_EQ(targets["systolic"]["latency_note"].string,
             "written for 4 devices; the systolic backend runs one");
+  // The carried-across view says what takes the collectives on each target (the accelerator's
+  // lowering runs this all-reduce as a host step, so it lists none).
+  EXPECT_NE(r.out.find("collectives (1) move over: cpu shared memory (threads of one process)\n"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(ReportCliTest, TwoCorpusModelsOnThreeTargets) {

@@ -168,6 +168,18 @@ void CarriedTable(std::string& out, const ModelReport& model) {
     out += Pad(name, 22) + PadLeft(Percent(pair.instructions), 13) +
            PadLeft(Percent(pair.flops), 9) + "\n";
   }
+  // What carrying the collectives across means: each target's interconnect takes them.
+  std::vector<std::string> links;
+  int64_t collectives = 0;
+  for (const TargetCell& cell : model.targets) {
+    if (cell.error || cell.collectives == 0) continue;
+    collectives = cell.collectives;
+    links.push_back(cell.target + " " +
+                    (cell.interconnect.empty() ? std::string("no links") : cell.interconnect));
+  }
+  if (!links.empty()) {
+    out += Wrapped("collectives (" + std::to_string(collectives) + ") move over: ", links);
+  }
 }
 
 void HandAndCustomCalls(std::string& out, const ModelReport& model) {
