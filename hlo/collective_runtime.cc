@@ -149,8 +149,4 @@ std::span<const Literal* const> CollectiveRuntime::Meeting::operands(int64_t ran
   return slot_->operands[static_cast<size_t>(rank)];
 }
 
-int64_t CollectiveRuntime::Meeting::group_size() const {
-  return static_cast<int64_t>(slot_->group.size());
-}
-
 }  // namespace hlo

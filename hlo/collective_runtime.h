@@ -51,7 +51,6 @@ class CollectiveRuntime {
     Meeting& operator=(const Meeting&) = delete;
     // Operands of the device at `rank` in the group (rank order = the group's order).
     std::span<const Literal* const> operands(int64_t rank) const;
-    int64_t group_size() const;
 
    private:
     CollectiveRuntime& runtime_;

@@ -111,17 +111,9 @@ Literal Reduce(const Instruction& inst, const Exchange& exchange, size_t i, cons
   const Computation& body = *inst.called_computations().at(0);
   const PrimitiveType type = shape.type;
   if (std::optional<BinaryKind> kind = RecognizeBinaryBody(body, type)) {
-    VisitArrayType(type, inst, [&](auto tag) {
-      using A = Arith<decltype(tag)>;
-      using S = typename A::Storage;
-      auto out = result.mutable_data<S>();
-      for (int64_t k = 1; k < exchange.size(); ++k) {
-        auto in = exchange.operand(k, i).data<S>();
-        for (size_t e = 0; e < out.size(); ++e) {
-          out[e] = A::Store(CombineAs<decltype(tag)>(*kind, A::Load(out[e]), A::Load(in[e])));
-        }
-      }
-    });
+    for (int64_t k = 1; k < exchange.size(); ++k) {
+      CombineInto(*kind, inst, result, exchange.operand(k, i));
+    }
     return result;
   }
   for (int64_t k = 1; k < exchange.size(); ++k) {
@@ -135,34 +127,18 @@ Literal Reduce(const Instruction& inst, const Exchange& exchange, size_t i, cons
   return result;
 }
 
-// Bytes of the dimensions after `dimension` (one element per position of `dimension`) and the
-// number of positions before it: an array is `outer` blocks of dims[dimension] rows.
-struct Rows {
-  int64_t outer = 1;
-  int64_t row_bytes = 0;
-};
-Rows RowsAt(const Shape& shape, int64_t dimension) {
-  Rows rows;
-  rows.row_bytes = ByteSize(shape.type);
-  for (int64_t d = 0; d < shape.rank(); ++d) {
-    if (d < dimension) rows.outer *= shape.dims[d];
-    if (d > dimension) rows.row_bytes *= shape.dims[d];
-  }
-  return rows;
-}
-
-// Copies `count` rows of `dimension` starting at row `from` of `src` to row `to` of `dst`.
+// Copies `count` rows of `dimension` starting at row `from` of `src` to row `to` of `dst`
+// (the arrays agree in every other dimension): the data-movement family's strided copy.
 void CopyRows(const Literal& src, int64_t from, Literal& dst, int64_t to, int64_t count,
               int64_t dimension) {
-  const Rows rows = RowsAt(src.shape(), dimension);
-  const int64_t src_rows = src.shape().dims[dimension], dst_rows = dst.shape().dims[dimension];
-  const uint8_t* in = src.bytes().data();
-  uint8_t* out = dst.mutable_bytes().data();
-  const auto bytes = static_cast<size_t>(count * rows.row_bytes);
-  for (int64_t o = 0; o < rows.outer; ++o) {
-    std::memcpy(out + (o * dst_rows + to) * rows.row_bytes,
-                in + (o * src_rows + from) * rows.row_bytes, bytes);
-  }
+  const std::vector<int64_t> src_strides = RowMajorStrides(src.shape().dims);
+  const std::vector<int64_t> dst_strides = RowMajorStrides(dst.shape().dims);
+  std::vector<int64_t> dims = src.shape().dims;
+  dims[static_cast<size_t>(dimension)] = count;
+  StridedCopy(dst.mutable_bytes().data(), to * dst_strides[static_cast<size_t>(dimension)],
+              dst_strides, src.bytes().data(),
+              from * src_strides[static_cast<size_t>(dimension)], src_strides, dims,
+              ByteSize(src.shape().type));
 }
 
 int64_t CheckedDimension(const Instruction& inst, const Shape& shape) {

@@ -215,6 +215,21 @@ typename Arith<Tag>::Compute CombineAs(BinaryKind kind, typename Arith<Tag>::Com
   }
 }
 
+// acc[e] = kind(acc[e], in[e]) for every element, on the typed storage of their (equal) array
+// type: a map or a cross-device reduction whose body RecognizeBinaryBody recognized.
+inline void CombineInto(BinaryKind kind, const Instruction& inst, Literal& acc,
+                        const Literal& in) {
+  VisitArrayType(acc.shape().type, inst, [&](auto tag) {
+    using A = Arith<decltype(tag)>;
+    using S = typename A::Storage;
+    auto out = acc.mutable_data<S>();
+    auto other = in.data<S>();
+    for (size_t e = 0; e < out.size(); ++e) {
+      out[e] = A::Store(CombineAs<decltype(tag)>(kind, A::Load(out[e]), A::Load(other[e])));
+    }
+  });
+}
+
 // a * b + c, or an error when the window arithmetic of bad attributes would overflow int64.
 inline int64_t CheckedMulAdd(int64_t a, int64_t b, int64_t c, const Instruction& inst) {
   int64_t product = 0, sum = 0;

@@ -302,7 +302,6 @@ Literal EvaluateMap(const Instruction& inst, Operands operands, EvalContext& con
     Require(op->shape().IsArray() && op->shape().dims == inst.shape().dims, inst,
             "operands must have the result's dimensions");
   }
-  Literal result = NewResult(inst);
   const Computation& body = *inst.called_computations()[0];
   const PrimitiveType type = inst.shape().type;
   std::optional<BinaryKind> kind;
@@ -311,18 +310,12 @@ Literal EvaluateMap(const Instruction& inst, Operands operands, EvalContext& con
     kind = RecognizeBinaryBody(body, type);
   }
   if (kind) {
-    VisitArrayType(type, inst, [&](auto tag) {
-      using A = Arith<decltype(tag)>;
-      using S = typename A::Storage;
-      auto a = operands[0]->data<S>();
-      auto b = operands[1]->data<S>();
-      auto out = result.mutable_data<S>();
-      for (size_t i = 0; i < out.size(); ++i) {
-        out[i] = A::Store(CombineAs<decltype(tag)>(*kind, A::Load(a[i]), A::Load(b[i])));
-      }
-    });
+    Literal result = *operands[0];  // shares the bytes until CombineInto writes them
+    result.mutable_shape() = inst.shape();
+    CombineInto(*kind, inst, result, *operands[1]);
     return result;
   }
+  Literal result = NewResult(inst);
   const int64_t count = result.element_count();
   for (int64_t i = 0; i < count; ++i) {
     std::vector<Literal> elems;
