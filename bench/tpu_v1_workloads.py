@@ -5,9 +5,8 @@ ISCA 2017, Table 1) and, with --run, simulates them on the `tpu-v1` preset and p
 validation table of docs/validation.md.
 
 Guarantees: every module is plain HLO text that the retarget parser accepts; every matmul is
-s8 x s8 -> s32 (the TPU v1 datapath), followed by int8 requantization (convert to f32, scale,
-round-nearest-even, clamp, convert to s8) with ReLU folded into the clamp's lower bound, as
-int8 inference does. The weight count, batch and MACs per weight byte of each module are
+s8 x s8 -> s32 (the TPU v1 datapath), followed by int8 requantization in one of four idioms
+(below) with ReLU, as int8 inference does. The weight count, batch and MACs per weight byte of each module are
 computed here from the shapes (not from the simulator) and written to manifest.json, so the
 roofline is independent of what the simulator measures.
 
@@ -36,10 +35,22 @@ The paper's "ops/weight byte" counts one multiply-add per weight use (its roofli
 92 TOPS / 34 GB/s / 2 = 1350), so the roofline here is
   min(peak, 2 x MACs-per-weight-byte x 34 GB/s).
 
+Requantization idioms (--idiom; each is how some framework spells int8 inference, and the
+figure should depend on the hardware, not on the spelling):
+  scale     convert to f32, multiply by the scale, round-nearest-even, clamp, convert (default)
+  aqt       AQT / JAX: dequantize by one f32 scale, ReLU in float, multiply by the next layer's
+            inverse scale, round-nearest-even, clamp to [-127, 127], convert
+  gemmlowp  TFLite / gemmlowp fixed point with single rounding, in s64:
+            ((s64(acc) * M + 2^(n-1)) >> n) + zero point, clamp, convert
+  shift     integer ReLU (maximum with 0), shift-right-arithmetic, clamp, convert
+LSTM gates are float whatever the idiom; only their s8 state h is quantized (by scale).
+
 Usage:
   tpu_v1_workloads.py OUT_DIR                     write the modules and manifest.json
   tpu_v1_workloads.py OUT_DIR --run RETARGET      also run each on tpu-v1, print the table
+  options: --idiom scale|aqt|gemmlowp|shift, --only mlp0,cnn0
 """
+import argparse
 import json
 import os
 import subprocess
@@ -54,14 +65,16 @@ PAPER_TOPS = {"mlp0": 12.3, "mlp1": 9.7, "lstm0": 3.7, "lstm1": 2.8, "cnn0": 86.
 PAPER_INTENSITY = {"mlp0": 200, "mlp1": 168, "lstm0": 64, "lstm1": 96, "cnn0": 2888,
                    "cnn1": 1750}
 
+IDIOMS = ("scale", "aqt", "gemmlowp", "shift")
 REQUANT_SCALE = 1.0 / 1024  # random:SEED draws s8 inputs in [0, 16): keeps values in range
 
 
 class Module:
     """Accumulates HLO instructions of one entry computation and the MAC / weight counts."""
 
-    def __init__(self, name):
+    def __init__(self, name, idiom):
         self.name = name
+        self.idiom = idiom
         self.lines = []
         self.params = 0
         self.counter = 0
@@ -96,7 +109,11 @@ class Module:
                          f"broadcast({self.scalar(dtype, value)}), dimensions={{}}")
 
     def requantize(self, acc, dims, relu):
-        """s32 accumulator -> s8: scale, round half to even, clamp ([0,127] with ReLU)."""
+        """s32 accumulator -> s8 in this module's idiom (IDIOMS), ReLU folded in."""
+        return getattr(self, "requantize_" + self.idiom)(acc, dims, relu)
+
+    def requantize_scale(self, acc, dims, relu):
+        """Float scale, round half to even, clamp ([0,127] with ReLU), convert."""
         d = ",".join(str(x) for x in dims)
         as_float = self.emit("f", f"f32[{d}]", f"convert({acc})")
         scaled = self.emit("m", f"f32[{d}]",
@@ -105,6 +122,56 @@ class Module:
         low = self.scalar("f32", 0 if relu else -128)
         high = self.scalar("f32", 127)
         clamped = self.emit("c", f"f32[{d}]", f"clamp({low}, {rounded}, {high})")
+        return self.emit("q", f"s8[{d}]", f"convert({clamped})")
+
+    def requantize_aqt(self, acc, dims, relu):
+        """AQT / JAX: dequantize (f32 times the product of the operands' scales), ReLU in
+        float, quantize for the next layer (times its inverse scale, round, clamp to the
+        symmetric [-127, 127], convert)."""
+        d = ",".join(str(x) for x in dims)
+        as_float = self.emit("f", f"f32[{d}]", f"convert({acc})")
+        dequantized = self.emit("m", f"f32[{d}]",
+                                f"multiply({as_float}, {self.full('f32', dims, 1 / 64)})")
+        if relu:
+            dequantized = self.emit("a", f"f32[{d}]",
+                                    f"maximum({dequantized}, {self.full('f32', dims, 0)})")
+        scaled = self.emit("m", f"f32[{d}]",
+                           f"multiply({dequantized}, {self.full('f32', dims, 64 * REQUANT_SCALE)})")
+        rounded = self.emit("r", f"f32[{d}]", f"round-nearest-even({scaled})")
+        clamped = self.emit("c", f"f32[{d}]", f"clamp({self.scalar('f32', -127)}, {rounded}, "
+                                              f"{self.scalar('f32', 127)})")
+        return self.emit("q", f"s8[{d}]", f"convert({clamped})")
+
+    def requantize_gemmlowp(self, acc, dims, relu):
+        """TFLite / gemmlowp fixed point (single rounding): ((s64(acc) * M + 2^(n-1)) >> n)
+        + zero point, clamp, convert; M / 2^n = REQUANT_SCALE, M in [2^30, 2^31)."""
+        d = ",".join(str(x) for x in dims)
+        multiplier, shift = 1 << 30, 40  # 2^30 / 2^40 = 1/1024
+        wide = self.emit("w", f"s64[{d}]", f"convert({acc})")
+        product = self.emit("m", f"s64[{d}]",
+                            f"multiply({wide}, {self.full('s64', dims, multiplier)})")
+        nudged = self.emit("a", f"s64[{d}]",
+                           f"add({product}, {self.full('s64', dims, 1 << (shift - 1))})")
+        shifted = self.emit("s", f"s64[{d}]",
+                            f"shift-right-arithmetic({nudged}, {self.full('s64', dims, shift)})")
+        narrow = self.emit("n", f"s32[{d}]", f"convert({shifted})")
+        zero_point = 0
+        offset = self.emit("z", f"s32[{d}]",
+                           f"add({narrow}, {self.full('s32', dims, zero_point)})")
+        low = self.scalar("s32", zero_point if relu else -128)
+        clamped = self.emit("c", f"s32[{d}]", f"clamp({low}, {offset}, {self.scalar('s32', 127)})")
+        return self.emit("q", f"s8[{d}]", f"convert({clamped})")
+
+    def requantize_shift(self, acc, dims, relu):
+        """Integer ReLU, arithmetic shift right by log2(1 / REQUANT_SCALE), clamp, convert."""
+        d = ",".join(str(x) for x in dims)
+        if relu:
+            acc = self.emit("a", f"s32[{d}]", f"maximum({acc}, {self.full('s32', dims, 0)})")
+        shifted = self.emit("s", f"s32[{d}]",
+                            f"shift-right-arithmetic({acc}, {self.full('s32', dims, 10)})")
+        low = self.scalar("s32", 0 if relu else -128)
+        clamped = self.emit("c", f"s32[{d}]",
+                            f"clamp({low}, {shifted}, {self.scalar('s32', 127)})")
         return self.emit("q", f"s8[{d}]", f"convert({clamped})")
 
     def fc(self, x, batch, k, n):
@@ -130,17 +197,18 @@ class Module:
         return f"HloModule {self.name}\n\nENTRY main {{\n{body}\n  ROOT {root}\n}}\n"
 
 
-def mlp(name, batch, widths):
-    mod = Module(name)
+def mlp(name, batch, widths, idiom):
+    mod = Module(name, idiom)
     x = mod.parameter(f"s8[{batch},{widths[0]}]")
     for k, n in zip(widths, widths[1:]):
         x = mod.requantize(mod.fc(x, batch, k, n), [batch, n], relu=True)
     return mod, mod.text(f"out = s8[{batch},{widths[-1]}] copy({x})")
 
 
-def lstm(name, batch, hidden, cells, steps):
-    """Stacked LSTM cells; sigmoid(x) = 0.5 tanh(x/2) + 0.5 so the vector unit's vtanh does it."""
-    mod = Module(name)
+def lstm(name, batch, hidden, cells, steps, idiom):
+    """Stacked LSTM cells; sigmoid(x) = 0.5 tanh(x/2) + 0.5 so the vector unit's vtanh does it.
+    The gates are float, so the idiom does not apply: h is always quantized by scale."""
+    mod = Module(name, idiom)
     dims = [batch, hidden]
     shape_f = f"f32[{batch},{hidden}]"
     # Per cell: 4 gates x (input weights, recurrent weights), each hidden x hidden.
@@ -191,9 +259,9 @@ def lstm(name, batch, hidden, cells, steps):
     return mod, mod.text(f"out = ({', '.join(shapes)}) tuple({', '.join(outputs)})")
 
 
-def cnn0(layers):
+def cnn0(layers, idiom):
     batch, size, channels = 8, 19, 256
-    mod = Module("cnn0")
+    mod = Module("cnn0", idiom)
     x = mod.parameter(f"s8[{batch},{size},{size},{channels}]")
     for _ in range(layers):
         x = mod.requantize(mod.conv3x3(x, batch, size, channels, channels),
@@ -201,9 +269,9 @@ def cnn0(layers):
     return mod, mod.text(f"out = s8[{batch},{size},{size},{channels}] copy({x})")
 
 
-def cnn1():
+def cnn1(idiom):
     batch, size, channels, fc_width = 32, 28, 64, 1024
-    mod = Module("cnn1")
+    mod = Module("cnn1", idiom)
     x = mod.parameter(f"s8[{batch},{size},{size},{channels}]")
     for _ in range(2):
         x = mod.requantize(mod.conv3x3(x, batch, size, channels, channels),
@@ -214,13 +282,13 @@ def cnn1():
     return mod, mod.text(f"out = ({conv_shape}, s8[{batch},{fc_width}]) tuple({x}, {y})")
 
 
-def workloads():
-    yield mlp("mlp0", 200, [2048] * 6)
-    yield mlp("mlp1", 168, [1024, 1280, 1280, 1024, 1024])
-    yield lstm("lstm0", 64, 1024, cells=2, steps=2)
-    yield lstm("lstm1", 96, 1024, cells=2, steps=2)
-    yield cnn0(layers=16)
-    yield cnn1()
+def workloads(idiom):
+    yield mlp("mlp0", 200, [2048] * 6, idiom)
+    yield mlp("mlp1", 168, [1024, 1280, 1280, 1024, 1024], idiom)
+    yield lstm("lstm0", 64, 1024, 2, 2, idiom)
+    yield lstm("lstm1", 96, 1024, 2, 2, idiom)
+    yield cnn0(16, idiom)
+    yield cnn1(idiom)
 
 
 def roofline_tops(macs, weight_bytes_read):
@@ -271,23 +339,36 @@ def run(out_dir, retarget, manifest):
 
 
 def main(argv):
-    if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--run"):
-        sys.exit(__doc__)
-    out_dir = argv[1]
-    os.makedirs(out_dir, exist_ok=True)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", help="where the modules and manifest.json are written")
+    parser.add_argument("--run", metavar="RETARGET", help="simulate each on tpu-v1 with this binary")
+    parser.add_argument("--idiom", choices=IDIOMS, default="scale",
+                        help="how each layer requantizes its s32 result to s8 (default: scale)")
+    parser.add_argument("--only", metavar="NAMES",
+                        help="comma-separated workloads to write and run (default: all six)")
+    args = parser.parse_args(argv[1:])
+    only = set(args.only.split(",")) if args.only else set(PAPER_TOPS)
+    unknown = only - set(PAPER_TOPS)
+    if unknown:
+        parser.error(f"unknown workload(s) {', '.join(sorted(unknown))} "
+                     f"(known: {', '.join(PAPER_TOPS)})")
+    os.makedirs(args.out_dir, exist_ok=True)
     manifest = []
-    for mod, text in workloads():
-        with open(os.path.join(out_dir, f"{mod.name}.hlo"), "w") as f:
+    for mod, text in workloads(args.idiom):
+        if mod.name not in only:
+            continue
+        with open(os.path.join(args.out_dir, f"{mod.name}.hlo"), "w") as f:
             f.write(text)
         intensity = mod.macs / mod.weight_bytes
-        manifest.append({"name": mod.name, "macs": mod.macs, "weight_bytes": mod.weight_bytes,
-                         "macs_per_weight_byte": intensity,
+        manifest.append({"name": mod.name, "idiom": args.idiom, "macs": mod.macs,
+                         "weight_bytes": mod.weight_bytes, "macs_per_weight_byte": intensity,
                          "roofline_tops": roofline_tops(mod.macs, mod.weight_bytes),
                          "paper_tops": PAPER_TOPS[mod.name]})
-    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+    with open(os.path.join(args.out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
-    if len(argv) == 4:
-        run(out_dir, argv[3], manifest)
+    if args.run:
+        run(args.out_dir, args.run, manifest)
     else:
         for entry in manifest:
             print(entry["name"], entry["macs"], entry["weight_bytes"])

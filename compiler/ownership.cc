@@ -166,6 +166,9 @@ OwnerInfo OpOwner(const Instruction& inst, const TargetDescription& target) {
                 std::string(hlo::PrimitiveTypeName(*held)) + ": " +
                 target.host_element_types_detail};
   }
+  if (target.instruction_in_native_idiom && target.instruction_in_native_idiom(inst)) {
+    return {Owner::kAcceleratorNative, "", ""};
+  }
   const PrimitiveType type = RuleType(inst);
   std::string library;
   const OpHandling handling = target.HandlingFor(inst.opcode(), type, &library);

@@ -99,6 +99,10 @@ struct TargetDescription {
   // instruction rounds. Returns why `inst` runs on the host although its rule says otherwise,
   // or nullopt when the rule's answer stands. Empty: the rules are the whole answer.
   std::function<std::optional<std::string>(const hlo::Instruction&)> instruction_host_reason;
+  // The converse: whether `inst` is one step of an idiom the target runs as one native
+  // instruction although no rule covers the step alone (the s64 multiply and shift of a
+  // fixed-point requantization the accelerator's vrequant computes). Empty: none.
+  std::function<bool(const hlo::Instruction&)> instruction_in_native_idiom;
   // Element types the target's code generator has no form for (complex, the 8- and 4-bit
   // floats, s4/u4 where so): an instruction whose result or an operand holds one runs on the
   // host whatever its opcode's rule says, `host_element_types_detail` saying how.

@@ -46,6 +46,12 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
   void OnVMax(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
   void OnVMin(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
   void OnVCmp(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVShl(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVShra(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVShrl(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVAnd(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVOr(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVXor(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
   void OnVSel(const Instruction& inst) override { vec::ExecuteSelect(inst, memories_); }
   void OnVMov(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
   void OnVExp(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }

@@ -103,6 +103,35 @@ float FloatMin(float a, float b) {
 
 namespace {
 
+// vshl vshra vshrl vand vor vxor on `dtype`'s bits (hlo/ir.h's integer rules: the amount is
+// unsigned; one >= the width shifts everything out, leaving 0 or the sign fill).
+int64_t IntBitwise(Opcode op, Dtype dtype, int64_t a, int64_t b) {
+  const int bits = 8 * systolic::DtypeBytes(dtype);
+  const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  const uint64_t amount = static_cast<uint64_t>(b) & mask;
+  const uint64_t unsigned_a = static_cast<uint64_t>(a) & mask;
+  switch (op) {
+    case Opcode::kVShl:
+      return amount >= static_cast<uint64_t>(bits) ? 0 : static_cast<int64_t>(unsigned_a << amount);
+    case Opcode::kVShrl:
+      return amount >= static_cast<uint64_t>(bits) ? 0 : static_cast<int64_t>(unsigned_a >> amount);
+    case Opcode::kVShra: {  // the top bit of the dtype fills, unsigned dtypes included
+      const int64_t signed_a = static_cast<int64_t>(unsigned_a << (64 - bits)) >> (64 - bits);
+      return signed_a >> std::min<uint64_t>(amount, 63);
+    }
+    case Opcode::kVAnd: return a & b;
+    case Opcode::kVOr: return a | b;
+    case Opcode::kVXor: return a ^ b;
+    default: break;
+  }
+  throw hlo::Error("vector unit: not a bitwise opcode");
+}
+
+bool IsBitwise(Opcode op) {
+  return op == Opcode::kVShl || op == Opcode::kVShra || op == Opcode::kVShrl ||
+         op == Opcode::kVAnd || op == Opcode::kVOr || op == Opcode::kVXor;
+}
+
 int64_t IntBinary(Opcode op, int64_t a, int64_t b) {
   switch (op) {
     case Opcode::kVAdd: return a + b;
@@ -167,12 +196,15 @@ bool BinaryF32(Opcode op, const uint8_t* a, const uint8_t* b, std::span<uint8_t>
   }
 }
 
-// vadd vsub vmul vmax vmin vcmp: dst[i] = a[i] OP b[i].
+// vadd vsub vmul vmax vmin vcmp, and on integers vshl vshra vshrl vand vor vxor:
+// dst[i] = a[i] OP b[i].
 void Binary(const Instruction& inst, Memories& memories) {
   using F = systolic::VAddField;  // every binary op shares VAdd's leading fields
   static_assert(static_cast<int>(systolic::VCmpField::dtype) == static_cast<int>(F::dtype));
   const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
-  const Dtype dtype = CheckedDtype(inst, field(F::dtype), DtypeClass::kNumeric);
+  const bool bitwise = IsBitwise(inst.opcode);
+  const Dtype dtype = CheckedDtype(inst, field(F::dtype),
+                                   bitwise ? DtypeClass::kInteger : DtypeClass::kNumeric);
   const int64_t count = static_cast<int64_t>(field(F::count));
   const int bytes = systolic::DtypeBytes(dtype);
   // vcmp writes 1-byte results from wider operands: read in place only when disjoint.
@@ -207,6 +239,9 @@ void Binary(const Instruction& inst, Memories& memories) {
     if (IsFloatDtype(dtype)) {
       StoreFloat(dtype, &out[i * bytes],
                  FloatBinary(inst.opcode, LoadFloat(dtype, x), LoadFloat(dtype, y)));
+    } else if (bitwise) {
+      StoreIntWrapping(dtype, &out[i * bytes],
+                       IntBitwise(inst.opcode, dtype, LoadInt(dtype, x), LoadInt(dtype, y)));
     } else {
       StoreIntWrapping(dtype, &out[i * bytes],
                        IntBinary(inst.opcode, LoadInt(dtype, x), LoadInt(dtype, y)));

@@ -229,6 +229,12 @@ class Planner final : public systolic::InstructionVisitor<void> {
   void OnVMax(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
   void OnVMin(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
   void OnVCmp(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVShl(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVShra(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVShrl(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVAnd(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVOr(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVXor(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
   void OnVSel(const Instruction& inst) override { VisitSelect(index_, inst); }
   void OnVMov(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
   void OnVExp(const Instruction& inst) override { VisitVectorUnary(index_, inst); }

@@ -242,6 +242,12 @@ class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
   UnitCost OnVMax(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
   UnitCost OnVMin(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
   UnitCost OnVCmp(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVShl(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVShra(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVShrl(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVAnd(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVOr(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVXor(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
   UnitCost OnVSel(const Instruction& inst) override { return Vector(SelectCost(inst, config_)); }
   UnitCost OnVMov(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
   UnitCost OnVExp(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }

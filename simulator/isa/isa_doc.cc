@@ -19,7 +19,7 @@ std::string SymbolList(std::span<const SymbolInfo> symbols) {
 
 std::string Hex2(unsigned value) {
   char buffer[8];
-  std::snprintf(buffer, sizeof buffer, "0x%02x", value);
+  std::snprintf(buffer, sizeof buffer, "0x%02X", value);
   return buffer;
 }
 

@@ -12,8 +12,8 @@
 //     reduce (sum from 0 or max from -inf), broadcast, transpose: vector unit / DMA; reshape,
 //     bitcast and copy are aliases of their operand's DRAM bytes (no instruction at all).
 //   * every other op is a host step of the lowering (data-dependent addressing, comparators,
-//     random numbers, transcendental functions, integer bit operations, slicing and padding),
-//     with the reason in TargetDescription::host_fallback_details.
+//     random numbers, transcendental functions other than exp, tanh and rsqrt, slicing and
+//     padding), with the reason in TargetDescription::host_fallback_details.
 // What depends on shapes, fusion context and unified-buffer capacity stays Lower's alone and
 // the report optimistic there: grouped or dilated convolutions, a transpose inside a loop
 // fusion, reduce over middle dimensions, broadcasts along a leading dimension, operands that do
@@ -63,6 +63,7 @@ TargetDescription MakeSystolicDescription() {
     }
   }
   t.instruction_host_reason = systolic::lowering::IntrinsicHostReason;
+  t.instruction_in_native_idiom = systolic::lowering::InNativeIdiom;
   t.host_element_types = compiler::ComplexAndNarrowTypes();
   t.host_element_types_detail = "the accelerator holds no values of the type; a host step runs it";
   // The host runs TopK for the accelerator; every other custom call is unknown (unsupported).

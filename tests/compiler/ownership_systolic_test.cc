@@ -1,7 +1,7 @@
 // The systolic description (targets/systolic/description.cc) says what the lowering runs: per
 // element type for the vector unit's ops, host fallback with a reason for the rest. Expected
 // owners come from targets/systolic/lowering/row_op_table.cc read by hand (e.g. and/or/xor
-// exist only for pred, negate not for u8) and the reasons are written out in full. The tour
+// exist for pred and the integer types, negate not for u8) and the reasons are written out in full. The tour
 // test (tests/tour/add_an_op_backends_test.cc, step 10d) checks the same against the lowering
 // itself, one example per opcode.
 #include <gtest/gtest.h>
@@ -38,15 +38,55 @@ TEST(OwnershipSystolic, TranscendentalsWithoutAVectorInstructionRunOnTheHost) {
             Owner::kAcceleratorNative);
 }
 
-TEST(OwnershipSystolic, LogicalOpsAreNativeOnlyForPred) {
+TEST(OwnershipSystolic, LogicalOpsAndShiftsAreNativeOnTheTypesTheVectorUnitHolds) {
   EXPECT_EQ(RootOwner("  a = pred[16] parameter(0)\n  b = pred[16] parameter(1)\n"
                       "  ROOT r = pred[16] and(a, b)\n")
                 .owner,
             Owner::kAcceleratorNative);
-  compiler::OwnerInfo bits = RootOwner(
-      "  a = s32[16] parameter(0)\n  b = s32[16] parameter(1)\n  ROOT r = s32[16] and(a, b)\n");
-  EXPECT_EQ(bits.owner, Owner::kHostFallback);
-  EXPECT_EQ(bits.detail, "systolic runs and only on pred, not s32");
+  EXPECT_EQ(RootOwner("  a = s32[16] parameter(0)\n  b = s32[16] parameter(1)\n"
+                      "  ROOT r = s32[16] and(a, b)\n")
+                .owner,
+            Owner::kAcceleratorNative);
+  EXPECT_EQ(RootOwner("  a = u8[16] parameter(0)\n  b = u8[16] parameter(1)\n"
+                      "  ROOT r = u8[16] shift-right-logical(a, b)\n")
+                .owner,
+            Owner::kAcceleratorNative);
+  // s16 is not a vector-unit type.
+  compiler::OwnerInfo narrow = RootOwner(
+      "  a = s16[16] parameter(0)\n  b = s16[16] parameter(1)\n"
+      "  ROOT r = s16[16] shift-left(a, b)\n");
+  EXPECT_EQ(narrow.owner, Owner::kHostFallback);
+  EXPECT_EQ(narrow.detail, "systolic runs shift-left only on s8, s32, u8, not s16");
+}
+
+// The s64 steps of the gemmlowp / TFLite fixed-point requantization are one vrequant: native
+// inside the idiom, although s64 alone has no vector-unit form.
+TEST(OwnershipSystolic, FixedPointRequantizeStepsAreNativeInsideTheIdiomOnly) {
+  const std::string chain =
+      "  p = s32[16] parameter(0)\n  w = s64[16] convert(p)\n"
+      "  m = s64[] constant(1073741824)\n  mb = s64[16] broadcast(m), dimensions={}\n"
+      "  x = s64[16] multiply(w, mb)\n  n = s64[] constant(40)\n"
+      "  nb = s64[16] broadcast(n), dimensions={}\n"
+      "  s = s64[16] shift-right-arithmetic(x, nb)\n  y = s32[16] convert(s)\n";
+  auto owners = [](const std::string& text) {
+    auto module = testing_support::ParseAndVerify("HloModule m\nENTRY main {\n" + text + "}\n");
+    std::map<std::string, Owner> by_name;
+    for (const compiler::OwnershipEntry& entry :
+         compiler::AnalyzeOwnership(*module, targets::SystolicDescription()).entries) {
+      by_name[entry.instruction->name()] = entry.info.owner;
+    }
+    return by_name;
+  };
+  std::map<std::string, Owner> idiom = owners(
+      chain + "  lo = s32[] constant(-128)\n  hi = s32[] constant(127)\n"
+              "  c = s32[16] clamp(lo, y, hi)\n  ROOT q = s8[16] convert(c)\n");
+  for (const char* step : {"w", "x", "s", "y", "c", "q"}) {
+    EXPECT_EQ(idiom[step], Owner::kAcceleratorNative) << step;
+  }
+  // Without the clamp and narrowing convert the same steps are s64 arithmetic: the host's.
+  std::map<std::string, Owner> alone = owners(chain + "  ROOT r = s32[16] negate(y)\n");
+  EXPECT_EQ(alone["x"], Owner::kHostFallback);
+  EXPECT_EQ(alone["s"], Owner::kHostFallback);
 }
 
 TEST(OwnershipSystolic, NegateHasNoUnsignedForm) {

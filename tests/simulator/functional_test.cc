@@ -508,6 +508,74 @@ TEST_F(FunctionalTest, RequantizeWithFusedRelu) {
   EXPECT_EQ(Get<int8_t>(0, 2), (std::vector<int8_t>{-128, 2}));
 }
 
+TEST_F(FunctionalTest, RequantizeFixedPoint) {
+  // Mode 1, gemmlowp / TFLite single rounding: (x * 2^30 + 2^39) >> 40 = round-half-up(x / 1024).
+  // 1536 -> 1.5 -> 2; -1536 -> -1.5 -> -1 (half up); 1535 -> 1; 2^31-1 -> 2^21 -> 127;
+  // -2^31 -> -2^21 -> -128. Zero point 5 on top: 7, 4, 6, 127, -128.
+  SetRegister(systolic::ConfigRegister::kQuantMode, 1);
+  SetRegister(systolic::ConfigRegister::kQuantMultiplier, 1u << 30);
+  SetRegister(systolic::ConfigRegister::kQuantShift, 40);
+  SetRegister(systolic::ConfigRegister::kQuantZeroPoint, 5);
+  Put<int32_t>(kAcc, {1536, -1536, 1535, INT32_MAX, INT32_MIN});
+  Vec(Convert(Opcode::kVRequant, 0, kAcc, 5, Dtype::kS32, Dtype::kS8));
+  EXPECT_EQ(Get<int8_t>(0, 5), (std::vector<int8_t>{7, 4, 6, 127, -128}));
+  // Mode 2 with multiplier 1: an arithmetic shift (floor). -1536 >> 10 = -2; 1535 >> 10 = 1.
+  SetRegister(systolic::ConfigRegister::kQuantMode, 2);
+  SetRegister(systolic::ConfigRegister::kQuantMultiplier, 1);
+  SetRegister(systolic::ConfigRegister::kQuantShift, 10);
+  SetRegister(systolic::ConfigRegister::kQuantZeroPoint, 0);
+  Vec(Convert(Opcode::kVRequant, 0, kAcc, 3, Dtype::kS32, Dtype::kS8));
+  EXPECT_EQ(Get<int8_t>(0, 3), (std::vector<int8_t>{1, -2, 1}));
+  // With the fused ReLU the negative result is raised to the zero point.
+  SetRegister(systolic::ConfigRegister::kQuantRelu, 1);
+  Vec(Convert(Opcode::kVRequant, 0, kAcc, 3, Dtype::kS32, Dtype::kS8));
+  EXPECT_EQ(Get<int8_t>(0, 3), (std::vector<int8_t>{1, 0, 1}));
+  SetRegister(systolic::ConfigRegister::kQuantRelu, 0);
+  // A float source or a shift beyond 62 is an error in the fixed-point modes, as is mode 3.
+  ExpectError([&] { Vec(Convert(Opcode::kVRequant, 0, kAcc, 1, Dtype::kF32, Dtype::kS8)); },
+              "needs an integer src_type");
+  SetRegister(systolic::ConfigRegister::kQuantShift, 63);
+  ExpectError([&] { Vec(Convert(Opcode::kVRequant, 0, kAcc, 1, Dtype::kS32, Dtype::kS8)); },
+              "quant.shift <= 62");
+  SetRegister(systolic::ConfigRegister::kQuantMode, 3);
+  ExpectError([&] { Vec(Convert(Opcode::kVRequant, 0, kAcc, 1, Dtype::kS32, Dtype::kS8)); },
+              "quant.mode 3 is not a mode");
+}
+
+TEST_F(FunctionalTest, RequantizePostScaleRoundsTwice) {
+  // AQT's dequantize-then-requantize: f32(x) * a rounded to f32, then * b rounded again.
+  // 3 * (1/3.f) = 1.0000000298 rounds to 1.0f; * 2.5 = 2.5 -> 2 (half to even).
+  SetRegister(systolic::ConfigRegister::kQuantScale, std::bit_cast<uint32_t>(1.0f / 3.0f));
+  SetRegister(systolic::ConfigRegister::kQuantPostScale, std::bit_cast<uint32_t>(2.5f));
+  Put<int32_t>(kAcc, {3, -3, 300});
+  Vec(Convert(Opcode::kVRequant, 0, kAcc, 3, Dtype::kS32, Dtype::kS8));
+  EXPECT_EQ(Get<int8_t>(0, 3), (std::vector<int8_t>{2, -2, 127}));
+  SetRegister(systolic::ConfigRegister::kQuantPostScale, 0);  // none: round(3 * (1/3.f)) = 1
+  Vec(Convert(Opcode::kVRequant, 0, kAcc, 1, Dtype::kS32, Dtype::kS8));
+  EXPECT_EQ(Get<int8_t>(0, 1), (std::vector<int8_t>{1}));
+}
+
+TEST_F(FunctionalTest, ShiftsAndBitwiseOnNarrowTypes) {
+  // u8: vshra fills with the top bit (0x80 >> 1 = 0xC0); vshrl with zeros; vshl wraps.
+  Put<uint8_t>(0, {0x80, 0x81, 0x0F, 0xFF});
+  Put<uint8_t>(0x100, {1, 7, 4, 8});
+  Vec(Binary(Opcode::kVShra, 0x200, 0, 0x100, 4, Dtype::kU8));
+  EXPECT_EQ(Get<uint8_t>(0x200, 4), (std::vector<uint8_t>{0xC0, 0xFF, 0x00, 0xFF}));
+  Vec(Binary(Opcode::kVShrl, 0x200, 0, 0x100, 4, Dtype::kU8));
+  EXPECT_EQ(Get<uint8_t>(0x200, 4), (std::vector<uint8_t>{0x40, 0x01, 0x00, 0x00}));
+  Vec(Binary(Opcode::kVShl, 0x200, 0, 0x100, 4, Dtype::kU8));
+  EXPECT_EQ(Get<uint8_t>(0x200, 4), (std::vector<uint8_t>{0x00, 0x80, 0xF0, 0x00}));
+  // s8: an amount of -1 reads as 255, beyond the width.
+  Put<int8_t>(0, {-100, 100, -1, 3});
+  Put<int8_t>(0x100, {-1, -1, 2, 1});
+  Vec(Binary(Opcode::kVShra, 0x200, 0, 0x100, 4, Dtype::kS8));
+  EXPECT_EQ(Get<int8_t>(0x200, 4), (std::vector<int8_t>{-1, 0, -1, 1}));
+  Vec(Binary(Opcode::kVXor, 0x200, 0, 0x100, 4, Dtype::kS8));
+  EXPECT_EQ(Get<int8_t>(0x200, 4), (std::vector<int8_t>{99, -101, -3, 2}));
+  ExpectError([&] { Vec(Binary(Opcode::kVAnd, 0x200, 0, 0x100, 1, Dtype::kF32)); },
+              "is not supported (needs s8, u8 or s32)");
+}
+
 Instruction RowInst(Opcode op, uint64_t dst, uint64_t src, int64_t rows, int64_t cols, Dtype dtype) {
   Instruction inst = systolic::MakeInstruction(op);
   inst.fields[0] = dst;  // vredsum, vredmax, vbcast share dst, src, rows, cols, dtype

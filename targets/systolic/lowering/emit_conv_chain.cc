@@ -14,8 +14,7 @@ namespace {
 // The epilogue the chain runs on the way out of the accumulators: the requantize idiom and
 // nothing else (row_program.cc folds a lower bound of 0 into vrequant's fused ReLU).
 struct RequantEpilogue {
-  uint32_t scale_bits = 0;
-  bool relu = false;
+  Requantization quant;
   Dtype dtype = Dtype::kS8;
 };
 
@@ -33,7 +32,7 @@ std::optional<RequantEpilogue> MatchRequantEpilogue(const RowProgram& program) {
   }
   const RowValue& root = program.values[static_cast<size_t>(program.root)];
   if (root.cls != RowClass::kFull) return std::nullopt;
-  return RequantEpilogue{requantize->bits, requantize->relu, root.dtype};
+  return RequantEpilogue{requantize->quant, root.dtype};
 }
 
 // The largest value `field` of `opcode` holds (isa.def).
@@ -247,8 +246,7 @@ bool EmitConvChain(ProgramBuilder& builder, const std::vector<ConvChainLayer>& c
       const uint64_t dst = image_at(k + 1, g) +
           static_cast<uint64_t>(((out.top + r) * out.padded_w() + out.left) * out.pixel_bytes());
       const uint64_t src = slot_at(g) + static_cast<uint64_t>(r * wp * s.cout * 4);
-      EmitRequantize(builder, dst, src, s.ow * s.cout, Dtype::kS32, Dtype::kS8, e.scale_bits,
-                     e.relu);
+      EmitRequantize(builder, dst, src, s.ow * s.cout, Dtype::kS32, Dtype::kS8, e.quant);
     }
   };
   auto store = [&](int64_t g) {

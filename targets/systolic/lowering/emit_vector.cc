@@ -92,13 +92,17 @@ class VectorEmitter {
       b_.Append(inst);
     }
   }
-  // One pass from the s32 accumulators to s8/u8 (quant.scale = `scale_bits`, zero point 0,
-  // quant.relu when the requantize clamps below at 0).
+  // One pass from the s32 accumulators to s8/u8 with `quant`'s registers (every one written,
+  // so nothing of an earlier requantization carries over).
   void Requantize(uint64_t dst, uint64_t src, int64_t count, Dtype from, Dtype to,
-                  uint32_t scale_bits, bool relu) {
-    b_.SetRegister(ConfigRegister::kQuantScale, scale_bits);
-    b_.SetRegister(ConfigRegister::kQuantZeroPoint, 0);
-    b_.SetRegister(ConfigRegister::kQuantRelu, relu ? 1 : 0);
+                  const Requantization& quant) {
+    b_.SetRegister(ConfigRegister::kQuantMode, static_cast<uint32_t>(quant.mode));
+    b_.SetRegister(ConfigRegister::kQuantScale, quant.scale_bits);
+    b_.SetRegister(ConfigRegister::kQuantPostScale, quant.post_scale_bits);
+    b_.SetRegister(ConfigRegister::kQuantMultiplier, static_cast<uint32_t>(quant.multiplier));
+    b_.SetRegister(ConfigRegister::kQuantShift, quant.shift);
+    b_.SetRegister(ConfigRegister::kQuantZeroPoint, static_cast<uint32_t>(quant.zero_point));
+    b_.SetRegister(ConfigRegister::kQuantRelu, quant.relu ? 1 : 0);
     for (int64_t i = 0; i < count; i += kMaxCount) {
       Instruction inst = MakeInstruction(Opcode::kVRequant);
       inst.set(VRequantField::dst, dst + static_cast<uint64_t>(i * Bytes(to)));
@@ -286,7 +290,7 @@ void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
         v.Convert(dst, src(0), count, src_dtype(0), out.dtype);
         break;
       case RowOpKind::kRequantize:
-        v.Requantize(dst, src(0), count, src_dtype(0), out.dtype, op.bits, op.relu);
+        v.Requantize(dst, src(0), count, src_dtype(0), out.dtype, op.quant);
         break;
       case RowOpKind::kCompare:
         // pred operands are bytes holding 0 or 1 (false < true, as XLA orders them): the
@@ -317,6 +321,10 @@ void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
         } else {
           v.Binary(op.opcode, dst, src(0), src(1), count, Dtype::kU8);
         }
+        break;
+      case RowOpKind::kBitNot:
+        v.Fill(dst, count, out.dtype, 0xffffffffu);
+        v.Binary(Opcode::kVXor, dst, dst, src(0), count, out.dtype);
         break;
       case RowOpKind::kNot:
         v.Fill(dst, count, Dtype::kU8, 1);
@@ -364,8 +372,8 @@ void EmitFill(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype,
 }
 
 void EmitRequantize(ProgramBuilder& builder, uint64_t dst, uint64_t src, int64_t count,
-                    Dtype from, Dtype to, uint32_t scale_bits, bool relu) {
-  VectorEmitter(builder).Requantize(dst, src, count, from, to, scale_bits, relu);
+                    Dtype from, Dtype to, const Requantization& quant) {
+  VectorEmitter(builder).Requantize(dst, src, count, from, to, quant);
 }
 
 bool EmitRowFusion(ProgramBuilder& builder, const RowProgram& program, const ArchConfig& config,

@@ -67,10 +67,10 @@ void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& progra
 
 // `count` elements of `dtype` at `dst` set to the bit pattern `bits` (vfill, split to the field).
 void EmitFill(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, uint32_t bits);
-// One vrequant pass of `count` elements (quant.scale = `scale_bits`, zero point 0, quant.relu
-// = `relu`; registers written only when they change, split to the count field).
+// One vrequant pass of `count` elements with `quant`'s registers (written only when they
+// change, split to the count field).
 void EmitRequantize(ProgramBuilder& builder, uint64_t dst, uint64_t src, int64_t count,
-                    Dtype from, Dtype to, uint32_t scale_bits, bool relu);
+                    Dtype from, Dtype to, const Requantization& quant);
 
 // A whole fusion without a dot. Returns false (with the reason) when no row tile fits the UB.
 bool EmitRowFusion(ProgramBuilder& builder, const RowProgram& program, const ArchConfig& config,

@@ -40,7 +40,8 @@ OpcodeSupport EveryType() { return {true, {}, ""}; }
 OpcodeSupport Host(std::string why) { return {false, {}, std::move(why)}; }
 
 bool IsRequantizeConvert(const hlo::Instruction* inst) {
-  return inst->opcode() == Opcode::kConvert && MatchRequantize(*inst).has_value();
+  return inst->opcode() == Opcode::kConvert &&
+         (MatchRequantize(*inst).has_value() || MatchIntegerRequantize(*inst).has_value());
 }
 
 }  // namespace
@@ -70,7 +71,8 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kMinimum: case Opcode::kClamp: case Opcode::kExp: case Opcode::kTanh:
     case Opcode::kRsqrt: case Opcode::kDivide: case Opcode::kSqrt: case Opcode::kNegate:
     case Opcode::kAbs: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor: case Opcode::kNot:
-    case Opcode::kCompare: case Opcode::kSelect:
+    case Opcode::kCompare: case Opcode::kSelect: case Opcode::kShiftLeft:
+    case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
       return Native(RowOpTypes(op));
     // vcvt, keyed on the operand type: from each type some convert of it computes exactly.
     case Opcode::kConvert: {
@@ -101,8 +103,7 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic:
     case Opcode::kPopulationCount: case Opcode::kReducePrecision: case Opcode::kRoundNearestAfz:
     case Opcode::kSign: case Opcode::kSin: case Opcode::kTan:
-    case Opcode::kAtan2: case Opcode::kPower: case Opcode::kRemainder: case Opcode::kShiftLeft:
-    case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
+    case Opcode::kAtan2: case Opcode::kPower: case Opcode::kRemainder:
       return Host(no_vector_op);
     // Data movement and windows the lowering does not program.
     case Opcode::kIota: case Opcode::kConcatenate: case Opcode::kDynamicSlice:
@@ -130,6 +131,25 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
       return Host("no vector-unit program for " + name + " (expanded by batch-norm-expander)");
   }
   return std::nullopt;
+}
+
+bool InNativeIdiom(const hlo::Instruction& inst) {
+  // The idiom's convert is at most six users above its first step (requantize_pattern.h).
+  std::vector<const hlo::Instruction*> frontier = {&inst};
+  std::set<const hlo::Instruction*> seen;
+  for (int depth = 0; depth <= 7 && !frontier.empty(); ++depth) {
+    std::vector<const hlo::Instruction*> next;
+    for (const hlo::Instruction* candidate : frontier) {
+      if (!seen.insert(candidate).second) continue;
+      if (candidate->opcode() == Opcode::kConvert) {
+        std::optional<IntegerRequantizePattern> match = MatchIntegerRequantize(*candidate);
+        if (match && match->steps.count(&inst)) return true;
+      }
+      next.insert(next.end(), candidate->users().begin(), candidate->users().end());
+    }
+    frontier = std::move(next);
+  }
+  return false;
 }
 
 std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {

@@ -36,4 +36,10 @@ std::optional<OpcodeSupport> SupportFor(hlo::Opcode op);
 // users that make it part of an idiom); nullopt otherwise.
 std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst);
 
+// Whether `inst` is a step of an integer requantize idiom (requantize_pattern.h) that one
+// vrequant computes: the s64 multiply, nudge and shift of the fixed-point form, the widening
+// and narrowing converts, the zero-point add, the clamp. Their element types alone (s64) have
+// no vector-unit program; in the idiom they need none.
+bool InNativeIdiom(const hlo::Instruction& inst);
+
 }  // namespace systolic::lowering

@@ -23,6 +23,18 @@ std::optional<systolic::Opcode> VectorBinary(Opcode op) {
     default: return std::nullopt;
   }
 }
+// Binary integer-only HLO ops (shifts and bitwise logic) with a one-instruction equivalent.
+std::optional<systolic::Opcode> VectorIntegerBinary(Opcode op) {
+  switch (op) {
+    case Opcode::kShiftLeft: return systolic::Opcode::kVShl;
+    case Opcode::kShiftRightArithmetic: return systolic::Opcode::kVShra;
+    case Opcode::kShiftRightLogical: return systolic::Opcode::kVShrl;
+    case Opcode::kAnd: return systolic::Opcode::kVAnd;
+    case Opcode::kOr: return systolic::Opcode::kVOr;
+    case Opcode::kXor: return systolic::Opcode::kVXor;
+    default: return std::nullopt;
+  }
+}
 // Unary float HLO ops with a one-instruction vector equivalent.
 std::optional<systolic::Opcode> VectorUnary(Opcode op) {
   switch (op) {
@@ -46,6 +58,7 @@ CompareDirection IsaCompare(hlo::ComparisonDirection direction) {
 }
 
 bool IsFloatDtype(Dtype d) { return d == Dtype::kF32 || d == Dtype::kBf16 || d == Dtype::kF16; }
+bool IsIntegerDtype(Dtype d) { return d == Dtype::kS32 || d == Dtype::kS8 || d == Dtype::kU8; }
 
 }  // namespace
 
@@ -62,6 +75,11 @@ std::optional<RowOp> ElementwiseRowOp(Opcode op, const hlo::CompareAttrs& compar
   if (auto binary = VectorBinary(op)) {
     row.kind = RowOpKind::kBinary;
     row.opcode = *binary;
+  } else if (auto bitwise = VectorIntegerBinary(op); bitwise && IsIntegerDtype(dtype)) {
+    row.kind = RowOpKind::kBinary;
+    row.opcode = *bitwise;
+  } else if (op == Opcode::kNot && IsIntegerDtype(dtype)) {
+    row.kind = RowOpKind::kBitNot;
   } else if (auto unary = VectorUnary(op); unary && is_float) {
     row.kind = RowOpKind::kUnary;
     row.opcode = *unary;

@@ -295,6 +295,12 @@ class Analyzer {
     if (std::optional<RequantizePattern> requantize = MatchRequantize(*inst)) {
       return DefineRequantize(inst, *requantize);
     }
+    auto outside = [this](const Instruction* x) { return external_(Resolve(x)).has_value(); };
+    auto resolve = [this](const Instruction* x) { return Resolve(x); };
+    if (std::optional<IntegerRequantizePattern> integer =
+            MatchIntegerRequantize(*inst, outside, resolve)) {
+      return EmitRequantize(inst, integer->value, integer->quant, integer->lo, integer->hi);
+    }
     if (!VcvtMatchesConvert(from, to)) {
       FailNoInstruction("convert " + std::string(hlo::PrimitiveTypeName(from)) + " -> " +
            std::string(hlo::PrimitiveTypeName(to)));
@@ -307,51 +313,77 @@ class Analyzer {
     return Emit(op);
   }
 
-  // x = convert<f32>(v s32) * c, c a finite scalar constant (either operand order): the s32
-  // value and c's bit pattern, else nullopt.
-  std::optional<std::pair<const Instruction*, uint32_t>> ScaledAccumulator(const Instruction* x) {
-    if (external_(x) || x->opcode() != Opcode::kMultiply) return std::nullopt;
-    for (int side = 0; side < 2; ++side) {
-      const Instruction* convert = Resolve(x->operand(side));
-      const Instruction* scale = Resolve(x->operand(1 - side));
-      if (scale->opcode() == Opcode::kBroadcast && !external_(scale)) scale = Resolve(scale->operand(0));
-      if (external_(convert) || convert->opcode() != Opcode::kConvert ||
-          convert->operand(0)->shape().type != PrimitiveType::kS32 ||
-          external_(scale) || scale->opcode() != Opcode::kConstant ||
-          scale->shape().type != PrimitiveType::kF32 || Count(scale) != 1) {
-        continue;
+  // The f32 scalar constant `c` (possibly broadcast) that is finite, else nullopt.
+  std::optional<float> FiniteScale(const Instruction* c) {
+    c = Resolve(c);
+    if (c->opcode() == Opcode::kBroadcast && !external_(c)) c = Resolve(c->operand(0));
+    if (external_(c) || c->opcode() != Opcode::kConstant || c->shape().type != PrimitiveType::kF32 ||
+        Count(c) != 1) {
+      return std::nullopt;
+    }
+    float value;
+    std::memcpy(&value, c->attr<hlo::ConstantAttrs>().literal.bytes().data(), sizeof value);
+    if (!std::isfinite(value)) return std::nullopt;
+    return value;
+  }
+
+  // `x` as vrequant's float rescale of an s32 value v, before rounding:
+  //   convert<f32>(v) * a                       quant.scale a
+  //   maximum(<that>, 0)                        + quant.relu (ReLU before rounding)
+  //   <either> * b, b > 0                       + quant.post_scale b (AQT: dequantize by a,
+  //                                               requantize by b, each product rounded)
+  // with a, b finite scalar constants in either operand order. The maximum commutes with the
+  // positive b, the rounding and the zero point 0, so it is vrequant's ReLU after rounding.
+  std::optional<std::pair<const Instruction*, Requantization>> ScaledAccumulator(
+      const Instruction* x, int depth = 0) {
+    x = Resolve(x);
+    if (external_(x) || depth > 2) return std::nullopt;
+    if (x->opcode() == Opcode::kMaximum) {
+      for (int side = 0; side < 2; ++side) {
+        std::optional<float> zero = FiniteScale(x->operand(1 - side));
+        if (!zero || *zero != 0.0f) continue;
+        auto inner = ScaledAccumulator(x->operand(side), depth + 1);
+        if (!inner || inner->second.relu || inner->second.post_scale_bits != 0) continue;
+        inner->second.relu = true;
+        return inner;
       }
-      float value;
-      std::memcpy(&value, scale->attr<hlo::ConstantAttrs>().literal.bytes().data(), sizeof value);
-      if (!std::isfinite(value)) continue;
-      uint32_t bits;
-      std::memcpy(&bits, &value, sizeof bits);
-      return std::make_pair(convert->operand(0), bits);
+      return std::nullopt;
+    }
+    if (x->opcode() != Opcode::kMultiply) return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      const Instruction* operand = Resolve(x->operand(side));
+      std::optional<float> scale = FiniteScale(x->operand(1 - side));
+      if (!scale) continue;
+      if (!external_(operand) && operand->opcode() == Opcode::kConvert &&
+          operand->operand(0)->shape().type == PrimitiveType::kS32) {
+        Requantization quant;
+        std::memcpy(&quant.scale_bits, &*scale, sizeof quant.scale_bits);
+        return std::make_pair(operand->operand(0), quant);
+      }
+      if (!(*scale > 0.0f)) continue;  // a post-scale must keep the sign (and not read as none)
+      auto inner = ScaledAccumulator(operand, depth + 1);
+      if (!inner || inner->second.post_scale_bits != 0) continue;
+      std::memcpy(&inner->second.post_scale_bits, &*scale, sizeof inner->second.post_scale_bits);
+      return inner;
     }
     return std::nullopt;
   }
 
-  // convert<s8|u8>(clamp(lo, round(f32(v) * c), hi)) with v s32 and c a finite constant is
-  // vrequant (the product in f32, round half to even, saturate to the type) followed by max lo /
-  // min hi in the narrow type where the bounds are inside its range: one pass out of the
-  // accumulators instead of five f32 passes. Exact: saturating to the type's range and then
-  // clamping to [lo, hi] inside it equals clamping first; no NaN can arise from an integer and
-  // a finite scale.
-  std::optional<int> DefineScaledRequantize(const Instruction* inst,
-                                            const RequantizePattern& pattern) {
-    auto scaled = ScaledAccumulator(pattern.value);
-    if (!scaled) return std::nullopt;
+  // vrequant of `source` with `quant`, then max lo / min hi in the narrow type where the clamp
+  // bounds are not already implied: saturation gives the type's range, quant.relu a lower bound
+  // of the zero point.
+  int EmitRequantize(const Instruction* inst, const Instruction* source, Requantization quant,
+                     double lo, double hi) {
     const Dtype to = DtypeOf(inst);
     const double type_lo = to == Dtype::kS8 ? -128 : 0, type_hi = to == Dtype::kS8 ? 127 : 255;
-    RowClass cls = external_(scaled->first)
-                       ? ClassByCount(scaled->first)
-                       : program_.values[static_cast<size_t>(Define(scaled->first))].cls;
+    RowClass cls = external_(source) ? ClassByCount(source)
+                                     : program_.values[static_cast<size_t>(Define(source))].cls;
+    // A lower bound at the zero point is the activation unit's fused ReLU: no fill and vmax.
+    if (lo == quant.zero_point && lo > type_lo) quant.relu = true;
     RowOp requantize;
     requantize.kind = RowOpKind::kRequantize;
-    requantize.srcs = {Get(scaled->first, cls)};
-    requantize.bits = scaled->second;
-    // A lower bound of 0 is the activation unit's fused ReLU: no fill and vmax pass.
-    requantize.relu = pattern.lo == 0 && type_lo < 0;
+    requantize.srcs = {Get(source, cls)};
+    requantize.quant = quant;
     requantize.dst = NewValue(cls, to);
     int value = Emit(requantize);
     auto bound = [&](double b, systolic::Opcode opcode) {
@@ -366,9 +398,24 @@ class Analyzer {
       op.dst = NewValue(cls, to);
       value = Emit(op);
     };
-    if (pattern.lo > type_lo && !requantize.relu) bound(pattern.lo, systolic::Opcode::kVMax);
-    if (pattern.hi < type_hi) bound(pattern.hi, systolic::Opcode::kVMin);
+    if (lo > (quant.relu ? std::max<double>(type_lo, quant.zero_point) : type_lo)) {
+      bound(lo, systolic::Opcode::kVMax);
+    }
+    if (hi < type_hi) bound(hi, systolic::Opcode::kVMin);
     return value;
+  }
+
+  // convert<s8|u8>(clamp(lo, round(f32(v) * c), hi)) with v s32 and c a finite constant (and
+  // AQT's second scale and ReLU, ScaledAccumulator) is vrequant (the products in f32, round
+  // half to even, saturate to the type) followed by the bounds inside the type's range: one
+  // pass out of the accumulators instead of five f32 passes. Exact: saturating to the type's
+  // range and then clamping to [lo, hi] inside it equals clamping first; no NaN can arise
+  // from an integer and finite scales.
+  std::optional<int> DefineScaledRequantize(const Instruction* inst,
+                                            const RequantizePattern& pattern) {
+    auto scaled = ScaledAccumulator(pattern.value);
+    if (!scaled) return std::nullopt;
+    return EmitRequantize(inst, scaled->first, scaled->second, pattern.lo, pattern.hi);
   }
 
   // vcvt(min(max(x, lo), hi)) for requantize_pattern.h's idiom.

@@ -55,7 +55,21 @@ enum class RowOpKind : uint8_t {
   kPredicate,  // pred logic on 0/1 bytes as u8: and = vmin, or = vmax, xor = vcmp ne
   kNot,        // dst = 1 - src (pred as u8)
   kMatmul,     // dst = the contraction's accumulators (emitted by emit_matmul / emit_conv)
-  kRequantize,  // dst (s8/u8) = vrequant(src s32, scale = bits as f32, zero point 0[, relu])
+  kRequantize,  // dst (s8/u8) = vrequant(src s32) with the registers of `quant`
+  kBitNot,     // dst = src ^ all ones (integer not): vfill + vxor
+};
+
+// One vrequant's configuration registers (docs/isa.md `vrequant`): how a matched requantize
+// idiom rescales its s32 source.
+struct Requantization {
+  enum class Mode : uint8_t { kFloat = 0, kFixedPointRound = 1, kFixedPointFloor = 2 };
+  Mode mode = Mode::kFloat;
+  uint32_t scale_bits = 0;       // kFloat: quant.scale (f32 bits)
+  uint32_t post_scale_bits = 0;  // kFloat: quant.post_scale (f32 bits; 0: none)
+  int32_t multiplier = 0;        // fixed point: quant.multiplier
+  uint32_t shift = 0;            // fixed point: quant.shift
+  int32_t zero_point = 0;        // quant.zero_point
+  bool relu = false;             // quant.relu: the result is at least the zero point
 };
 
 struct RowValue {
@@ -71,8 +85,8 @@ struct RowOp {
   Opcode opcode = Opcode::kNop;
   CompareDirection compare = CompareDirection::kEq;
   int64_t param = -1;  // kLoad: external operand index
-  uint32_t bits = 0;   // kFill; kRequantize: the f32 scale
-  bool relu = false;   // kRequantize: clamps below at 0 (vrequant with quant.relu)
+  uint32_t bits = 0;   // kFill: the element's bit pattern
+  Requantization quant;  // kRequantize
 };
 
 struct RowProgram {

@@ -15,6 +15,25 @@ namespace {
 using hlo::Instruction;
 using hlo::Opcode;
 
+// Whether `user` reads `value` as the lhs of a dot and only there: a dot, or an output fusion
+// around one (a dot with its elementwise epilogue) whose lhs parameter `value` is.
+bool TakesAsDotLhs(const Instruction& user, const Instruction& value) {
+  if (user.opcode() == Opcode::kDot) {
+    return user.operand(0) == &value && user.operand(1) != &value;
+  }
+  if (user.opcode() != Opcode::kFusion) return false;
+  int64_t uses = 0;
+  for (const Instruction* operand : user.operands()) uses += operand == &value;
+  if (uses != 1) return false;
+  for (const auto& inst : user.called_computations().at(0)->instructions()) {
+    if (inst->opcode() != Opcode::kDot) continue;
+    const Instruction* lhs = inst->operand(0);
+    return lhs->opcode() == Opcode::kParameter &&
+           user.operand(lhs->attr<hlo::ParameterAttrs>().number) == &value;
+  }
+  return false;
+}
+
 // Output elements x contraction size: a dot's contracting dimensions, a convolution's kernel
 // elements per output feature (kh x kw x cin / groups).
 int64_t UsefulMacs(const Instruction& contraction) {
@@ -139,8 +158,7 @@ LocalOperands SegmentBuilder::PlanLocal(const RowProgram& program, const Externa
   // The copy is in blocks of this op's tn, which must be the next dot's tk.
   const bool same_blocks =
       std::min(columns, config_.array_cols) == std::min(columns, config_.array_rows);
-  if (users.size() == 1 && same_blocks && users[0]->opcode() == Opcode::kDot &&
-      users[0]->operand(0) == &value && users[0]->operand(1) != &value &&
+  if (users.size() == 1 && same_blocks && TakesAsDotLhs(*users[0], value) &&
       value.shape().ElementCount() * hlo::ByteSize(value.shape().type) <= ResidentBytes()) {
     local.result = region;
   }
