@@ -120,6 +120,10 @@ struct TargetDescription {
   int64_t max_fusion_instructions = 64;         // bounds fusion size
   double max_duplication_factor = 1.5;          // bounds recomputed work in fused producers
   bool multi_output_fusion = false;
+  // Opcodes the target runs natively only as instructions of their own (the accelerator's
+  // slice, concatenate and pad are DMA programs, not steps a vector-unit fusion can take):
+  // the fusion passes never fuse them with other code.
+  std::set<hlo::Opcode> unfused_opcodes;
 
   // Layouts. Convolutions are canonicalized to this dim_labels form, e.g. "b01f_01io->b01f";
   // empty = leave as is.

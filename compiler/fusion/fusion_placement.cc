@@ -49,10 +49,15 @@ std::string Name(const hlo::Instruction& inst) {
 
 Placement PlacementOf(const hlo::Instruction& inst, const TargetDescription& target) {
   // A fusion's owner is already "host fallback" when any member is (ownership.cc, OwnFusion).
-  return FromOwner(InstructionOwner(inst, target).owner);
+  const Placement side = FromOwner(InstructionOwner(inst, target).owner);
+  if (side == Placement::kDevice && target.unfused_opcodes.count(inst.opcode())) {
+    return Placement::kAlone;
+  }
+  return side;
 }
 
 bool Compatible(Placement a, Placement b) {
+  if (a == Placement::kAlone || b == Placement::kAlone) return false;
   return a == Placement::kEither || b == Placement::kEither || a == b;
 }
 
@@ -62,6 +67,10 @@ std::string PlacementConflict(const hlo::Instruction& a, const hlo::Instruction&
                               const TargetDescription& target) {
   const Placement pa = PlacementOf(a, target), pb = PlacementOf(b, target);
   if (Compatible(pa, pb)) return "";
+  if (pa == Placement::kAlone || pb == Placement::kAlone) {
+    return Name(pa == Placement::kAlone ? a : b) + " runs as an instruction of its own on " +
+           target.name;
+  }
   // Name the host side first: it is the one that forces the split.
   const bool a_is_host = pa == Placement::kHost;
   const hlo::Instruction& host = a_is_host ? a : b;

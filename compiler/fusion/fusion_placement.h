@@ -16,11 +16,13 @@
 
 namespace compiler::fusion {
 
-enum class Placement { kEither, kDevice, kHost };
+// kAlone: on the device, but only as a fusion of its own (TargetDescription::unfused_opcodes).
+enum class Placement { kEither, kDevice, kHost, kAlone };
 
 Placement PlacementOf(const hlo::Instruction& inst, const TargetDescription& target);
 
-// Whether two sides may share a fusion (kEither goes with anything).
+// Whether two sides may share a fusion (kEither goes with anything but kAlone, kAlone with
+// nothing).
 bool Compatible(Placement a, Placement b);
 // The side of a group on side `a` after a member on side `b` joined (call only when Compatible).
 Placement Combine(Placement a, Placement b);

@@ -97,13 +97,25 @@ TEST(OwnershipSystolic, NegateHasNoUnsignedForm) {
   EXPECT_EQ(u8.detail, "systolic runs negate only on s8, s32, f16, f32, bf16, not u8");
 }
 
-TEST(OwnershipSystolic, SlicingIsAHostStepButReshapeIsAnAliasOfAnyType) {
-  compiler::OwnerInfo slice = RootOwner(
-      "  p = f32[4,8] parameter(0)\n  ROOT r = f32[2,8] slice(p), slice={[0:2], [0:8]}\n");
-  EXPECT_EQ(slice.owner, Owner::kHostFallback);
-  EXPECT_EQ(slice.detail,
-            "systolic cannot execute slice: the lowering has no DMA or vector-unit program for "
-            "slice");
+TEST(OwnershipSystolic, SlicingIsADmaProgramOfAnyTypeDynamicSlicingAHostStep) {
+  EXPECT_EQ(RootOwner("  p = s64[4,8] parameter(0)\n"
+                      "  ROOT r = s64[2,8] slice(p), slice={[0:2], [0:8]}\n")
+                .owner,
+            Owner::kAcceleratorNative);
+  compiler::OwnerInfo dynamic = RootOwner(
+      "  p = f32[4,8] parameter(0)\n  i = s32[] parameter(1)\n"
+      "  ROOT r = f32[2,8] dynamic-slice(p, i, i), dynamic_slice_sizes={2,8}\n");
+  EXPECT_EQ(dynamic.owner, Owner::kHostFallback);
+  EXPECT_EQ(dynamic.detail,
+            "systolic cannot execute dynamic-slice: the lowering has no DMA or vector-unit "
+            "program for dynamic-slice");
+  // Negative edge padding is not in the DMA plan.
+  compiler::OwnerInfo negative = RootOwner(
+      "  p = f32[4,8] parameter(0)\n  z = f32[] constant(0)\n"
+      "  ROOT r = f32[3,8] pad(p, z), padding=-1_0x0_0\n");
+  EXPECT_EQ(negative.owner, Owner::kHostFallback);
+  EXPECT_EQ(negative.detail,
+            "systolic cannot execute pad: negative edge padding is not in the DMA plan");
   EXPECT_EQ(RootOwner("  p = s64[4,8] parameter(0)\n  ROOT r = s64[32] reshape(p)\n").owner,
             Owner::kAcceleratorNative);
   // A broadcast is a vector-unit program: not for s64, which the unit does not hold.

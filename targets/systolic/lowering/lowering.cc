@@ -8,6 +8,7 @@
 
 #include "simulator/isa/disassembler.h"
 #include "targets/systolic/lowering/consumer_fusion.h"
+#include "targets/systolic/lowering/emit_block_copy.h"
 #include "targets/systolic/lowering/emit_conv.h"
 #include "targets/systolic/lowering/emit_conv_chain.h"
 #include "targets/systolic/lowering/emit_data_movement.h"
@@ -127,6 +128,11 @@ class Lowerer {
     if (pair && TryFuseWithConsumer(inst, *pair)) return;
     std::string why;
     bool no_instruction = false;
+    const Opcode op = inst.opcode();
+    if (op == Opcode::kSlice || op == Opcode::kConcatenate || op == Opcode::kPad) {
+      if (!TryBlockCopies(inst, &why)) LowerOnHost(inst, why);
+      return;
+    }
     if (TryNative(inst, &why, &no_instruction)) return;
     LowerOnHost(inst, why, no_instruction && inst.opcode() != Opcode::kFusion);
   }
@@ -356,6 +362,42 @@ class Lowerer {
     if (program && program->contraction) contractions.push_back(program->contraction);
     segment_.AppendOp(op_builder, inst.name(), half, result, contractions, local, inst);
     values_[&inst] = result;
+    ++out_.native_instructions;
+    return true;
+  }
+
+  // Slice, concatenate and pad as strided DMA copies through the unified buffer
+  // (emit_block_copy.h). False (nothing emitted, the reason in `why`) for forms the plan does
+  // not take.
+  bool TryBlockCopies(const Instruction& inst, std::string* why) {
+    std::optional<BlockCopyPlan> plan = PlanBlockCopies(inst, why);
+    if (!plan) return false;
+    std::vector<uint64_t> params;
+    for (const Instruction* operand : inst.operands()) {
+      params.push_back(values_.at(operand).at(0).address);
+    }
+    std::vector<DramBuffer> result = dram_.Allocate(inst);
+    ProgramBuilder op_builder;
+    bool half = false;
+    bool ok = false;
+    try {
+      ProgramBuilder attempt;
+      std::string ignored;
+      if (EmitBlockCopies(attempt, *plan, segment_.HalfConfig(), params, result[0].address,
+                          &ignored)) {
+        half = true;
+        op_builder = std::move(attempt);
+        ok = true;
+      } else {
+        ok = EmitBlockCopies(op_builder, *plan, segment_.FullConfig(), params,
+                             result[0].address, why);
+      }
+    } catch (const hlo::Error& e) {  // e.g. a stride beyond the 32-bit registers
+      *why = e.what();
+    }
+    values_[&inst] = result;  // a host step, if any, writes the same buffer
+    if (!ok) return false;
+    segment_.AppendOp(op_builder, inst.name(), half, result, {}, LocalOperands{}, inst);
     ++out_.native_instructions;
     return true;
   }

@@ -11,6 +11,7 @@
 //   elementwise / reduce /       vector-unit row tiles                (emit_vector.h)
 //   loop or input fusion
 //   transpose (+ reshapes)       strided DMA gather + contiguous store (emit_data_movement.h)
+//   slice / concatenate / pad    strided DMA boxes through the unified buffer (emit_block_copy.h)
 //   anything else, or any of     a host step: the instruction alone in a module that the host
 //   the above that does not      backend runs on operands read from DRAM; its result is
 //   fit (with the reason)        written back (transfers charged at the host link's bandwidth)

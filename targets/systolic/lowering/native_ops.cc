@@ -94,8 +94,10 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
       return Native(RowOpTypes(Opcode::kAdd));
     case Opcode::kBroadcast:  // vbcast / vfill on every type the unit holds
       return Native(VectorTypesWhere([](Dtype) { return true; }));
-    // A strided DMA (transpose), or an alias of the operand's DRAM bytes.
+    // A strided DMA (transpose; slice, concatenate and pad through the unified buffer,
+    // emit_block_copy.h), or an alias of the operand's DRAM bytes.
     case Opcode::kTranspose: case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kCopy:
+    case Opcode::kSlice: case Opcode::kConcatenate: case Opcode::kPad:
       return EveryType();
     // Elementwise ops the vector unit has no instruction for.
     case Opcode::kBitcastConvert: case Opcode::kCbrt: case Opcode::kCeil: case Opcode::kClz:
@@ -103,12 +105,16 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic:
     case Opcode::kPopulationCount: case Opcode::kReducePrecision: case Opcode::kRoundNearestAfz:
     case Opcode::kSign: case Opcode::kSin: case Opcode::kTan:
-    case Opcode::kAtan2: case Opcode::kPower: case Opcode::kRemainder:
+    case Opcode::kAtan2: case Opcode::kRemainder:
       return Host(no_vector_op);
+    // x^2 and x^-0.5 (row_program.cc, DefinePower); IntrinsicHostReason sends the rest.
+    case Opcode::kPower:
+      return Native(VectorTypesWhere([](Dtype dtype) {
+        return dtype == Dtype::kF32 || dtype == Dtype::kBf16 || dtype == Dtype::kF16;
+      }));
     // Data movement and windows the lowering does not program.
-    case Opcode::kIota: case Opcode::kConcatenate: case Opcode::kDynamicSlice:
-    case Opcode::kDynamicUpdateSlice: case Opcode::kPad: case Opcode::kReverse: case Opcode::kSlice:
-    case Opcode::kReduceWindow:
+    case Opcode::kIota: case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice:
+    case Opcode::kReverse: case Opcode::kReduceWindow:
       return Host(no_dma);
     // Data-dependent addressing and comparators are not in the CISC ISA.
     case Opcode::kGather: case Opcode::kScatter: case Opcode::kSelectAndScatter:
@@ -172,6 +178,20 @@ std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
         break;
       }
       return "the vector unit reduces only a sum from 0 or a max from -inf";
+    case Opcode::kPower:
+      if (std::optional<double> e = ConstantPowerExponent(inst); e && VectorPowerExponent(*e)) {
+        break;
+      }
+      return "the vector unit raises only to the constant powers 2 and -0.5";
+    case Opcode::kPad: {
+      if (inst.operand(1)->opcode() != Opcode::kConstant) {
+        return "a computed padding value is not in the DMA plan (emit_block_copy.h)";
+      }
+      for (const hlo::PadDim& d : inst.attr<hlo::PadAttrs>().dims) {
+        if (d.lo < 0 || d.hi < 0) return "negative edge padding is not in the DMA plan";
+      }
+      break;
+    }
     case Opcode::kRoundNearestEven:
       // The idiom's rounding is clamp's operand 1, the clamp converted to s8/u8.
       for (const hlo::Instruction* clamp : inst.users()) {

@@ -143,6 +143,28 @@ void ProgramBuilder::LoadPlanes(uint64_t dram, int64_t dram_row_stride,
   }
 }
 
+void ProgramBuilder::StorePlanes(uint64_t local, int64_t local_row_stride,
+                                 int64_t local_plane_stride, uint64_t dram,
+                                 int64_t dram_row_stride, int64_t dram_plane_stride,
+                                 int64_t row_bytes, int64_t rows, int64_t planes) {
+  if (row_bytes > kMaxRowBytes || rows > kMaxRows) {
+    throw hlo::Error("internal: planar DMA tile too large");
+  }
+  SetRegister(ConfigRegister::kStoreDramRowStride, dram_row_stride);
+  SetRegister(ConfigRegister::kStoreLocalRowStride, local_row_stride);
+  SetRegister(ConfigRegister::kStoreDramPlaneStride, dram_plane_stride);
+  SetRegister(ConfigRegister::kStoreLocalPlaneStride, local_plane_stride);
+  for (int64_t p = 0; p < planes; p += kMaxPlanes) {
+    Instruction inst = MakeInstruction(Opcode::kDmaStore);
+    inst.set(DmaStoreField::local, local + static_cast<uint64_t>(p * local_plane_stride));
+    inst.set(DmaStoreField::dram, dram + static_cast<uint64_t>(p * dram_plane_stride));
+    inst.set(DmaStoreField::row_bytes, static_cast<uint64_t>(row_bytes));
+    inst.set(DmaStoreField::rows, static_cast<uint64_t>(rows));
+    inst.set(DmaStoreField::planes, static_cast<uint64_t>(std::min(kMaxPlanes, planes - p)));
+    Append(inst);
+  }
+}
+
 void ProgramBuilder::SignalOpDone() {
   for (Unit unit : {Unit::kMxu, Unit::kVector, Unit::kStore}) {
     int sem = SemaphoreFor(unit, Unit::kLoad, 1);

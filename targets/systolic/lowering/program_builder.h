@@ -57,6 +57,11 @@ class ProgramBuilder {
                   uint64_t local, int64_t local_row_stride, int64_t local_plane_stride,
                   int64_t row_bytes, int64_t rows, int64_t planes);
 
+  // A store of `planes` planes (the scatter of emit_block_copy.cc).
+  void StorePlanes(uint64_t local, int64_t local_row_stride, int64_t local_plane_stride,
+                   uint64_t dram, int64_t dram_row_stride, int64_t dram_plane_stride,
+                   int64_t row_bytes, int64_t rows, int64_t planes);
+
   void Signal(Unit from, Unit to, int bank = 0);
   void Wait(Unit from, Unit to, int bank = 0);
   // Removes the dma.stores among instructions [first, end) whose DRAM address lies in

@@ -158,6 +158,21 @@ bool VcvtMatchesConvert(PrimitiveType from, PrimitiveType to) {
          (to == PrimitiveType::kS32 && (from == PrimitiveType::kS8 || from == PrimitiveType::kU8));
 }
 
+std::optional<double> ConstantPowerExponent(const hlo::Instruction& power) {
+  const hlo::Instruction* e = power.operand(1);
+  while (e->opcode() == Opcode::kBroadcast || e->opcode() == Opcode::kReshape ||
+         e->opcode() == Opcode::kBitcast) {
+    e = e->operand(0);
+  }
+  if (e->opcode() != Opcode::kConstant || !e->shape().IsArray() ||
+      e->shape().ElementCount() != 1 || !hlo::IsFloating(e->shape().type)) {
+    return std::nullopt;
+  }
+  return e->attr<hlo::ConstantAttrs>().literal.GetAsDouble(0);
+}
+
+bool VectorPowerExponent(double exponent) { return exponent == 2.0 || exponent == -0.5; }
+
 uint32_t MxuBit(Dtype d) {
   switch (d) {
     case Dtype::kS8: return kMxuInt8;

@@ -33,6 +33,11 @@ bool VcvtMatchesConvert(hlo::PrimitiveType from, hlo::PrimitiveType to);
 enum class VectorReducer { kSum, kMax };
 std::optional<VectorReducer> VectorReducerOf(const hlo::Instruction& reduce);
 
+// The exponent of `power` when it is a one-element constant (possibly broadcast or reshaped):
+// the vector unit runs x^2 (vmul) and x^-0.5 (vrsqrt, RMS normalization) and no other power.
+std::optional<double> ConstantPowerExponent(const hlo::Instruction& power);
+bool VectorPowerExponent(double exponent);
+
 // The array.dtypes bit of a matrix-unit input type (0: not an MXU input type).
 uint32_t MxuBit(Dtype dtype);
 

@@ -165,6 +165,7 @@ class Analyzer {
     if (op == Opcode::kReduce) return DefineReduce(inst);
     if (op == Opcode::kDot || op == Opcode::kConvolution) return DefineDot(inst);
     if (op == Opcode::kConvert) return DefineConvert(inst);
+    if (op == Opcode::kPower) return DefinePower(inst);
     return DefineElementwise(inst);
   }
 
@@ -439,6 +440,53 @@ class Analyzer {
     clamp.dst = NewValue(cls, Dtype::kF32);
     return EmitConvert(Emit(clamp), cls, DtypeOf(inst));
   }
+
+  // power(x, 2) = x * x (one rounding, as a correctly rounded power has); power(x, -0.5) is
+  // vrsqrt within its documented rounding, on x + 0 (so -0 gives +inf, as power does) and with
+  // -inf mapped to +0 (rsqrt would give NaN). Other exponents have no vector-unit program.
+  int DefinePower(const Instruction* inst) {
+    const Dtype dtype = DtypeOf(inst);
+    std::optional<double> exponent = ConstantPowerExponent(*inst);
+    if (!IsFloat(dtype) || !exponent || !VectorPowerExponent(*exponent)) {
+      FailNoInstruction("power " + inst->name() + " whose exponent is not the constant 2 or -0.5");
+    }
+    const Instruction* base = inst->operand(0);
+    const RowClass cls = external_(base)
+                             ? ClassByCount(inst)
+                             : program_.values[static_cast<size_t>(Define(base))].cls;
+    const int x = Get(base, cls);
+    auto emit = [&](RowOpKind kind, systolic::Opcode opcode, std::vector<int> srcs, Dtype type) {
+      RowOp op;
+      op.kind = kind;
+      op.opcode = opcode;
+      op.srcs = std::move(srcs);
+      op.dst = NewValue(cls, type);
+      return Emit(op);
+    };
+    if (*exponent == 2.0) return emit(RowOpKind::kBinary, systolic::Opcode::kVMul, {x, x}, dtype);
+    auto fill = [&](uint32_t bits) {
+      RowOp op;
+      op.kind = RowOpKind::kFill;
+      op.bits = bits;
+      op.dst = NewValue(cls, dtype);
+      return Emit(op);
+    };
+    const int zero = fill(0);
+    const int plus_zero = emit(RowOpKind::kBinary, systolic::Opcode::kVAdd, {x, zero}, dtype);
+    const int root = emit(RowOpKind::kUnary, systolic::Opcode::kVRsqrt, {plus_zero}, dtype);
+    const uint32_t minus_inf = dtype == Dtype::kF32 ? 0xff800000u
+                               : dtype == Dtype::kBf16 ? 0xff80u
+                                                       : 0xfc00u;
+    RowOp compare;
+    compare.kind = RowOpKind::kCompare;
+    compare.compare = CompareDirection::kEq;
+    compare.srcs = {x, fill(minus_inf)};
+    compare.dst = NewValue(cls, Dtype::kPred);
+    const int is_minus_inf = Emit(compare);
+    return emit(RowOpKind::kSelect, systolic::Opcode::kNop, {is_minus_inf, zero, root}, dtype);
+  }
+
+  static bool IsFloat(Dtype d) { return d == Dtype::kF32 || d == Dtype::kBf16 || d == Dtype::kF16; }
 
   int DefineElementwise(const Instruction* inst) {
     Dtype dtype = DtypeOf(inst);

@@ -1,0 +1,246 @@
+// PlanBlockCopies and EmitBlockCopies (emit_block_copy.h).
+#include "targets/systolic/lowering/emit_block_copy.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "compiler/target_description.h"
+#include "hlo/literal.h"
+#include "targets/systolic/lowering/emit_vector.h"
+
+namespace systolic::lowering {
+namespace {
+
+using hlo::Instruction;
+using hlo::Opcode;
+
+constexpr int64_t kMaxField = 65535;  // 16-bit rows and row_bytes of a DMA instruction
+
+std::vector<int64_t> ByteStrides(const hlo::Shape& shape, int64_t element_bytes) {
+  std::vector<int64_t> strides = hlo::RowMajorStrides(shape.dims);
+  for (int64_t& stride : strides) stride *= element_bytes;
+  return strides;
+}
+
+BlockCopyPlan PlanSlice(const Instruction& slice, int64_t b) {
+  const auto& dims = slice.attr<hlo::SliceAttrs>().dims;
+  const std::vector<int64_t> in = ByteStrides(slice.operand(0)->shape(), b);
+  CopyBox box;
+  box.operand = 0;
+  box.extents = slice.shape().dims;
+  box.dst_strides = ByteStrides(slice.shape(), b);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    box.src_strides.push_back(in[d] * dims[d].stride);
+    box.src_offset += in[d] * dims[d].start;
+  }
+  return {{box}, b};
+}
+
+BlockCopyPlan PlanConcatenate(const Instruction& concat, int64_t b) {
+  const size_t dim = static_cast<size_t>(concat.attr<hlo::DimensionsAttrs>().dimensions.at(0));
+  const std::vector<int64_t> out = ByteStrides(concat.shape(), b);
+  BlockCopyPlan plan{{}, b};
+  int64_t offset = 0;
+  for (int64_t i = 0; i < concat.operand_count(); ++i) {
+    const hlo::Shape& shape = concat.operand(i)->shape();
+    CopyBox box;
+    box.operand = i;
+    box.extents = shape.dims;
+    box.src_strides = ByteStrides(shape, b);
+    box.dst_strides = out;
+    box.dst_offset = offset * out[dim];
+    offset += shape.dims[dim];
+    plan.boxes.push_back(std::move(box));
+  }
+  return plan;
+}
+
+std::optional<BlockCopyPlan> PlanPad(const Instruction& pad, int64_t b, std::string* why) {
+  const Instruction* value = pad.operand(1);
+  if (value->opcode() != Opcode::kConstant) {
+    *why = "pad with a computed padding value";
+    return std::nullopt;
+  }
+  const auto& dims = pad.attr<hlo::PadAttrs>().dims;
+  for (const hlo::PadDim& d : dims) {
+    if (d.lo < 0 || d.hi < 0) {
+      *why = "pad with negative edge padding";
+      return std::nullopt;
+    }
+  }
+  const std::vector<int64_t> out = ByteStrides(pad.shape(), b);
+  CopyBox fill;
+  fill.extents = pad.shape().dims;
+  fill.dst_strides = out;
+  std::memcpy(&fill.fill_bits, value->attr<hlo::ConstantAttrs>().literal.bytes().data(),
+              static_cast<size_t>(b));
+  CopyBox copy;
+  copy.operand = 0;
+  copy.extents = pad.operand(0)->shape().dims;
+  copy.src_strides = ByteStrides(pad.operand(0)->shape(), b);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    copy.dst_strides.push_back(out[d] * (dims[d].interior + 1));
+    copy.dst_offset += out[d] * dims[d].lo;
+  }
+  return BlockCopyPlan{{fill, copy}, b};
+}
+
+// One dimension of a box after normalization.
+struct Axis {
+  int64_t extent, src, dst;  // steps, byte strides
+};
+
+// The box's dimensions without unit extents, merged where both sides are contiguous across
+// them, the innermost split so that a contiguous row is at most 64 KiB - 1.
+std::vector<Axis> Normalize(const CopyBox& box, int64_t b) {
+  std::vector<Axis> axes;
+  const bool fill = box.operand < 0;
+  for (size_t d = 0; d < box.extents.size(); ++d) {
+    Axis axis{box.extents[d], fill ? 0 : box.src_strides[d], box.dst_strides[d]};
+    if (axis.extent == 1) continue;
+    if (!axes.empty() && axes.back().src == axis.src * axis.extent &&
+        axes.back().dst == axis.dst * axis.extent) {
+      axes.back() = {axes.back().extent * axis.extent, axis.src, axis.dst};
+    } else {
+      axes.push_back(axis);
+    }
+  }
+  if (axes.empty()) axes.push_back({1, fill ? 0 : b, b});
+  Axis& inner = axes.back();
+  if ((fill || inner.src == b) && inner.dst == b && inner.extent * b > kMaxField) {
+    // Rows of `width` elements, `width` the largest divisor of the extent that fits the field.
+    int64_t width = kMaxField / b;
+    while (inner.extent % width != 0) --width;
+    const Axis outer{inner.extent / width, inner.src * width, inner.dst * width};
+    inner.extent = width;
+    axes.insert(axes.end() - 1, outer);
+  }
+  return axes;
+}
+
+}  // namespace
+
+std::optional<BlockCopyPlan> PlanBlockCopies(const hlo::Instruction& inst, std::string* why) {
+  auto fail = [&](const std::string& reason) -> std::optional<BlockCopyPlan> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  const hlo::Shape& shape = inst.shape();
+  if (!shape.IsArray() || !shape.HasDefaultLayout()) return fail("a result without default layout");
+  for (const Instruction* operand : inst.operands()) {
+    if (!operand->shape().IsArray() || !operand->shape().HasDefaultLayout()) {
+      return fail("an operand without default layout");
+    }
+  }
+  if (compiler::ComplexAndNarrowTypes().count(shape.type)) {
+    return fail("the accelerator holds no " + std::string(hlo::PrimitiveTypeName(shape.type)));
+  }
+  const int64_t b = hlo::ByteSize(shape.type);
+  if (b <= 0 || b > 8 || shape.ElementCount() == 0) return fail("an empty or tuple result");
+  std::string reason;
+  switch (inst.opcode()) {
+    case Opcode::kSlice: return PlanSlice(inst, b);
+    case Opcode::kConcatenate: return PlanConcatenate(inst, b);
+    case Opcode::kPad:
+      if (std::optional<BlockCopyPlan> plan = PlanPad(inst, b, &reason)) return plan;
+      return fail(reason);
+    default:
+      return fail("not a slice, concatenate or pad");
+  }
+}
+
+bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const ArchConfig& config,
+                     const std::vector<uint64_t>& operands, uint64_t result, std::string* why) {
+  const int64_t b = plan.element_bytes;
+  const int64_t half = config.ub_bytes / 2;
+  std::vector<const CopyBox*> boxes;  // those with elements
+  for (const CopyBox& box : plan.boxes) {
+    int64_t elements = 1;
+    for (int64_t extent : box.extents) elements *= extent;
+    if (elements > 0) boxes.push_back(&box);
+  }
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const CopyBox& box = *boxes[i];
+    std::vector<Axis> axes = Normalize(box, b);
+    const bool fill = box.operand < 0;
+    if (fill && i > 0) {  // the vfill would overwrite what earlier stores still read
+      if (why) *why = "internal: a fill after a copy";
+      return false;
+    }
+    // The DMA block: a row (contiguous elements, or one element), rows, planes.
+    const bool contiguous = (fill || axes.back().src == b) && axes.back().dst == b;
+    const int64_t row_elements = contiguous ? axes.back().extent : 1;
+    if (contiguous) axes.pop_back();
+    const Axis rows = axes.empty() ? Axis{1, row_elements * b, row_elements * b} : axes.back();
+    if (!axes.empty()) axes.pop_back();
+    const Axis planes = axes.empty() ? Axis{1, rows.extent * rows.src, rows.extent * rows.dst}
+                                     : axes.back();
+    if (!axes.empty()) axes.pop_back();
+    const std::vector<Axis>& outer = axes;  // one block per index
+
+    const int64_t row_bytes = row_elements * b;
+    if (row_bytes > half) {
+      if (why) *why = "a DMA row of " + std::to_string(row_bytes) + " bytes exceeds half the UB";
+      return false;
+    }
+    // Tiles: a chunk of rows of one plane, or a chunk of whole planes.
+    const int64_t rows_per_tile = std::min({rows.extent, half / row_bytes, kMaxField});
+    const bool whole_planes = rows_per_tile == rows.extent;
+    const int64_t plane_bytes = rows.extent * row_bytes;
+    const int64_t planes_per_tile = whole_planes ? std::min(planes.extent, half / plane_bytes) : 1;
+    const int64_t row_chunks = (rows.extent + rows_per_tile - 1) / rows_per_tile;
+    const int64_t plane_chunks = (planes.extent + planes_per_tile - 1) / planes_per_tile;
+    int64_t tiles = row_chunks * plane_chunks;
+    for (const Axis& axis : outer) tiles *= axis.extent;
+
+    if (i > 0) builder.Wait(Unit::kStore, Unit::kLoad);  // the previous box stored all
+    if (fill) {
+      // One tile's worth of the value, stored again for every tile.
+      const int64_t count = rows_per_tile * planes_per_tile * row_elements;
+      const Dtype dtype = b == 1 ? Dtype::kU8 : b == 2 ? Dtype::kBf16 : Dtype::kS32;
+      const int64_t words = b == 8 ? 2 : 1;
+      const uint32_t low = static_cast<uint32_t>(box.fill_bits);
+      if (b == 8 && static_cast<uint32_t>(box.fill_bits >> 32) != low) {
+        if (why) *why = "an 8-byte padding value whose halves differ";
+        return false;
+      }
+      EmitFill(builder, 0, count * words, dtype, low);
+      builder.Signal(Unit::kVector, Unit::kStore);
+      builder.Wait(Unit::kVector, Unit::kStore);
+    }
+    for (int64_t t = 0; t < tiles; ++t) {
+      int64_t index = t / (row_chunks * plane_chunks);
+      int64_t src = box.src_offset, dst = box.dst_offset;
+      for (size_t k = outer.size(); k-- > 0;) {
+        src += index % outer[k].extent * outer[k].src;
+        dst += index % outer[k].extent * outer[k].dst;
+        index /= outer[k].extent;
+      }
+      const int64_t chunk = t % (row_chunks * plane_chunks);
+      const int64_t p0 = chunk / row_chunks * planes_per_tile;
+      const int64_t r0 = chunk % row_chunks * rows_per_tile;
+      const int64_t plane_count = std::min(planes_per_tile, planes.extent - p0);
+      const int64_t row_count = std::min(rows_per_tile, rows.extent - r0);
+      src += p0 * planes.src + r0 * rows.src;
+      dst += p0 * planes.dst + r0 * rows.dst;
+      const int64_t tile_plane = row_count * row_bytes;
+      uint64_t local = 0;
+      if (!fill) {
+        local = static_cast<uint64_t>((t % 2) * half);
+        if (t >= 2) builder.Wait(Unit::kStore, Unit::kLoad);
+        builder.LoadPlanes(operands[static_cast<size_t>(box.operand)] + static_cast<uint64_t>(src),
+                           rows.src, planes.src, local, row_bytes, tile_plane, row_bytes,
+                           row_count, plane_count);
+        builder.Signal(Unit::kLoad, Unit::kStore);
+        builder.Wait(Unit::kLoad, Unit::kStore);
+      }
+      builder.StorePlanes(local, row_bytes, tile_plane, result + static_cast<uint64_t>(dst),
+                          rows.dst, planes.dst, row_bytes, row_count, plane_count);
+      if (!fill && t + 2 < tiles) builder.Signal(Unit::kStore, Unit::kLoad);
+    }
+    if (i + 1 < boxes.size()) builder.Signal(Unit::kStore, Unit::kLoad);
+  }
+  return true;
+}
+
+}  // namespace systolic::lowering

@@ -1,0 +1,63 @@
+// power with the constant exponents the vector unit runs (row_program.cc, DefinePower): x^2 as
+// one vmul, x^-0.5 (RMS normalization) as vrsqrt with power's values at -0 and -inf, against
+// the interpreter on the edge values; other exponents stay on the host.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "hlo/literal.h"
+#include "targets/descriptions.h"
+#include "targets/systolic/systolic_backend.h"
+#include "tests/test_support.h"
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct Outcome {
+  io::CompareResult compare;
+  std::map<std::string, double> counters;
+};
+
+Outcome RunPower(const std::string& exponent, const std::vector<float>& values) {
+  const std::string n = std::to_string(values.size());
+  auto module = testing_support::ParseAndVerify(
+      "HloModule m\nENTRY main {\n  x = f32[" + n + "] parameter(0)\n  e = f32[] constant(" +
+      exponent + ")\n  b = f32[" + n + "] broadcast(e), dimensions={}\n  ROOT p = f32[" + n +
+      "] power(x, b)\n}\n");
+  hlo::Literal input(module->entry()->parameters()[0]->shape());
+  std::memcpy(input.mutable_bytes().data(), values.data(), values.size() * sizeof(float));
+  std::vector<hlo::Literal> inputs;
+  inputs.push_back(std::move(input));
+  auto backend = targets::MakeSystolicBackend(systolic::LoadArchConfig("gemmini", {}),
+                                              testing_support::Backends().Find("interp"));
+  testing_support::ComparedRun run =
+      testing_support::RunAgainstInterpreter(*backend, *module, inputs, nullptr);
+  return {run.comparison, run.executable->profile().counters};
+}
+
+const std::vector<float> kEdges = {-0.0f, 0.0f, -kInf, kInf, std::nanf(""), -1.0f, 4.0f,
+                                   1e-30f, 3.0e38f, 0.3f, 2.0f, -7.5f};
+
+TEST(SystolicPower, InverseSquareRootMatchesPowerOnEdgeValues) {
+  const Outcome outcome = RunPower("-0.5", kEdges);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters.at("host_instructions"), 0);
+}
+
+TEST(SystolicPower, SquareIsExact) {
+  const Outcome outcome = RunPower("2", kEdges);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters.at("host_instructions"), 0);
+}
+
+TEST(SystolicPower, OtherExponentsRunOnTheHost) {
+  const Outcome outcome = RunPower("0.5", kEdges);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters.at("host_instructions"), 1);
+}
+
+}  // namespace
