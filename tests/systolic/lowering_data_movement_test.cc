@@ -7,31 +7,16 @@
 
 #include <string>
 
-#include "targets/descriptions.h"
-#include "targets/systolic/systolic_backend.h"
-#include "tests/test_support.h"
-#include "tools/io/inputs.h"
+#include "tests/systolic/systolic_run_support.h"
 
 namespace {
 
-struct Outcome {
-  io::CompareResult compare;
-  std::map<std::string, double> counters;
-  std::string assembly;
-};
+using systolic_testing::Outcome;
 
 Outcome RunOnGemmini(const std::string& text) {
   // 256 KiB of unified buffer: the larger cases need several tiles.
-  const systolic::ArchConfig config = systolic::LoadArchConfig("gemmini", {});
-  auto module = testing_support::ParseAndVerify(text);
-  auto backend =
-      targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
-  testing_support::ComparedRun run = testing_support::RunAgainstInterpreter(
-      *backend, *module, io::MakeRandomInputs(*module, 5), nullptr);
-  const auto artifacts = run.executable->artifacts();
-  const auto assembly = artifacts.find("program.sasm");
-  return {run.comparison, run.executable->profile().counters,
-          assembly == artifacts.end() ? "" : assembly->second};
+  return systolic_testing::RunAgainstInterpreter(text, systolic::LoadArchConfig("gemmini", {}),
+                                                 5);
 }
 
 void ExpectNative(const Outcome& outcome, double native) {

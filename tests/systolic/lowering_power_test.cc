@@ -8,54 +8,45 @@
 #include <string>
 #include <vector>
 
-#include "hlo/literal.h"
-#include "targets/descriptions.h"
-#include "targets/systolic/systolic_backend.h"
-#include "tests/test_support.h"
+#include "tests/systolic/systolic_run_support.h"
 
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-struct Outcome {
-  io::CompareResult compare;
-  std::map<std::string, double> counters;
-};
-
-Outcome RunPower(const std::string& exponent, const std::vector<float>& values) {
+systolic_testing::Outcome RunPower(const std::string& exponent,
+                                   const std::vector<float>& values) {
   const std::string n = std::to_string(values.size());
-  auto module = testing_support::ParseAndVerify(
+  const std::string text =
       "HloModule m\nENTRY main {\n  x = f32[" + n + "] parameter(0)\n  e = f32[] constant(" +
       exponent + ")\n  b = f32[" + n + "] broadcast(e), dimensions={}\n  ROOT p = f32[" + n +
-      "] power(x, b)\n}\n");
-  hlo::Literal input(module->entry()->parameters()[0]->shape());
+      "] power(x, b)\n}\n";
+  hlo::Literal input(
+      hlo::Shape::Array(hlo::PrimitiveType::kF32, {static_cast<int64_t>(values.size())}));
   std::memcpy(input.mutable_bytes().data(), values.data(), values.size() * sizeof(float));
   std::vector<hlo::Literal> inputs;
   inputs.push_back(std::move(input));
-  auto backend = targets::MakeSystolicBackend(systolic::LoadArchConfig("gemmini", {}),
-                                              testing_support::Backends().Find("interp"));
-  testing_support::ComparedRun run =
-      testing_support::RunAgainstInterpreter(*backend, *module, inputs, nullptr);
-  return {run.comparison, run.executable->profile().counters};
+  return systolic_testing::RunAgainstInterpreter(text, systolic::LoadArchConfig("gemmini", {}),
+                                                 0, std::move(inputs));
 }
 
 const std::vector<float> kEdges = {-0.0f, 0.0f, -kInf, kInf, std::nanf(""), -1.0f, 4.0f,
                                    1e-30f, 3.0e38f, 0.3f, 2.0f, -7.5f};
 
 TEST(SystolicPower, InverseSquareRootMatchesPowerOnEdgeValues) {
-  const Outcome outcome = RunPower("-0.5", kEdges);
+  const systolic_testing::Outcome outcome = RunPower("-0.5", kEdges);
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
   EXPECT_EQ(outcome.counters.at("host_instructions"), 0);
 }
 
 TEST(SystolicPower, SquareIsExact) {
-  const Outcome outcome = RunPower("2", kEdges);
+  const systolic_testing::Outcome outcome = RunPower("2", kEdges);
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
   EXPECT_EQ(outcome.counters.at("host_instructions"), 0);
 }
 
 TEST(SystolicPower, OtherExponentsRunOnTheHost) {
-  const Outcome outcome = RunPower("0.5", kEdges);
+  const systolic_testing::Outcome outcome = RunPower("0.5", kEdges);
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
   EXPECT_EQ(outcome.counters.at("host_instructions"), 1);
 }

@@ -7,31 +7,17 @@
 
 #include <string>
 
-#include "targets/descriptions.h"
-#include "targets/systolic/systolic_backend.h"
-#include "tests/test_support.h"
-#include "tools/io/inputs.h"
+#include "tests/systolic/systolic_run_support.h"
 
 namespace {
 
-struct Outcome {
-  io::CompareResult compare;
-  std::map<std::string, double> counters;
-  std::string assembly;
-};
+using systolic_testing::Outcome;
 
 Outcome RunLayer(const std::string& text) {
-  const systolic::ArchConfig config = systolic::LoadArchConfig(
-      "tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"});
-  auto module = testing_support::ParseAndVerify(text);
-  auto backend =
-      targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
-  testing_support::ComparedRun run = testing_support::RunAgainstInterpreter(
-      *backend, *module, io::MakeRandomInputs(*module, 11), nullptr);
-  const auto artifacts = run.executable->artifacts();
-  const auto assembly = artifacts.find("program.sasm");
-  return {run.comparison, run.executable->profile().counters,
-          assembly == artifacts.end() ? "" : assembly->second};
+  return systolic_testing::RunAgainstInterpreter(
+      text,
+      systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.rows=8", "array.cols=8"}),
+      11);
 }
 
 // An s8 dot of signed activations (x - 8, x drawn in [0, 16)) and the requantize body `body`,

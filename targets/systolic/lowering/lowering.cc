@@ -334,10 +334,7 @@ class Lowerer {
         !(program = AnalyzeRows(*root, external, allow_dot, why, {}, no_instruction))) {
       return false;
     }
-    std::vector<uint64_t> params;
-    for (const Instruction* operand : inst.operands()) {
-      params.push_back(values_.at(operand).at(0).address);
-    }
+    const std::vector<uint64_t> params = OperandAddresses(inst);
     // Emit into a scratch builder first, so a failure leaves the segment untouched.
     std::vector<DramBuffer> result = dram_.Allocate(inst);
     ProgramBuilder op_builder;
@@ -366,16 +363,22 @@ class Lowerer {
     return true;
   }
 
+  // The DRAM address of each (array) operand of `inst`.
+  std::vector<uint64_t> OperandAddresses(const Instruction& inst) const {
+    std::vector<uint64_t> addresses;
+    for (const Instruction* operand : inst.operands()) {
+      addresses.push_back(values_.at(operand).at(0).address);
+    }
+    return addresses;
+  }
+
   // Slice, concatenate and pad as strided DMA copies through the unified buffer
   // (emit_block_copy.h). False (nothing emitted, the reason in `why`) for forms the plan does
   // not take.
   bool TryBlockCopies(const Instruction& inst, std::string* why) {
     std::optional<BlockCopyPlan> plan = PlanBlockCopies(inst, why);
     if (!plan) return false;
-    std::vector<uint64_t> params;
-    for (const Instruction* operand : inst.operands()) {
-      params.push_back(values_.at(operand).at(0).address);
-    }
+    const std::vector<uint64_t> params = OperandAddresses(inst);
     std::vector<DramBuffer> result = dram_.Allocate(inst);
     ProgramBuilder op_builder;
     bool half = false;

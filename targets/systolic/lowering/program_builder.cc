@@ -125,42 +125,50 @@ void ProgramBuilder::LoadPlanes(uint64_t dram, int64_t dram_row_stride,
                                 int64_t dram_plane_stride, uint64_t local,
                                 int64_t local_row_stride, int64_t local_plane_stride,
                                 int64_t row_bytes, int64_t rows, int64_t planes) {
-  if (row_bytes > kMaxRowBytes || rows > kMaxRows) {
-    throw hlo::Error("internal: planar DMA tile too large");
-  }
-  SetRegister(ConfigRegister::kLoadDramRowStride, dram_row_stride);
-  SetRegister(ConfigRegister::kLoadLocalRowStride, local_row_stride);
-  SetRegister(ConfigRegister::kLoadDramPlaneStride, dram_plane_stride);
-  SetRegister(ConfigRegister::kLoadLocalPlaneStride, local_plane_stride);
-  for (int64_t p = 0; p < planes; p += kMaxPlanes) {
-    Instruction inst = MakeInstruction(Opcode::kDmaLoad);
-    inst.set(DmaLoadField::dram, dram + static_cast<uint64_t>(p * dram_plane_stride));
-    inst.set(DmaLoadField::local, local + static_cast<uint64_t>(p * local_plane_stride));
-    inst.set(DmaLoadField::row_bytes, static_cast<uint64_t>(row_bytes));
-    inst.set(DmaLoadField::rows, static_cast<uint64_t>(rows));
-    inst.set(DmaLoadField::planes, static_cast<uint64_t>(std::min(kMaxPlanes, planes - p)));
-    Append(inst);
-  }
+  TransferPlanes(true, dram, dram_row_stride, dram_plane_stride, local, local_row_stride,
+                 local_plane_stride, row_bytes, rows, planes);
 }
 
 void ProgramBuilder::StorePlanes(uint64_t local, int64_t local_row_stride,
                                  int64_t local_plane_stride, uint64_t dram,
                                  int64_t dram_row_stride, int64_t dram_plane_stride,
                                  int64_t row_bytes, int64_t rows, int64_t planes) {
+  TransferPlanes(false, dram, dram_row_stride, dram_plane_stride, local, local_row_stride,
+                 local_plane_stride, row_bytes, rows, planes);
+}
+
+void ProgramBuilder::TransferPlanes(bool is_load, uint64_t dram, int64_t dram_row_stride,
+                                    int64_t dram_plane_stride, uint64_t local,
+                                    int64_t local_row_stride, int64_t local_plane_stride,
+                                    int64_t row_bytes, int64_t rows, int64_t planes) {
   if (row_bytes > kMaxRowBytes || rows > kMaxRows) {
     throw hlo::Error("internal: planar DMA tile too large");
   }
-  SetRegister(ConfigRegister::kStoreDramRowStride, dram_row_stride);
-  SetRegister(ConfigRegister::kStoreLocalRowStride, local_row_stride);
-  SetRegister(ConfigRegister::kStoreDramPlaneStride, dram_plane_stride);
-  SetRegister(ConfigRegister::kStoreLocalPlaneStride, local_plane_stride);
+  using R = ConfigRegister;
+  SetRegister(is_load ? R::kLoadDramRowStride : R::kStoreDramRowStride, dram_row_stride);
+  SetRegister(is_load ? R::kLoadLocalRowStride : R::kStoreLocalRowStride, local_row_stride);
+  SetRegister(is_load ? R::kLoadDramPlaneStride : R::kStoreDramPlaneStride, dram_plane_stride);
+  SetRegister(is_load ? R::kLoadLocalPlaneStride : R::kStoreLocalPlaneStride,
+              local_plane_stride);
   for (int64_t p = 0; p < planes; p += kMaxPlanes) {
-    Instruction inst = MakeInstruction(Opcode::kDmaStore);
-    inst.set(DmaStoreField::local, local + static_cast<uint64_t>(p * local_plane_stride));
-    inst.set(DmaStoreField::dram, dram + static_cast<uint64_t>(p * dram_plane_stride));
-    inst.set(DmaStoreField::row_bytes, static_cast<uint64_t>(row_bytes));
-    inst.set(DmaStoreField::rows, static_cast<uint64_t>(rows));
-    inst.set(DmaStoreField::planes, static_cast<uint64_t>(std::min(kMaxPlanes, planes - p)));
+    // dma.load and dma.store share their field layout but for the order of dram and local.
+    Instruction inst = MakeInstruction(is_load ? Opcode::kDmaLoad : Opcode::kDmaStore);
+    const uint64_t d = dram + static_cast<uint64_t>(p * dram_plane_stride);
+    const uint64_t l = local + static_cast<uint64_t>(p * local_plane_stride);
+    const uint64_t count = static_cast<uint64_t>(std::min(kMaxPlanes, planes - p));
+    if (is_load) {
+      inst.set(DmaLoadField::dram, d);
+      inst.set(DmaLoadField::local, l);
+      inst.set(DmaLoadField::row_bytes, static_cast<uint64_t>(row_bytes));
+      inst.set(DmaLoadField::rows, static_cast<uint64_t>(rows));
+      inst.set(DmaLoadField::planes, count);
+    } else {
+      inst.set(DmaStoreField::local, l);
+      inst.set(DmaStoreField::dram, d);
+      inst.set(DmaStoreField::row_bytes, static_cast<uint64_t>(row_bytes));
+      inst.set(DmaStoreField::rows, static_cast<uint64_t>(rows));
+      inst.set(DmaStoreField::planes, count);
+    }
     Append(inst);
   }
 }

@@ -82,6 +82,10 @@ class ProgramBuilder {
   static int SemaphoreFor(Unit from, Unit to, int bank = 0);
 
  private:
+  void TransferPlanes(bool is_load, uint64_t dram, int64_t dram_row_stride,
+                      int64_t dram_plane_stride, uint64_t local, int64_t local_row_stride,
+                      int64_t local_plane_stride, int64_t row_bytes, int64_t rows,
+                      int64_t planes);
   void Transfer(bool is_load, uint64_t dram, int64_t dram_stride, uint64_t local,
                 int64_t local_stride, int64_t row_bytes, int64_t rows);
   Program program_;

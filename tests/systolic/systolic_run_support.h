@@ -1,0 +1,38 @@
+// Shared by the systolic lowering tests: run a module on the systolic backend (host steps on the
+// interpreter) and compare it with the interpreter, keeping the counters and the assembly.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hlo/literal.h"
+#include "targets/descriptions.h"
+#include "targets/systolic/systolic_backend.h"
+#include "tests/test_support.h"
+#include "tools/io/inputs.h"
+
+namespace systolic_testing {
+
+struct Outcome {
+  io::CompareResult compare;
+  std::map<std::string, double> counters;
+  std::string assembly;  // the backend's program.sasm: segments and "# host:" lines
+};
+
+// `inputs` empty: io::MakeRandomInputs(module, seed).
+inline Outcome RunAgainstInterpreter(const std::string& text, const systolic::ArchConfig& config,
+                                     uint64_t seed, std::vector<hlo::Literal> inputs = {}) {
+  auto module = testing_support::ParseAndVerify(text);
+  auto backend =
+      targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
+  if (inputs.empty()) inputs = io::MakeRandomInputs(*module, seed);
+  testing_support::ComparedRun run =
+      testing_support::RunAgainstInterpreter(*backend, *module, inputs, nullptr);
+  const auto artifacts = run.executable->artifacts();
+  const auto assembly = artifacts.find("program.sasm");
+  return {run.comparison, run.executable->profile().counters,
+          assembly == artifacts.end() ? "" : assembly->second};
+}
+
+}  // namespace systolic_testing
