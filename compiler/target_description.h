@@ -91,7 +91,7 @@ struct TargetDescription {
   // Opcode handling. Missing opcodes default to `default_handling`.
   std::map<hlo::Opcode, OpRule> op_rules;
   OpHandling default_handling = OpHandling::kGenerated;
-  // Why an opcode runs on the host, e.g. "no vector-unit instruction for cosine": the ownership
+  // Why an opcode runs on the host, e.g. "no vector-unit instruction for tan": the ownership
   // analysis appends it to the host-fallback detail of an op whose rule is kHostFallback.
   std::map<hlo::Opcode, std::string> host_fallback_details;
   // What an OpRule cannot hold (it keys on the opcode and one element type): the backend's own

@@ -62,6 +62,16 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
     vec::ExecuteUnary(inst, memories_);
   }
   void OnVTanh(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVSin(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVCos(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVLog(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVLog1p(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVExpm1(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVLogistic(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVErf(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVFloor(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVCeil(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
+  void OnVRound(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
   void OnVFill(const Instruction& inst) override { vec::ExecuteFill(inst, memories_); }
   void OnVCvt(const Instruction& inst) override { vec::ExecuteConvert(inst, memories_); }
   void OnVRequant(const Instruction& inst) override {

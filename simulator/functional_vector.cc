@@ -271,12 +271,24 @@ float Transcendental(Opcode op, float x) {
     case Opcode::kVRecip: return 1.0f / x;
     case Opcode::kVRsqrt: return 1.0f / std::sqrt(x);  // two f32 roundings
     case Opcode::kVTanh: return std::tanh(x);
+    case Opcode::kVSin: return std::sin(x);
+    case Opcode::kVCos: return std::cos(x);
+    case Opcode::kVLog: return std::log(x);
+    case Opcode::kVLog1p: return std::log1p(x);
+    case Opcode::kVExpm1: return std::expm1(x);
+    // For very negative x, exp overflows to inf and the result is +0.
+    case Opcode::kVLogistic: return 1.0f / (1.0f + std::exp(-x));
+    case Opcode::kVErf: return std::erf(x);
+    case Opcode::kVFloor: return std::floor(x);
+    case Opcode::kVCeil: return std::ceil(x);
+    case Opcode::kVRound: return std::round(x);
     default: break;
   }
   throw hlo::Error("vector unit: not a transcendental opcode");
 }
 
-// vmov (any dtype, a byte copy) and vexp vrecip vrsqrt vtanh (float dtypes, computed in f32).
+// vmov (any dtype, a byte copy) and the float ops vexp vrecip vrsqrt vtanh vsin vcos vlog
+// vlog1p vexpm1 vlogistic verf vfloor vceil vround (computed in f32, rounded once to the dtype).
 void Unary(const Instruction& inst, Memories& memories) {
   using F = systolic::VMovField;  // the unary ops share VMov's fields
   const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };

@@ -241,6 +241,16 @@ class Planner final : public systolic::InstructionVisitor<void> {
   void OnVRecip(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
   void OnVRsqrt(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
   void OnVTanh(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVSin(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVCos(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVLog(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVLog1p(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVExpm1(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVLogistic(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVErf(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVFloor(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVCeil(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
+  void OnVRound(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
   void OnVFill(const Instruction& inst) override { VisitFill(index_, inst); }
   void OnVCvt(const Instruction& inst) override { VisitConvert(index_, inst); }
   void OnVRequant(const Instruction& inst) override { VisitConvert(index_, inst); }

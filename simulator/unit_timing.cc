@@ -149,7 +149,8 @@ UnitCost SelectCost(const Instruction& inst, const systolic::ArchConfig& config)
   return cost;
 }
 
-// vmov streams; exp, recip, rsqrt and tanh add the transcendental stages.
+// vmov, vfloor, vceil and vround stream; the transcendental functions (exp, recip, rsqrt,
+// tanh, sin, cos, log, log1p, expm1, logistic, erf) add the transcendental stages.
 UnitCost UnaryCost(const Instruction& inst, const systolic::ArchConfig& config) {
   UnitCost cost;
   using F = systolic::VMovField;  // shared layout of the unary ops
@@ -159,8 +160,9 @@ UnitCost UnaryCost(const Instruction& inst, const systolic::ArchConfig& config) 
   CountAccess(cost, field(F::src), Bytes(count, dtype), false);
   CountAccess(cost, field(F::dst), Bytes(count, dtype), true);
   cost.vector_element_ops = count;
-  cost.cycles = StreamCycles(config, count,
-                             inst.opcode == Opcode::kVMov ? 0 : config.vector_transcendental_depth);
+  const bool plain = inst.opcode == Opcode::kVMov || inst.opcode == Opcode::kVFloor ||
+                     inst.opcode == Opcode::kVCeil || inst.opcode == Opcode::kVRound;
+  cost.cycles = StreamCycles(config, count, plain ? 0 : config.vector_transcendental_depth);
   return cost;
 }
 
@@ -254,6 +256,16 @@ class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
   UnitCost OnVRecip(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
   UnitCost OnVRsqrt(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
   UnitCost OnVTanh(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVSin(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVCos(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVLog(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVLog1p(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVExpm1(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVLogistic(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVErf(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVFloor(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVCeil(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
+  UnitCost OnVRound(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
   UnitCost OnVFill(const Instruction& inst) override { return Vector(FillCost(inst, config_)); }
   UnitCost OnVCvt(const Instruction& inst) override { return Vector(ConvertCost(inst, config_)); }
   UnitCost OnVRequant(const Instruction& inst) override {

@@ -28,7 +28,7 @@ bool Compatible(Placement a, Placement b);
 Placement Combine(Placement a, Placement b);
 
 // "" when `a` and `b` may share a fusion; otherwise the reason, e.g.
-// "cosine runs on the host on systolic, add natively".
+// "tan runs on the host on systolic, add natively".
 std::string PlacementConflict(const hlo::Instruction& a, const hlo::Instruction& b,
                               const TargetDescription& target);
 

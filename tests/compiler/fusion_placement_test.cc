@@ -1,7 +1,7 @@
 // Target-aware fusion: on systolic, host-fallback ops never share a fusion with ops the
 // accelerator runs (compiler/fusion/fusion_placement.h); on cpu the same modules fuse fully.
 // Expected groupings and owner counts are worked out by hand from the systolic op rules
-// (targets/systolic/description.cc): cosine, sine and s16 arithmetic run on the host; add,
+// (targets/systolic/description.cc): tangent, cube root and s16 arithmetic run on the host; add,
 // multiply, exponential, tanh, round-nearest-even and s32 arithmetic on the vector unit.
 #include <gtest/gtest.h>
 
@@ -21,14 +21,14 @@ using fusion_test::FuseAndCheck;
 using fusion_test::Fusions;
 using hlo::Opcode;
 
-// add -> multiply -> cosine -> exponential -> tanh: cosine is the only host op on systolic.
+// add -> multiply -> tan -> exponential -> tanh: tan is the only host op on systolic.
 constexpr char kChain[] = R"(HloModule chain
 ENTRY main {
   x = f32[8,16] parameter(0)
   y = f32[8,16] parameter(1)
   a = f32[8,16] add(x, y)
   m = f32[8,16] multiply(a, y)
-  c = f32[8,16] cosine(m)
+  c = f32[8,16] tan(m)
   e = f32[8,16] exponential(c)
   ROOT t = f32[8,16] tanh(e)
 })";
@@ -47,14 +47,14 @@ std::set<Opcode> BodyOpcodes(const hlo::Instruction& fusion) {
   return ops;
 }
 
-TEST(FusionPlacement, CosineSplitsTheChainOnSystolic) {
+TEST(FusionPlacement, TangentSplitsTheChainOnSystolic) {
   auto module = FuseAndCheck(kChain, AllFusionPasses(), targets::SystolicDescription());
   const auto fusions = Fusions(*module);
   ASSERT_EQ(fusions.size(), 2u);
   EXPECT_EQ(BodyOpcodes(*fusions[0]), (std::set<Opcode>{Opcode::kAdd, Opcode::kMultiply}));
   EXPECT_EQ(BodyOpcodes(*fusions[1]), (std::set<Opcode>{Opcode::kExp, Opcode::kTanh}));
-  EXPECT_EQ(CountTopLevel(*module, Opcode::kCos), 1);  // left unfused, alone on the host
-  // Only the cosine itself is host fallback; the other four ops stay native.
+  EXPECT_EQ(CountTopLevel(*module, Opcode::kTan), 1);  // left unfused, alone on the host
+  // Only the tangent itself is host fallback; the other four ops stay native.
   EXPECT_EQ(Owned(*module, targets::SystolicDescription(), compiler::Owner::kHostFallback), 1);
   EXPECT_EQ(Owned(*module, targets::SystolicDescription(), compiler::Owner::kAcceleratorNative), 4);
 }
@@ -63,7 +63,7 @@ TEST(FusionPlacement, SameChainIsOneFusionOnCpu) {
   auto module = FuseAndCheck(kChain, AllFusionPasses(), targets::CpuDescription());
   const auto fusions = Fusions(*module);
   ASSERT_EQ(fusions.size(), 1u);
-  EXPECT_EQ(CountInBody(*fusions[0], Opcode::kCos), 1);
+  EXPECT_EQ(CountInBody(*fusions[0], Opcode::kTan), 1);
   EXPECT_EQ(BodyOpcodes(*fusions[0]).size(), 5u);
   EXPECT_EQ(Owned(*module, targets::CpuDescription(), compiler::Owner::kGeneratedKernel), 5);
 }
@@ -73,7 +73,7 @@ TEST(FusionPlacement, ExplainNamesBothSides) {
   const auto decisions = compiler::ExplainFusion(*module, targets::SystolicDescription());
   ASSERT_EQ(decisions.size(), 2u);  // fusion -> c and c -> fusion.1
   for (const compiler::FusionDecision& d : decisions) {
-    EXPECT_EQ(d.reason, "cosine runs on the host on systolic, fusion (kLoop) natively")
+    EXPECT_EQ(d.reason, "tan runs on the host on systolic, fusion (kLoop) natively")
         << d.producer << " -> " << d.consumer;
   }
   EXPECT_TRUE(decisions[0].consumer == "c" || decisions[1].producer == "c");
@@ -130,8 +130,8 @@ TEST(FusionPlacement, MultiOutputKeepsSidesApart) {
   const std::string text = R"(HloModule mo
 ENTRY main {
   x = f32[64] parameter(0)
-  s = f32[64] sine(x)
-  c = f32[64] cosine(s)
+  s = f32[64] cbrt(x)
+  c = f32[64] tan(s)
   a = f32[64] add(x, x)
   m = f32[64] multiply(a, a)
   ROOT t = (f32[64], f32[64]) tuple(c, m)

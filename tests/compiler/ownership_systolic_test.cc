@@ -29,10 +29,13 @@ compiler::OwnerInfo RootOwner(const std::string& body) {
 }
 
 TEST(OwnershipSystolic, TranscendentalsWithoutAVectorInstructionRunOnTheHost) {
-  compiler::OwnerInfo cosine = RootOwner(
-      "  p = f32[4,8] parameter(0)\n  ROOT r = f32[4,8] cosine(p)\n");
-  EXPECT_EQ(cosine.owner, Owner::kHostFallback);
-  EXPECT_EQ(cosine.detail, "systolic cannot execute cosine: no vector-unit instruction for cosine");
+  compiler::OwnerInfo tangent = RootOwner(
+      "  p = f32[4,8] parameter(0)\n  ROOT r = f32[4,8] tan(p)\n");
+  EXPECT_EQ(tangent.owner, Owner::kHostFallback);
+  EXPECT_EQ(tangent.detail, "systolic cannot execute tan: no vector-unit instruction for tan");
+  // cosine has vcos: native on floats, not on integers (no such HLO op) or s64.
+  EXPECT_EQ(RootOwner("  p = bf16[4,8] parameter(0)\n  ROOT r = bf16[4,8] cosine(p)\n").owner,
+            Owner::kAcceleratorNative);
   // exponential has vexp: native on floats.
   EXPECT_EQ(RootOwner("  p = f32[4,8] parameter(0)\n  ROOT r = f32[4,8] exponential(p)\n").owner,
             Owner::kAcceleratorNative);

@@ -69,8 +69,10 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     // The vector unit: the row-op table (row_op_table.cc) on each type it holds.
     case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kMaximum:
     case Opcode::kMinimum: case Opcode::kClamp: case Opcode::kExp: case Opcode::kTanh:
-    case Opcode::kRsqrt: case Opcode::kDivide: case Opcode::kSqrt: case Opcode::kNegate:
-    case Opcode::kAbs: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor: case Opcode::kNot:
+    case Opcode::kRsqrt: case Opcode::kSin: case Opcode::kCos: case Opcode::kLog:
+    case Opcode::kLog1p: case Opcode::kExpm1: case Opcode::kLogistic: case Opcode::kErf:
+    case Opcode::kFloor: case Opcode::kCeil: case Opcode::kRoundNearestAfz: case Opcode::kDivide:
+    case Opcode::kSqrt: case Opcode::kNegate: case Opcode::kAbs: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor: case Opcode::kNot:
     case Opcode::kCompare: case Opcode::kSelect: case Opcode::kShiftLeft:
     case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
       return Native(RowOpTypes(op));
@@ -100,11 +102,9 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kSlice: case Opcode::kConcatenate: case Opcode::kPad:
       return EveryType();
     // Elementwise ops the vector unit has no instruction for.
-    case Opcode::kBitcastConvert: case Opcode::kCbrt: case Opcode::kCeil: case Opcode::kClz:
-    case Opcode::kCos: case Opcode::kErf: case Opcode::kExpm1: case Opcode::kFloor:
-    case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic:
-    case Opcode::kPopulationCount: case Opcode::kReducePrecision: case Opcode::kRoundNearestAfz:
-    case Opcode::kSign: case Opcode::kSin: case Opcode::kTan:
+    case Opcode::kBitcastConvert: case Opcode::kCbrt: case Opcode::kClz:
+    case Opcode::kIsFinite: case Opcode::kPopulationCount: case Opcode::kReducePrecision:
+    case Opcode::kSign: case Opcode::kTan:
     case Opcode::kAtan2: case Opcode::kRemainder:
       return Host(no_vector_op);
     // x^2 and x^-0.5 (row_program.cc, DefinePower); IntrinsicHostReason sends the rest.

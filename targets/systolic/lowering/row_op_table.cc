@@ -41,6 +41,16 @@ std::optional<systolic::Opcode> VectorUnary(Opcode op) {
     case Opcode::kExp: return systolic::Opcode::kVExp;
     case Opcode::kTanh: return systolic::Opcode::kVTanh;
     case Opcode::kRsqrt: return systolic::Opcode::kVRsqrt;
+    case Opcode::kSin: return systolic::Opcode::kVSin;
+    case Opcode::kCos: return systolic::Opcode::kVCos;
+    case Opcode::kLog: return systolic::Opcode::kVLog;
+    case Opcode::kLog1p: return systolic::Opcode::kVLog1p;
+    case Opcode::kExpm1: return systolic::Opcode::kVExpm1;
+    case Opcode::kLogistic: return systolic::Opcode::kVLogistic;
+    case Opcode::kErf: return systolic::Opcode::kVErf;
+    case Opcode::kFloor: return systolic::Opcode::kVFloor;
+    case Opcode::kCeil: return systolic::Opcode::kVCeil;
+    case Opcode::kRoundNearestAfz: return systolic::Opcode::kVRound;
     default: return std::nullopt;
   }
 }
