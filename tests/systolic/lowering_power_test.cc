@@ -51,4 +51,27 @@ TEST(SystolicPower, OtherExponentsRunOnTheHost) {
   EXPECT_EQ(outcome.counters.at("host_instructions"), 1);
 }
 
+// The exponent of a fused power is a fusion parameter when its broadcast is shared with other
+// fusions (the systolic pipeline never duplicates it): the lowering reads the constant through
+// the fusion's operand, as RMS normalization in gemma4 needs.
+TEST(SystolicPower, ExponentBehindAFusionParameterIsReadThroughTheOperand) {
+  const systolic_testing::Outcome outcome = systolic_testing::RunAgainstInterpreter(
+      R"(HloModule m
+norm {
+  x = f32[8,32] parameter(0)
+  e = f32[8,32] parameter(1)
+  s = f32[8,32] multiply(x, x)
+  ROOT p = f32[8,32] power(s, e)
+}
+ENTRY main {
+  x = f32[8,32] parameter(0)
+  k = f32[] constant(-0.5)
+  b = f32[8,32] broadcast(k), dimensions={}
+  ROOT f = f32[8,32] fusion(x, b), kind=kLoop, calls=norm
+})",
+      systolic::LoadArchConfig("gemmini", {}), 3);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters.at("host_instructions"), 0) << outcome.assembly;
+}
+
 }  // namespace

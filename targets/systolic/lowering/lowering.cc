@@ -331,7 +331,8 @@ class Lowerer {
     std::optional<TransposePlan> transpose = AnalyzeTranspose(*root, external, nullptr);
     std::optional<RowProgram> program;
     if (!transpose &&
-        !(program = AnalyzeRows(*root, external, allow_dot, why, {}, no_instruction))) {
+        !(program = AnalyzeRows(*root, external, allow_dot, why, {}, no_instruction,
+                                [&inst](int64_t i) { return inst.operand(i); }))) {
       return false;
     }
     const std::vector<uint64_t> params = OperandAddresses(inst);

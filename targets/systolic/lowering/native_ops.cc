@@ -178,11 +178,16 @@ std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
         break;
       }
       return "the vector unit reduces only a sum from 0 or a max from -inf";
-    case Opcode::kPower:
-      if (std::optional<double> e = ConstantPowerExponent(inst); e && VectorPowerExponent(*e)) {
-        break;
-      }
+    case Opcode::kPower: {
+      const hlo::Instruction* source = nullptr;
+      std::optional<double> e = ScalarFloatConstant(inst.operand(1), &source);
+      if (e && VectorPowerExponent(*e)) break;
+      // Inside a called computation (a fusion whose shared exponent broadcast stayed outside)
+      // the exponent is a parameter: the lowering reads it through the fusion's operand and
+      // decides (the report asks the lowering, Backend::HostSteps).
+      if (!e && source->opcode() == Opcode::kParameter && !source->parent()->is_entry()) break;
       return "the vector unit raises only to the constant powers 2 and -0.5";
+    }
     case Opcode::kPad: {
       if (inst.operand(1)->opcode() != Opcode::kConstant) {
         return "a computed padding value is not in the DMA plan (emit_block_copy.h)";

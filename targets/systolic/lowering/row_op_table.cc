@@ -168,17 +168,22 @@ bool VcvtMatchesConvert(PrimitiveType from, PrimitiveType to) {
          (to == PrimitiveType::kS32 && (from == PrimitiveType::kS8 || from == PrimitiveType::kU8));
 }
 
-std::optional<double> ConstantPowerExponent(const hlo::Instruction& power) {
-  const hlo::Instruction* e = power.operand(1);
+std::optional<double> ScalarFloatConstant(const hlo::Instruction* e,
+                                          const hlo::Instruction** through) {
   while (e->opcode() == Opcode::kBroadcast || e->opcode() == Opcode::kReshape ||
          e->opcode() == Opcode::kBitcast) {
     e = e->operand(0);
   }
+  if (through) *through = e;
   if (e->opcode() != Opcode::kConstant || !e->shape().IsArray() ||
       e->shape().ElementCount() != 1 || !hlo::IsFloating(e->shape().type)) {
     return std::nullopt;
   }
   return e->attr<hlo::ConstantAttrs>().literal.GetAsDouble(0);
+}
+
+std::optional<double> ConstantPowerExponent(const hlo::Instruction& power) {
+  return ScalarFloatConstant(power.operand(1));
 }
 
 bool VectorPowerExponent(double exponent) { return exponent == 2.0 || exponent == -0.5; }

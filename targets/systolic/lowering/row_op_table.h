@@ -33,8 +33,12 @@ bool VcvtMatchesConvert(hlo::PrimitiveType from, hlo::PrimitiveType to);
 enum class VectorReducer { kSum, kMax };
 std::optional<VectorReducer> VectorReducerOf(const hlo::Instruction& reduce);
 
-// The exponent of `power` when it is a one-element constant (possibly broadcast or reshaped):
-// the vector unit runs x^2 (vmul) and x^-0.5 (vrsqrt, RMS normalization) and no other power.
+// The value of a one-element float constant seen through broadcasts and reshapes, else
+// nullopt; `*through` (when given) is set to the instruction the walk stopped at.
+std::optional<double> ScalarFloatConstant(const hlo::Instruction* value,
+                                          const hlo::Instruction** through = nullptr);
+// The exponent of `power` when it is such a constant: the vector unit runs x^2 (vmul) and
+// x^-0.5 (vrsqrt, RMS normalization) and no other power.
 std::optional<double> ConstantPowerExponent(const hlo::Instruction& power);
 bool VectorPowerExponent(double exponent);
 

@@ -36,8 +36,12 @@ int64_t Count(const Instruction* inst) {
 
 class Analyzer {
  public:
-  Analyzer(const ExternalIndex& external, bool allow_dot, const Substitution& substitute)
-      : external_(external), allow_dot_(allow_dot), substitute_(substitute) {}
+  Analyzer(const ExternalIndex& external, bool allow_dot, const Substitution& substitute,
+           const OperandValue& operand_value)
+      : external_(external),
+        allow_dot_(allow_dot),
+        substitute_(substitute),
+        operand_value_(operand_value) {}
 
   RowProgram Run(const Instruction& root) {
     ChooseRowSpace(root);
@@ -446,7 +450,14 @@ class Analyzer {
   // -inf mapped to +0 (rsqrt would give NaN). Other exponents have no vector-unit program.
   int DefinePower(const Instruction* inst) {
     const Dtype dtype = DtypeOf(inst);
-    std::optional<double> exponent = ConstantPowerExponent(*inst);
+    const Instruction* source = nullptr;
+    std::optional<double> exponent = ScalarFloatConstant(inst->operand(1), &source);
+    if (!exponent && operand_value_) {
+      // A fusion parameter: the constant may be the fused instruction's operand.
+      if (std::optional<int64_t> index = external_(Resolve(source))) {
+        exponent = ScalarFloatConstant(operand_value_(*index));
+      }
+    }
     if (!IsFloat(dtype) || !exponent || !VectorPowerExponent(*exponent)) {
       FailNoInstruction("power " + inst->name() + " whose exponent is not the constant 2 or -0.5");
     }
@@ -522,6 +533,7 @@ class Analyzer {
   const ExternalIndex& external_;
   bool allow_dot_;
   const Substitution& substitute_;
+  const OperandValue& operand_value_;
   RowProgram program_;
   std::map<const Instruction*, int> defined_;
   std::map<std::pair<int64_t, RowClass>, int> loads_;
@@ -537,9 +549,10 @@ bool RowProgram::has_vector_work() const {
 
 std::optional<RowProgram> AnalyzeRows(const hlo::Instruction& root, const ExternalIndex& external,
                                       bool allow_dot, std::string* why,
-                                      const Substitution& substitute, bool* no_instruction) {
+                                      const Substitution& substitute, bool* no_instruction,
+                                      const OperandValue& operand_value) {
   try {
-    return Analyzer(external, allow_dot, substitute).Run(root);
+    return Analyzer(external, allow_dot, substitute, operand_value).Run(root);
   } catch (const Unsupported& u) {
     if (why) *why = u.reason;
     if (no_instruction) *no_instruction = u.no_instruction;

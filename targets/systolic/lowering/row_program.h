@@ -115,10 +115,14 @@ using Substitution = std::function<const hlo::Instruction*(const hlo::Instructio
 // (output fusions) whose operands are external. On failure, `*no_instruction` says whether an
 // op has no vector-unit program at all (its opcode, element types or combiner: what
 // native_ops.h answers) rather than one that does not fit this shape or context.
+// `operand_value` (when given) names the instruction an external index stands for (the fused
+// instruction's operand), so constants outside a fusion (a power's exponent) can be read.
+using OperandValue = std::function<const hlo::Instruction*(int64_t)>;
 std::optional<RowProgram> AnalyzeRows(const hlo::Instruction& root, const ExternalIndex& external,
                                       bool allow_dot, std::string* why,
                                       const Substitution& substitute = {},
-                                      bool* no_instruction = nullptr);
+                                      bool* no_instruction = nullptr,
+                                      const OperandValue& operand_value = {});
 
 std::optional<Dtype> IsaDtype(hlo::PrimitiveType type);
 int64_t ClassElements(RowClass cls, int64_t rows, int64_t cols);
