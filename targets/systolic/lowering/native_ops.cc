@@ -72,7 +72,8 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kRsqrt: case Opcode::kSin: case Opcode::kCos: case Opcode::kLog:
     case Opcode::kLog1p: case Opcode::kExpm1: case Opcode::kLogistic: case Opcode::kErf:
     case Opcode::kFloor: case Opcode::kCeil: case Opcode::kRoundNearestAfz: case Opcode::kDivide:
-    case Opcode::kSqrt: case Opcode::kNegate: case Opcode::kAbs: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor: case Opcode::kNot:
+    case Opcode::kSqrt: case Opcode::kNegate: case Opcode::kAbs: case Opcode::kAnd: case Opcode::kOr:
+    case Opcode::kXor: case Opcode::kNot:
     case Opcode::kCompare: case Opcode::kSelect: case Opcode::kShiftLeft:
     case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
       return Native(RowOpTypes(op));
@@ -140,6 +141,12 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
 }
 
 bool InNativeIdiom(const hlo::Instruction& inst) {
+  // Only the s64 steps need the idiom to be native (the s32 ones have rules of their own); the
+  // walk is not started for anything else, so ownership stays linear in the module.
+  auto is_s64 = [](const hlo::Instruction* x) {
+    return x->shape().IsArray() && x->shape().type == hlo::PrimitiveType::kS64;
+  };
+  if (!is_s64(&inst) && (inst.operand_count() == 0 || !is_s64(inst.operand(0)))) return false;
   // The idiom's convert is at most six users above its first step (requantize_pattern.h).
   std::vector<const hlo::Instruction*> frontier = {&inst};
   std::set<const hlo::Instruction*> seen;
