@@ -2,7 +2,8 @@
 // one vrequant out of the accumulators (the dot's epilogue), bit-exact against the
 // interpreter on signed accumulators, with zero points, inner bounds and ReLU in every place
 // the idioms put it; spellings that would wrap an HLO integer are not taken for the idiom.
-// Integer shifts and bitwise logic run on the vector unit.
+// Integer shifts and bitwise logic run on the vector unit, and so do converts to and from
+// pred (0 or 1; x != 0), which vcvt computes exactly.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -162,6 +163,24 @@ ENTRY main {
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
   EXPECT_EQ(outcome.counters.at("host_instructions"), 0) << outcome.assembly;
   EXPECT_NE(outcome.assembly.find("vshrl"), std::string::npos);
+}
+
+TEST(SystolicRequantize, ConvertsToAndFromPredRunOnTheVectorUnit) {
+  const Outcome outcome = RunLayer(R"(HloModule m
+ENTRY main {
+  a = f32[64] parameter(0)
+  b = s32[64] parameter(1)
+  z = f32[] constant(0.5)
+  zb = f32[64] broadcast(z), dimensions={}
+  p = pred[64] compare(a, zb), direction=GT
+  c = s32[64] convert(p)
+  d = bf16[64] convert(p)
+  e = pred[64] convert(b)
+  f = pred[64] convert(a)
+  ROOT t = (s32[64], bf16[64], pred[64], pred[64]) tuple(c, d, e, f)
+})");
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters.at("host_instructions"), 0) << outcome.assembly;
 }
 
 }  // namespace

@@ -164,6 +164,8 @@ std::optional<VectorReducer> VectorReducerOf(const hlo::Instruction& reduce) {
 }
 
 bool VcvtMatchesConvert(PrimitiveType from, PrimitiveType to) {
+  // pred -> x is 0 or 1 and x -> pred is x != 0 (NaN -> 1) in both.
+  if (from == PrimitiveType::kPred || to == PrimitiveType::kPred) return from != to;
   return (hlo::IsFloating(to) && (hlo::IsFloating(from) || hlo::IsInteger(from))) ||
          (to == PrimitiveType::kS32 && (from == PrimitiveType::kS8 || from == PrimitiveType::kU8));
 }

@@ -23,8 +23,9 @@ std::optional<RowOp> ElementwiseRowOp(hlo::Opcode op, const hlo::CompareAttrs& c
                                       Dtype dtype, std::string* why);
 
 // Whether vcvt (round to nearest, saturate) computes HLO's convert from `from` to `to`
-// (truncate float -> int, wrap int -> int): on float -> float, int -> float and widening
-// s8/u8 -> s32. The requantize idiom (requantize_pattern.h) is the other convert it runs.
+// (truncate float -> int, wrap int -> int): on float -> float, int -> float, widening
+// s8/u8 -> s32, and to or from pred (0 or 1; x != 0). The requantize idiom
+// (requantize_pattern.h) is the other convert it runs.
 bool VcvtMatchesConvert(hlo::PrimitiveType from, hlo::PrimitiveType to);
 
 // What a reduce's combiner and init value make of it on the vector unit: a sum from 0 or a max
