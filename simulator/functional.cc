@@ -73,6 +73,9 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
   void OnVCeil(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
   void OnVRound(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
   void OnVFill(const Instruction& inst) override { vec::ExecuteFill(inst, memories_); }
+  void OnVIota(const Instruction& inst) override {
+    vec::ExecuteIota(inst, registers_, memories_);
+  }
   void OnVCvt(const Instruction& inst) override { vec::ExecuteConvert(inst, memories_); }
   void OnVRequant(const Instruction& inst) override {
     vec::ExecuteRequantize(inst, registers_, memories_);

@@ -333,8 +333,37 @@ void Fill(const Instruction& inst, Memories& memories) {
   }
 }
 
+// viota: each element's row-major index, divided by iota.inner, modulo iota.modulus, stored as
+// dtype (integers exactly, floats rounded to nearest even).
+void Iota(const Instruction& inst, const RegisterFile& registers, Memories& memories) {
+  using F = systolic::VIotaField;
+  const Dtype dtype = CheckedDtype(inst, inst.get(F::dtype), DtypeClass::kNumeric);
+  const uint64_t inner = registers[static_cast<size_t>(systolic::ConfigRegister::kIotaInner)];
+  const uint64_t modulus = registers[static_cast<size_t>(systolic::ConfigRegister::kIotaModulus)];
+  if (inner == 0 || modulus == 0) {
+    throw hlo::Error("viota: iota.inner and iota.modulus must be nonzero (got " +
+                     std::to_string(inner) + ", " + std::to_string(modulus) + ")");
+  }
+  const int64_t count = static_cast<int64_t>(inst.get(F::count));
+  const uint64_t start = inst.get(F::start);
+  std::span<uint8_t> out = WriteOperand(memories, inst.get(F::dst), count, dtype);
+  const int bytes = systolic::DtypeBytes(dtype);
+  for (int64_t k = 0; k < count; ++k) {
+    const uint64_t index = start + static_cast<uint64_t>(k);
+    const int64_t value = static_cast<int64_t>(index / inner % modulus);
+    if (IsFloatDtype(dtype)) {
+      StoreFloat(dtype, &out[k * bytes], static_cast<float>(value));
+    } else {
+      StoreIntWrapping(dtype, &out[k * bytes], value);
+    }
+  }
+}
+
 }  // namespace
 
+void ExecuteIota(const Instruction& inst, const RegisterFile& registers, Memories& memories) {
+  Iota(inst, registers, memories);
+}
 void ExecuteBinary(const Instruction& inst, Memories& memories) { Binary(inst, memories); }
 void ExecuteSelect(const Instruction& inst, Memories& memories) { Select(inst, memories); }
 void ExecuteUnary(const Instruction& inst, Memories& memories) { Unary(inst, memories); }

@@ -66,6 +66,8 @@ void ExecuteBinary(const systolic::Instruction& inst, Memories& memories);
 void ExecuteSelect(const systolic::Instruction& inst, Memories& memories);
 void ExecuteUnary(const systolic::Instruction& inst, Memories& memories);
 void ExecuteFill(const systolic::Instruction& inst, Memories& memories);
+void ExecuteIota(const systolic::Instruction& inst, const RegisterFile& registers,
+                 Memories& memories);
 void ExecuteConvert(const systolic::Instruction& inst, Memories& memories);
 void ExecuteRequantize(const systolic::Instruction& inst, const RegisterFile& registers,
                        Memories& memories);

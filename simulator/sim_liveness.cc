@@ -257,6 +257,7 @@ class Planner final : public systolic::InstructionVisitor<void> {
   void OnVRedSum(const Instruction& inst) override { VisitReduce(index_, inst); }
   void OnVRedMax(const Instruction& inst) override { VisitReduce(index_, inst); }
   void OnVBcast(const Instruction& inst) override { VisitBroadcast(index_, inst); }
+  void OnVIota(const Instruction& inst) override { VisitIota(index_, inst); }
 
   void VisitDma(size_t i, const Instruction& inst);
   void VisitLoadWeights(size_t i, const Instruction& inst);
@@ -267,6 +268,7 @@ class Planner final : public systolic::InstructionVisitor<void> {
   void VisitSelect(size_t i, const Instruction& inst);
   void VisitVectorUnary(size_t i, const Instruction& inst);
   void VisitFill(size_t i, const Instruction& inst);
+  void VisitIota(size_t i, const Instruction& inst);
   void VisitConvert(size_t i, const Instruction& inst);
   void VisitReduce(size_t i, const Instruction& inst);
   void VisitBroadcast(size_t i, const Instruction& inst);
@@ -390,6 +392,12 @@ void Planner::VisitVectorUnary(size_t i, const Instruction& inst) {
 
 void Planner::VisitFill(size_t i, const Instruction& inst) {
   using F = systolic::VFillField;
+  if (!IsDtype(Field(inst, F::dtype))) return;
+  Write(i, Flat(Field(inst, F::dst), Bytes(Field(inst, F::count), Field(inst, F::dtype))));
+}
+
+void Planner::VisitIota(size_t i, const Instruction& inst) {
+  using F = systolic::VIotaField;
   if (!IsDtype(Field(inst, F::dtype))) return;
   Write(i, Flat(Field(inst, F::dst), Bytes(Field(inst, F::count), Field(inst, F::dtype))));
 }

@@ -166,14 +166,25 @@ UnitCost UnaryCost(const Instruction& inst, const systolic::ArchConfig& config) 
   return cost;
 }
 
-UnitCost FillCost(const Instruction& inst, const systolic::ArchConfig& config) {
+// vfill and viota: `count` elements of `dtype` written at `dst`, nothing read.
+UnitCost WriteOnlyCost(uint64_t dst, uint64_t count_field, uint64_t dtype_field,
+                       const Instruction& inst, const systolic::ArchConfig& config) {
   UnitCost cost;
-  using F = systolic::VFillField;
-  const int64_t count = static_cast<int64_t>(inst.get(F::count));
-  CountAccess(cost, inst.get(F::dst), Bytes(count, FieldDtype(inst, inst.get(F::dtype))), true);
+  const int64_t count = static_cast<int64_t>(count_field);
+  CountAccess(cost, dst, Bytes(count, FieldDtype(inst, dtype_field)), true);
   cost.vector_element_ops = count;
   cost.cycles = StreamCycles(config, count);
   return cost;
+}
+
+UnitCost FillCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  using F = systolic::VFillField;
+  return WriteOnlyCost(inst.get(F::dst), inst.get(F::count), inst.get(F::dtype), inst, config);
+}
+
+UnitCost IotaCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  using F = systolic::VIotaField;
+  return WriteOnlyCost(inst.get(F::dst), inst.get(F::count), inst.get(F::dtype), inst, config);
 }
 
 UnitCost ConvertCost(const Instruction& inst, const systolic::ArchConfig& config) {
@@ -267,6 +278,7 @@ class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
   UnitCost OnVCeil(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
   UnitCost OnVRound(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
   UnitCost OnVFill(const Instruction& inst) override { return Vector(FillCost(inst, config_)); }
+  UnitCost OnVIota(const Instruction& inst) override { return Vector(IotaCost(inst, config_)); }
   UnitCost OnVCvt(const Instruction& inst) override { return Vector(ConvertCost(inst, config_)); }
   UnitCost OnVRequant(const Instruction& inst) override {
     return Vector(ConvertCost(inst, config_));

@@ -78,8 +78,9 @@ TargetDescription MakeSystolicDescription() {
   t.max_fusion_instructions = 32;  // vector-unit programs are short
   t.max_duplication_factor = 1.0;  // SRAM is the scarce resource: never recompute
   t.multi_output_fusion = false;
-  // Slice, concatenate and pad are DMA programs of their own (emit_block_copy.h).
-  t.unfused_opcodes = {Opcode::kSlice, Opcode::kConcatenate, Opcode::kPad};
+  // Slice, concatenate and pad are DMA programs of their own, iota viota tiles stored by DMA
+  // (emit_block_copy.h).
+  t.unfused_opcodes = {Opcode::kSlice, Opcode::kConcatenate, Opcode::kPad, Opcode::kIota};
   // Weight-stationary MXU: NHWC activations, HWIO weights (rows of the weight tile = input
   // features), like the TPU's own convolution layout.
   t.preferred_conv_dim_labels = "b01f_01io->b01f";

@@ -74,6 +74,19 @@ ENTRY main {
 })"), 4);
 }
 
+TEST(SystolicDataMovement, IotaIsViotaTilesOfEveryNumericType) {
+  // Along a middle, the last and the first dimension; s8 wraps past 127 as HLO's iota does;
+  // 300,000 f32 elements take several tiles of gemmini's half buffer.
+  ExpectNative(RunOnGemmini(R"(HloModule m
+ENTRY main {
+  a = s32[3,5,7] iota(), iota_dimension=1
+  b = bf16[4,9] iota(), iota_dimension=1
+  c = s8[300,2] iota(), iota_dimension=0
+  d = f32[300000] iota(), iota_dimension=0
+  ROOT t = (s32[3,5,7], bf16[4,9], s8[300,2], f32[300000]) tuple(a, b, c, d)
+})"), 4);
+}
+
 TEST(SystolicDataMovement, NegativePaddingRunsOnTheHost) {
   const Outcome outcome = RunOnGemmini(R"(HloModule m
 ENTRY main {

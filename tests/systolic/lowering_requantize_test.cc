@@ -165,6 +165,48 @@ ENTRY main {
   EXPECT_NE(outcome.assembly.find("vshrl"), std::string::npos);
 }
 
+// Two layers in one segment, the first a fixed-point requantization with ReLU at zero point -3,
+// the second a float one without ReLU: the second must not inherit quant.mode, quant.relu or
+// the zero point (each op starts from reset registers, segment_builder.cc).
+TEST(SystolicRequantize, EachLayerStartsFromResetQuantizationRegisters) {
+  const std::string text = R"(HloModule m
+fixed {
+  p = s32[6,12] parameter(0)
+)" + FixedPoint(1 << 30, 35, -3, -3) + R"(
+}
+scaled {
+  p = s32[6,10] parameter(0)
+  f = f32[6,10] convert(p)
+  s = f32[] constant(0.0625)
+  b = f32[6,10] broadcast(s), dimensions={}
+  m = f32[6,10] multiply(f, b)
+  r = f32[6,10] round-nearest-even(m)
+  lo = f32[] constant(-128)
+  hi = f32[] constant(127)
+  c = f32[6,10] clamp(lo, r, hi)
+  ROOT q = s8[6,10] convert(c)
+}
+ENTRY main {
+  x = s8[6,20] parameter(0)
+  eight = s8[] constant(8)
+  e = s8[6,20] broadcast(eight), dimensions={}
+  xs = s8[6,20] subtract(x, e)
+  w1 = s8[20,12] parameter(1)
+  d1 = s32[6,12] dot(xs, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  q1 = s8[6,12] fusion(d1), kind=kLoop, calls=fixed
+  e2 = s8[6,12] broadcast(eight), dimensions={}
+  qs = s8[6,12] subtract(q1, e2)
+  w2 = s8[12,10] parameter(2)
+  d2 = s32[6,10] dot(qs, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT q2 = s8[6,10] fusion(d2), kind=kLoop, calls=scaled
+})";
+  const Outcome outcome = RunLayer(text);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters.at("host_instructions"), 0) << outcome.assembly;
+  EXPECT_NE(outcome.assembly.find("cfg.set reg=quant.mode, value=0"), std::string::npos)
+      << outcome.assembly;
+}
+
 TEST(SystolicRequantize, ConvertsToAndFromPredRunOnTheVectorUnit) {
   const Outcome outcome = RunLayer(R"(HloModule m
 ENTRY main {

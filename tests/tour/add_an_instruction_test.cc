@@ -193,6 +193,10 @@ const std::vector<Case>& Cases() {
       {"vround", {{"ub:0x0", "f32", {1.5, -1.5, 2.5, -0.25}}}, "",
        "vround dst=ub:0x100, src=ub:0x0, count=4, dtype=f32", "",
        {"ub:0x100", "f32", {2, -2, 3, -0.0}}, 1 + 4, 16, 0},
+      // iota.inner = 1, iota.modulus = 3 (cfg.set in the setup): indices 4..7 -> 1, 2, 0, 1.
+      {"viota", {}, "cfg.set reg=iota.inner, value=1\ncfg.set reg=iota.modulus, value=3",
+       "viota dst=ub:0x100, count=4, dtype=s32, start=4", "",
+       {"ub:0x100", "s32", {1, 2, 0, 1}}, 1 + 4, 16, 0},
       // 0x3fc00000 is 1.5f; count 6 takes two lane groups.
       {"vfill", {}, "", "vfill dst=ub:0x0, count=6, dtype=f32, value=0x3fc00000", "",
        {"ub:0x0", "f32", {1.5, 1.5, 1.5, 1.5, 1.5, 1.5}}, 2 + 4, 24, 0},

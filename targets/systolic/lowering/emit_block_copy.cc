@@ -7,6 +7,7 @@
 #include "compiler/target_description.h"
 #include "hlo/literal.h"
 #include "targets/systolic/lowering/emit_vector.h"
+#include "targets/systolic/lowering/row_program.h"
 
 namespace systolic::lowering {
 namespace {
@@ -204,6 +205,9 @@ bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const A
         if (why) *why = "an 8-byte padding value whose halves differ";
         return false;
       }
+      // As in EmitIota: the vfill waits for the segment's op order on the load unit.
+      builder.Signal(Unit::kLoad, Unit::kVector);
+      builder.Wait(Unit::kLoad, Unit::kVector);
       EmitFill(builder, 0, count * words, dtype, low);
       builder.Signal(Unit::kVector, Unit::kStore);
       builder.Wait(Unit::kVector, Unit::kStore);
@@ -239,6 +243,58 @@ bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const A
       if (!fill && t + 2 < tiles) builder.Signal(Unit::kStore, Unit::kLoad);
     }
     if (i + 1 < boxes.size()) builder.Signal(Unit::kStore, Unit::kLoad);
+  }
+  return true;
+}
+
+bool EmitIota(ProgramBuilder& builder, const hlo::Instruction& iota, const ArchConfig& config,
+              uint64_t result, std::string* why) {
+  const hlo::Shape& shape = iota.shape();
+  std::optional<Dtype> dtype = IsaDtype(shape.type);
+  if (!dtype || *dtype == Dtype::kPred || !shape.HasDefaultLayout()) {
+    *why = "an iota of " + std::string(hlo::PrimitiveTypeName(shape.type)) +
+           " or with a non-default layout";
+    return false;
+  }
+  const int64_t elements = shape.ElementCount();
+  if (elements <= 0 || elements > (int64_t{1} << 32)) {
+    *why = "an iota of " + std::to_string(elements) + " elements";
+    return false;
+  }
+  const size_t dim = static_cast<size_t>(iota.attr<hlo::IotaAttrs>().dimension);
+  int64_t inner = 1;
+  for (size_t d = dim + 1; d < shape.dims.size(); ++d) inner *= shape.dims[d];
+  // The vector unit writes first: it waits until the load unit passed the segment's op-order
+  // wait (segment_builder.h), so the previous op on this half has stored what it held there.
+  builder.Signal(Unit::kLoad, Unit::kVector);
+  builder.Wait(Unit::kLoad, Unit::kVector);
+  builder.SetRegister(ConfigRegister::kIotaInner, inner);
+  builder.SetRegister(ConfigRegister::kIotaModulus, shape.dims[dim]);
+  const int64_t b = DtypeBytes(*dtype);
+  const int64_t half = config.ub_bytes / 2;
+  // The viota count field holds 20 bits.
+  const int64_t per_tile = std::min(half / b, (int64_t{1} << 20) - 1);
+  if (per_tile <= 0) {
+    *why = "half the UB holds no element";
+    return false;
+  }
+  const int64_t tiles = (elements + per_tile - 1) / per_tile;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t start = t * per_tile;
+    const int64_t count = std::min(per_tile, elements - start);
+    const uint64_t local = static_cast<uint64_t>((t % 2) * half);
+    if (t >= 2) builder.Wait(Unit::kStore, Unit::kVector);
+    systolic::Instruction inst = MakeInstruction(systolic::Opcode::kVIota);
+    inst.set(VIotaField::dst, local);
+    inst.set(VIotaField::count, static_cast<uint64_t>(count));
+    inst.set(VIotaField::dtype, static_cast<uint64_t>(*dtype));
+    inst.set(VIotaField::start, static_cast<uint64_t>(start));
+    builder.Append(inst);
+    builder.Signal(Unit::kVector, Unit::kStore);
+    builder.Wait(Unit::kVector, Unit::kStore);
+    const int64_t bytes = count * b;
+    builder.Store(local, bytes, result + static_cast<uint64_t>(start * b), bytes, bytes, 1);
+    if (t + 2 < tiles) builder.Signal(Unit::kStore, Unit::kVector);
   }
   return true;
 }

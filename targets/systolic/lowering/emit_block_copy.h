@@ -43,4 +43,11 @@ std::optional<BlockCopyPlan> PlanBlockCopies(const hlo::Instruction& inst, std::
 bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const ArchConfig& config,
                      const std::vector<uint64_t>& operands, uint64_t result, std::string* why);
 
+// An iota: `viota` tiles of half the unified buffer (its row-major index in the register
+// pair iota.inner / iota.modulus), each stored contiguously, the halves alternating. False
+// (the reason in `why`) for pred, a type the vector unit does not hold, or more than 2^32
+// elements.
+bool EmitIota(ProgramBuilder& builder, const hlo::Instruction& iota, const ArchConfig& config,
+              uint64_t result, std::string* why);
+
 }  // namespace systolic::lowering

@@ -133,6 +133,10 @@ class Lowerer {
       if (!TryBlockCopies(inst, &why)) LowerOnHost(inst, why);
       return;
     }
+    if (op == Opcode::kIota) {
+      if (!TryIota(inst, &why)) LowerOnHost(inst, why);
+      return;
+    }
     if (TryNative(inst, &why, &no_instruction)) return;
     LowerOnHost(inst, why, no_instruction && inst.opcode() != Opcode::kFusion);
   }
@@ -360,6 +364,29 @@ class Lowerer {
     if (program && program->contraction) contractions.push_back(program->contraction);
     segment_.AppendOp(op_builder, inst.name(), half, result, contractions, local, inst);
     values_[&inst] = result;
+    ++out_.native_instructions;
+    return true;
+  }
+
+  // An iota as viota tiles stored to its DRAM buffer (emit_block_copy.h, EmitIota).
+  bool TryIota(const Instruction& inst, std::string* why) {
+    std::vector<DramBuffer> result = dram_.Allocate(inst);
+    values_[&inst] = result;  // a host step, if any, writes the same buffer
+    ProgramBuilder op_builder;
+    bool half = true;
+    bool ok = false;
+    try {
+      ok = EmitIota(op_builder, inst, segment_.HalfConfig(), result[0].address, why);
+      if (!ok) {
+        half = false;
+        ok = EmitIota(op_builder, inst, segment_.FullConfig(), result[0].address, why);
+      }
+    } catch (const hlo::Error& e) {
+      *why = e.what();
+      ok = false;
+    }
+    if (!ok) return false;
+    segment_.AppendOp(op_builder, inst.name(), half, result, {}, LocalOperands{}, inst);
     ++out_.native_instructions;
     return true;
   }

@@ -97,6 +97,8 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
       return Native(RowOpTypes(Opcode::kAdd));
     case Opcode::kBroadcast:  // vbcast / vfill on every type the unit holds
       return Native(VectorTypesWhere([](Dtype) { return true; }));
+    case Opcode::kIota:  // viota tiles (emit_block_copy.h), on every numeric type the unit holds
+      return Native(VectorTypesWhere([](Dtype dtype) { return dtype != Dtype::kPred; }));
     // A strided DMA (transpose; slice, concatenate and pad through the unified buffer,
     // emit_block_copy.h), or an alias of the operand's DRAM bytes.
     case Opcode::kTranspose: case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kCopy:
@@ -114,8 +116,8 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
         return dtype == Dtype::kF32 || dtype == Dtype::kBf16 || dtype == Dtype::kF16;
       }));
     // Data movement and windows the lowering does not program.
-    case Opcode::kIota: case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice:
-    case Opcode::kReverse: case Opcode::kReduceWindow:
+    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kReverse:
+    case Opcode::kReduceWindow:
       return Host(no_dma);
     // Data-dependent addressing and comparators are not in the CISC ISA.
     case Opcode::kGather: case Opcode::kScatter: case Opcode::kSelectAndScatter:

@@ -286,19 +286,18 @@ void SegmentBuilder::WaitOpsUpTo(int64_t op) {
 }
 
 // The op was emitted assuming registers at their reset value (0): the segment's builder resets
-// the stride registers first, then replays the op's instructions through its register cache.
+// every configuration register first (a cfg.set only where an earlier op left a nonzero value:
+// strides, a requantization's mode and scales, an iota's extents), then replays the op's
+// instructions through its register cache.
 // `before_load(begin, end)` is called before each dma.load with the DRAM bytes it may read.
 void SegmentBuilder::ReplayInto(const ProgramBuilder& op, uint64_t ub_offset,
                                 uint64_t acc_offset,
                                 const std::function<void(uint64_t, uint64_t)>& before_load) {
   int64_t row_stride = 0, plane_stride = 0;  // load.dram_* registers, as the op sets them
-  for (ConfigRegister reg :
-       {ConfigRegister::kLoadDramRowStride, ConfigRegister::kLoadDramPlaneStride,
-        ConfigRegister::kLoadLocalRowStride, ConfigRegister::kLoadLocalPlaneStride,
-        ConfigRegister::kStoreDramRowStride, ConfigRegister::kStoreDramPlaneStride,
-        ConfigRegister::kStoreLocalRowStride, ConfigRegister::kStoreLocalPlaneStride,
-        ConfigRegister::kMxuSrcRowStride, ConfigRegister::kMxuDstRowStride}) {
-    builder_.SetRegister(reg, 0);
+  for (uint64_t index = 0; index < 32; ++index) {
+    if (FindConfigRegister(index) != nullptr) {
+      builder_.SetRegister(static_cast<ConfigRegister>(index), 0);
+    }
   }
   for (const systolic::Instruction& i : op.program().instructions) {
     if (i.opcode == systolic::Opcode::kCfgSet) {
