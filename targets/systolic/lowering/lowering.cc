@@ -370,18 +370,33 @@ class Lowerer {
 
   // An iota as viota tiles stored to its DRAM buffer (emit_block_copy.h, EmitIota).
   bool TryIota(const Instruction& inst, std::string* why) {
+    return AppendOwnOp(inst, why, [&](ProgramBuilder& b, const ArchConfig& config,
+                                      uint64_t result, std::string* reason) {
+      return EmitIota(b, inst, config, result, reason);
+    });
+  }
+
+  // An op with nothing on chip before or after it (a DMA program, an iota): emitted on one
+  // half of the UB when it fits there, else on all of it, each attempt into a fresh builder;
+  // appended to the segment. False with the reason (the result's DRAM stays allocated for the
+  // host step).
+  bool AppendOwnOp(const Instruction& inst, std::string* why,
+                   const std::function<bool(ProgramBuilder&, const ArchConfig&, uint64_t,
+                                            std::string*)>& emit) {
     std::vector<DramBuffer> result = dram_.Allocate(inst);
     values_[&inst] = result;  // a host step, if any, writes the same buffer
     ProgramBuilder op_builder;
     bool half = true;
     bool ok = false;
     try {
-      ok = EmitIota(op_builder, inst, segment_.HalfConfig(), result[0].address, why);
+      std::string ignored;
+      ok = emit(op_builder, segment_.HalfConfig(), result[0].address, &ignored);
       if (!ok) {
         half = false;
-        ok = EmitIota(op_builder, inst, segment_.FullConfig(), result[0].address, why);
+        op_builder = ProgramBuilder();  // the half attempt may have emitted before failing
+        ok = emit(op_builder, segment_.FullConfig(), result[0].address, why);
       }
-    } catch (const hlo::Error& e) {
+    } catch (const hlo::Error& e) {  // e.g. a stride beyond the 32-bit registers
       *why = e.what();
       ok = false;
     }
@@ -407,30 +422,10 @@ class Lowerer {
     std::optional<BlockCopyPlan> plan = PlanBlockCopies(inst, why);
     if (!plan) return false;
     const std::vector<uint64_t> params = OperandAddresses(inst);
-    std::vector<DramBuffer> result = dram_.Allocate(inst);
-    ProgramBuilder op_builder;
-    bool half = false;
-    bool ok = false;
-    try {
-      ProgramBuilder attempt;
-      std::string ignored;
-      if (EmitBlockCopies(attempt, *plan, segment_.HalfConfig(), params, result[0].address,
-                          &ignored)) {
-        half = true;
-        op_builder = std::move(attempt);
-        ok = true;
-      } else {
-        ok = EmitBlockCopies(op_builder, *plan, segment_.FullConfig(), params,
-                             result[0].address, why);
-      }
-    } catch (const hlo::Error& e) {  // e.g. a stride beyond the 32-bit registers
-      *why = e.what();
-    }
-    values_[&inst] = result;  // a host step, if any, writes the same buffer
-    if (!ok) return false;
-    segment_.AppendOp(op_builder, inst.name(), half, result, {}, LocalOperands{}, inst);
-    ++out_.native_instructions;
-    return true;
+    return AppendOwnOp(inst, why, [&](ProgramBuilder& b, const ArchConfig& config,
+                                      uint64_t result, std::string* reason) {
+      return EmitBlockCopies(b, *plan, config, params, result, reason);
+    });
   }
 
   // Emits an op on one half of the UB and of the accumulators when it fits there (`*half`),

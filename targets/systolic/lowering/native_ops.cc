@@ -112,9 +112,7 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
       return Host(no_vector_op);
     // x^2 and x^-0.5 (row_program.cc, DefinePower); IntrinsicHostReason sends the rest.
     case Opcode::kPower:
-      return Native(VectorTypesWhere([](Dtype dtype) {
-        return dtype == Dtype::kF32 || dtype == Dtype::kBf16 || dtype == Dtype::kF16;
-      }));
+      return Native(VectorTypesWhere(IsVectorFloat));
     // Data movement and windows the lowering does not program.
     case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kReverse:
     case Opcode::kReduceWindow:

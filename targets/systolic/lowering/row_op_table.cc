@@ -67,7 +67,6 @@ CompareDirection IsaCompare(hlo::ComparisonDirection direction) {
   return CompareDirection::kEq;
 }
 
-bool IsFloatDtype(Dtype d) { return d == Dtype::kF32 || d == Dtype::kBf16 || d == Dtype::kF16; }
 bool IsIntegerDtype(Dtype d) { return d == Dtype::kS32 || d == Dtype::kS8 || d == Dtype::kU8; }
 
 }  // namespace
@@ -80,7 +79,7 @@ std::optional<RowOp> ElementwiseRowOp(const hlo::Instruction& inst, Dtype dtype,
 
 std::optional<RowOp> ElementwiseRowOp(Opcode op, const hlo::CompareAttrs& compare, Dtype dtype,
                                       std::string* why) {
-  const bool is_float = IsFloatDtype(dtype);
+  const bool is_float = IsVectorFloat(dtype);
   RowOp row;
   if (auto binary = VectorBinary(op)) {
     row.kind = RowOpKind::kBinary;
@@ -189,6 +188,8 @@ std::optional<double> ConstantPowerExponent(const hlo::Instruction& power) {
 }
 
 bool VectorPowerExponent(double exponent) { return exponent == 2.0 || exponent == -0.5; }
+
+bool IsVectorFloat(Dtype d) { return d == Dtype::kF32 || d == Dtype::kBf16 || d == Dtype::kF16; }
 
 uint32_t MxuBit(Dtype d) {
   switch (d) {

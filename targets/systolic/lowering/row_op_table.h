@@ -43,6 +43,9 @@ std::optional<double> ScalarFloatConstant(const hlo::Instruction* value,
 std::optional<double> ConstantPowerExponent(const hlo::Instruction& power);
 bool VectorPowerExponent(double exponent);
 
+// f32, bf16 or f16: the float types the vector unit holds.
+bool IsVectorFloat(Dtype dtype);
+
 // The array.dtypes bit of a matrix-unit input type (0: not an MXU input type).
 uint32_t MxuBit(Dtype dtype);
 

@@ -458,7 +458,7 @@ class Analyzer {
         exponent = ScalarFloatConstant(operand_value_(*index));
       }
     }
-    if (!IsFloat(dtype) || !exponent || !VectorPowerExponent(*exponent)) {
+    if (!IsVectorFloat(dtype) || !exponent || !VectorPowerExponent(*exponent)) {
       FailNoInstruction("power " + inst->name() + " whose exponent is not the constant 2 or -0.5");
     }
     const Instruction* base = inst->operand(0);
@@ -496,8 +496,6 @@ class Analyzer {
     const int is_minus_inf = Emit(compare);
     return emit(RowOpKind::kSelect, systolic::Opcode::kNop, {is_minus_inf, zero, root}, dtype);
   }
-
-  static bool IsFloat(Dtype d) { return d == Dtype::kF32 || d == Dtype::kBf16 || d == Dtype::kF16; }
 
   int DefineElementwise(const Instruction* inst) {
     Dtype dtype = DtypeOf(inst);
