@@ -263,6 +263,19 @@ FusionOwnership OwnFusion(const Instruction& fusion, const TargetDescription& ta
       return result;
     }
   }
+  // An op the target runs only as a program of its own (unfused_opcodes: the fusion passes
+  // never fuse it) cannot run inside a fusion someone else formed: the host runs that fusion.
+  for (const FusedOp& op : ops) {
+    if (!target.unfused_opcodes.count(op.inst->opcode()) ||
+        op.owner.owner != Owner::kAcceleratorNative) {
+      continue;
+    }
+    result.info = {Owner::kHostFallback, "", ""};
+    result.info.detail = "fused " + op.inst->name() + ": " + target.name + " runs " +
+                         std::string(hlo::OpcodeName(op.inst->opcode())) +
+                         " only unfused, as a program of its own";
+    return result;
+  }
   const std::string kind =
       fusion.has_attr<hlo::FusionAttrs>()
           ? std::string(hlo::FusionKindName(fusion.attr<hlo::FusionAttrs>().kind)) : "fusion";

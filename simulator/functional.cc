@@ -27,10 +27,12 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
   void OnNop(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnHalt(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnCfgSet(const Instruction& inst) override { NotComputeUnit(inst); }
+  void OnCfgLoad(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnSemSignal(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnSemWait(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnDmaLoad(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnDmaStore(const Instruction& inst) override { NotComputeUnit(inst); }
+  void OnDmaGather(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnMxuLoadWeights(const Instruction& inst) override {
     mxu_internal::ExecuteLoadWeights(inst, *config_, registers_, *weights_, memories_);
   }

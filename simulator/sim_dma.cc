@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <string>
 
 namespace simulator::sim {
 
@@ -51,6 +53,9 @@ void DmaUnit::Execute(size_t index, const systolic::Instruction& inst) {
     case Opcode::kDmaStore:
       IssueStore(index, Decode(inst));
       return;
+    case Opcode::kDmaGather:
+      IssueLoad(index, Decode(inst));
+      return;
     default:  // ExecutingUnit() routes only DMA instructions here
       throw hlo::Error("not a DMA instruction");
   }
@@ -60,6 +65,7 @@ DmaUnit::Transfer DmaUnit::Decode(const systolic::Instruction& inst) const {
   const RegisterFile& registers = shared_.run().registers;
   Transfer t;
   ConfigRegister dram_row, dram_plane, local_row, local_plane;
+  if (inst.opcode == Opcode::kDmaGather) return DecodeGather(inst);
   if (inst.opcode == Opcode::kDmaLoad) {
     t.dram = inst.get(systolic::DmaLoadField::dram);
     t.local = inst.get(systolic::DmaLoadField::local);
@@ -82,6 +88,7 @@ DmaUnit::Transfer DmaUnit::Decode(const systolic::Instruction& inst) const {
   }
   // A stride register at 0 means packed: rows back to back, planes back to back.
   auto reg = [&](ConfigRegister r) { return uint64_t{registers[static_cast<size_t>(r)]}; };
+  t.dram = OffsetAddress(t.dram, inst.opcode == Opcode::kDmaLoad);
   t.dram_row_stride = reg(dram_row) != 0 ? reg(dram_row) : t.row_bytes;
   t.dram_plane_stride = reg(dram_plane) != 0 ? reg(dram_plane) : t.rows * t.dram_row_stride;
   t.local_row_stride = reg(local_row) != 0 ? reg(local_row) : t.row_bytes;
@@ -97,6 +104,66 @@ DmaUnit::Transfer DmaUnit::Decode(const systolic::Instruction& inst) const {
   const auto burst = static_cast<uint64_t>(shared_.run().config.dram_burst_bytes);
   t.bytes = static_cast<int64_t>(bytes);
   t.bus_bytes = static_cast<int64_t>((t.row_bytes + burst - 1) / burst * burst * t.rows * t.planes);
+  return t;
+}
+
+// The dynamic offset registers (load./store.dram_offset times the scale) added to a DRAM
+// address; a result below 0 or past the 40-bit address space is an error.
+uint64_t DmaUnit::OffsetAddress(uint64_t dram, bool is_load) const {
+  const RegisterFile& registers = shared_.run().registers;
+  const auto offset = static_cast<int64_t>(static_cast<int32_t>(registers[static_cast<size_t>(
+      is_load ? ConfigRegister::kLoadDramOffset : ConfigRegister::kStoreDramOffset)]));
+  const auto scale = static_cast<int64_t>(registers[static_cast<size_t>(
+      is_load ? ConfigRegister::kLoadOffsetScale : ConfigRegister::kStoreOffsetScale)]);
+  if (offset == 0) return dram;
+  // |offset| < 2^31 and scale < 2^32: the product fits in 64 bits.
+  const int64_t address = static_cast<int64_t>(dram) + offset * scale;
+  if (address < 0 || address >= (int64_t{1} << 40)) {
+    throw hlo::Error(std::string(is_load ? "load" : "store") + ".dram_offset " +
+                     std::to_string(offset) + " x scale " + std::to_string(scale) +
+                     " moves DRAM address " + std::to_string(dram) + " outside the address space");
+  }
+  return static_cast<uint64_t>(address);
+}
+
+// dma.gather: one row per index, each index checked against load.index_bound.
+DmaUnit::Transfer DmaUnit::DecodeGather(const systolic::Instruction& inst) const {
+  using F = systolic::DmaGatherField;
+  Run& run = shared_.run();
+  const RegisterFile& registers = run.registers;
+  auto reg = [&](ConfigRegister r) { return uint64_t{registers[static_cast<size_t>(r)]}; };
+  Transfer t;
+  t.dram = OffsetAddress(inst.get(F::dram), /*is_load=*/true);
+  t.local = inst.get(F::local);
+  t.row_bytes = inst.get(F::row_bytes);
+  t.rows = inst.get(F::rows);
+  t.planes = 1;
+  t.dram_row_stride = reg(ConfigRegister::kLoadDramRowStride) != 0
+                          ? reg(ConfigRegister::kLoadDramRowStride) : t.row_bytes;
+  t.local_row_stride = reg(ConfigRegister::kLoadLocalRowStride) != 0
+                           ? reg(ConfigRegister::kLoadLocalRowStride) : t.row_bytes;
+  t.dram_plane_stride = 0;
+  t.local_plane_stride = t.rows * t.local_row_stride;
+  const uint64_t bound = reg(ConfigRegister::kLoadIndexBound);
+  if (bound == 0) throw hlo::Error("dma.gather with load.index_bound 0 (no index is in bounds)");
+  const uint64_t index = inst.get(F::index);
+  std::span<const uint8_t> bytes =
+      run.memories.Local(index).Read(Memories::LocalOffset(index), t.rows * 4);
+  t.row_dram.reserve(t.rows);
+  for (uint64_t r = 0; r < t.rows; ++r) {
+    int32_t value = 0;
+    std::memcpy(&value, bytes.data() + r * 4, 4);
+    if (value < 0 || static_cast<uint64_t>(value) >= bound) {
+      throw hlo::Error("dma.gather index[" + std::to_string(r) + "] = " + std::to_string(value) +
+                       " is outside [0, " + std::to_string(bound) + ") (load.index_bound)");
+    }
+    // value < 2^31 and the stride < 2^32: no overflow.
+    t.row_dram.push_back(t.dram + static_cast<uint64_t>(value) * t.dram_row_stride);
+  }
+  t.index_bytes = static_cast<int64_t>(t.rows * 4);
+  const auto burst = static_cast<uint64_t>(run.config.dram_burst_bytes);
+  t.bytes = static_cast<int64_t>(t.row_bytes * t.rows);
+  t.bus_bytes = static_cast<int64_t>((t.row_bytes + burst - 1) / burst * burst * t.rows);
   return t;
 }
 
@@ -169,6 +236,7 @@ void DmaUnit::CompleteLoad(const InFlightLoad& load) {
 
   const int64_t end = std::max(load.data_end, grant.start + grant.cycles);
   run.stats.dram_bytes_read += transfer.bytes;
+  run.stats.ub_bytes_read += transfer.index_bytes;
   (to_acc ? run.stats.acc_bytes_written : run.stats.ub_bytes_written) += transfer.bytes;
   shared_.Busy(unit_, load.channel_start, end, load.index, grant.stall);
   shared_.WaitUntil(end);
@@ -206,7 +274,10 @@ void DmaUnit::Copy(const Transfer& t, bool dram_to_local) {
   const uint64_t local_base = Memories::LocalOffset(t.local);
   for (uint64_t plane = 0; plane < t.planes; ++plane) {
     for (uint64_t row = 0; row < t.rows; ++row) {
-      const uint64_t dram_address = t.dram + plane * t.dram_plane_stride + row * t.dram_row_stride;
+      const uint64_t dram_address = t.row_dram.empty()
+                                        ? t.dram + plane * t.dram_plane_stride +
+                                              row * t.dram_row_stride
+                                        : t.row_dram[row];
       const uint64_t local_offset =
           local_base + plane * t.local_plane_stride + row * t.local_row_stride;
       if (dram_to_local) {

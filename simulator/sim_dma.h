@@ -14,11 +14,15 @@
 //     busy port is a "ub_port" / "acc_port" stall.
 // Data effect: a 3-D strided copy using the load.* / store.* stride registers (0 = packed) as
 // they were when the instruction issued, bounds-checked by Memories; a load's bytes land when
-// it completes, a store's are read when it issues. Transfers above
+// it completes, a store's are read when it issues. load./store.dram_offset (times the scale)
+// moves the DRAM address of every transfer of that engine. dma.gather times like a load of
+// `rows` rows; its row addresses come from the s32 index array, read (and checked against
+// load.index_bound) when it issues. Transfers above
 // hlo::GlobalLimits().max_bytes_per_allocation are refused before anything is copied.
 #pragma once
 
 #include <deque>
+#include <vector>
 
 #include "simulator/sim_unit.h"
 
@@ -45,6 +49,10 @@ class DmaUnit final : public UnitProcess {
     uint64_t local_row_stride = 0, local_plane_stride = 0;
     int64_t bytes = 0;      // payload
     int64_t bus_bytes = 0;  // payload with each row rounded up to whole bursts
+    // dma.gather: each row's DRAM address, resolved from the index array at issue (the array
+    // may be overwritten once the instruction issued); empty for the strided transfers.
+    std::vector<uint64_t> row_dram;
+    int64_t index_bytes = 0;  // the index array's bytes read from local memory
   };
   // A load whose data is on its way.
   struct InFlightLoad {
@@ -55,6 +63,8 @@ class DmaUnit final : public UnitProcess {
   };
 
   Transfer Decode(const systolic::Instruction& inst) const;
+  Transfer DecodeGather(const systolic::Instruction& inst) const;
+  uint64_t OffsetAddress(uint64_t dram, bool is_load) const;
   void IssueLoad(size_t index, const Transfer& transfer);
   void IssueStore(size_t index, const Transfer& transfer);
   // Reserves the DRAM channel at the current cycle; returns the start of the slot.

@@ -216,8 +216,22 @@ class Planner final : public systolic::InstructionVisitor<void> {
     const uint64_t reg = inst.get(systolic::CfgSetField::reg);
     if (reg < registers_.size()) registers_[reg] = inst.get(systolic::CfgSetField::value);
   }
+  // The register's value is not known before the run; no register the plan reads (the local
+  // strides) is loaded by the lowering, and a loaded one reads as "packed" here.
+  void OnCfgLoad(const Instruction& inst) override {
+    Read(index_, Access{inst.get(systolic::CfgLoadField::src), 4});
+    const uint64_t reg = inst.get(systolic::CfgLoadField::reg);
+    if (reg < registers_.size()) registers_[reg] = 0;
+  }
   void OnDmaLoad(const Instruction& inst) override { VisitDma(index_, inst); }
   void OnDmaStore(const Instruction& inst) override { VisitDma(index_, inst); }
+  void OnDmaGather(const Instruction& inst) override {
+    using F = systolic::DmaGatherField;
+    const uint64_t rows = inst.get(F::rows), row_bytes = inst.get(F::row_bytes);
+    Read(index_, Access{inst.get(F::index), rows * 4});
+    Write(index_, Access{inst.get(F::local), row_bytes, rows,
+                         Or(Reg(ConfigRegister::kLoadLocalRowStride), row_bytes)});
+  }
   void OnMxuLoadWeights(const Instruction& inst) override { VisitLoadWeights(index_, inst); }
   void OnMxuMatmul(const Instruction& inst) override {
     VisitMxuCompute(index_, MatmulAccess(inst));

@@ -1,8 +1,8 @@
 // The processes of the accelerator model that are not tied to one unit's datapath:
 //   - UnitProcess, the base of the four queued units (load, store, mxu, vector): an SC_THREAD
 //     that takes one instruction at a time from its queue and executes the instructions every
-//     unit shares -- cfg.set (ordered with the unit's own work), sem.signal, sem.wait -- before
-//     handing the rest to the derived unit.
+//     unit shares -- cfg.set and cfg.load (ordered with the unit's own work), sem.signal,
+//     sem.wait -- before handing the rest to the derived unit.
 //   - FrontEnd, the control unit: in-order fetch, one dispatch per cycle, stalling while the
 //     target queue is full; nop and halt execute here.
 //
@@ -65,6 +65,7 @@ class UnitProcess : public sc_core::sc_module {
   void Thread();
   void Dispatch(size_t index, const systolic::Instruction& inst);
   void ExecuteCfgSet(size_t index, const systolic::Instruction& inst);
+  void ExecuteCfgLoad(size_t index, const systolic::Instruction& inst);
   void ExecuteSemSignal(size_t index, const systolic::Instruction& inst);
   void ExecuteSemWait(size_t index, const systolic::Instruction& inst);
   void PostDeferredSignals();  // the second thread: adds deferred counts at their cycles

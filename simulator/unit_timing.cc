@@ -238,10 +238,12 @@ class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
   UnitCost OnNop(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnHalt(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnCfgSet(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnCfgLoad(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnSemSignal(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnSemWait(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnDmaLoad(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnDmaStore(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnDmaGather(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnMxuLoadWeights(const Instruction& inst) override {
     return LoadWeightsCost(inst, config_);
   }

@@ -224,6 +224,8 @@ Unit ExecutingUnit(const Instruction& inst) {
   if (inst.opcode == Opcode::kSemWait) return static_cast<Unit>(inst.get(SemWaitField::unit));
   if (inst.opcode == Opcode::kCfgSet)
     return ConfigRegisterOwner(static_cast<ConfigRegister>(inst.get(CfgSetField::reg)));
+  if (inst.opcode == Opcode::kCfgLoad)
+    return ConfigRegisterOwner(static_cast<ConfigRegister>(inst.get(CfgLoadField::reg)));
   return GetInstrInfo(inst.opcode).unit;
 }
 

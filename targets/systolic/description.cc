@@ -78,9 +78,12 @@ TargetDescription MakeSystolicDescription() {
   t.max_fusion_instructions = 32;  // vector-unit programs are short
   t.max_duplication_factor = 1.0;  // SRAM is the scarce resource: never recompute
   t.multi_output_fusion = false;
-  // Slice, concatenate and pad are DMA programs of their own, iota viota tiles stored by DMA
-  // (emit_block_copy.h).
-  t.unfused_opcodes = {Opcode::kSlice, Opcode::kConcatenate, Opcode::kPad, Opcode::kIota};
+  // Slice, concatenate, pad and the dynamic slices are DMA programs of their own, iota viota
+  // tiles stored by DMA (emit_block_copy.h), a row gather index-driven DMA (emit_gather.h).
+  t.unfused_opcodes = {Opcode::kSlice,        Opcode::kConcatenate,
+                       Opcode::kPad,          Opcode::kIota,
+                       Opcode::kDynamicSlice, Opcode::kDynamicUpdateSlice,
+                       Opcode::kGather};
   // Weight-stationary MXU: NHWC activations, HWIO weights (rows of the weight tile = input
   // features), like the TPU's own convolution layout.
   t.preferred_conv_dim_labels = "b01f_01io->b01f";

@@ -100,18 +100,23 @@ TEST(OwnershipSystolic, NegateHasNoUnsignedForm) {
   EXPECT_EQ(u8.detail, "systolic runs negate only on s8, s32, f16, f32, bf16, not u8");
 }
 
-TEST(OwnershipSystolic, SlicingIsADmaProgramOfAnyTypeDynamicSlicingAHostStep) {
+TEST(OwnershipSystolic, SlicingIsADmaProgramOfAnyTypeDynamicSlicingWithS32Starts) {
   EXPECT_EQ(RootOwner("  p = s64[4,8] parameter(0)\n"
                       "  ROOT r = s64[2,8] slice(p), slice={[0:2], [0:8]}\n")
                 .owner,
             Owner::kAcceleratorNative);
+  EXPECT_EQ(RootOwner("  p = f32[4,8] parameter(0)\n  i = s32[] parameter(1)\n"
+                      "  ROOT r = f32[2,8] dynamic-slice(p, i, i), dynamic_slice_sizes={2,8}\n")
+                .owner,
+            Owner::kAcceleratorNative);
+  // The index program reads s32 or u32: a computed s64 start is the host's.
   compiler::OwnerInfo dynamic = RootOwner(
-      "  p = f32[4,8] parameter(0)\n  i = s32[] parameter(1)\n"
+      "  p = f32[4,8] parameter(0)\n  i = s64[] parameter(1)\n"
       "  ROOT r = f32[2,8] dynamic-slice(p, i, i), dynamic_slice_sizes={2,8}\n");
   EXPECT_EQ(dynamic.owner, Owner::kHostFallback);
   EXPECT_EQ(dynamic.detail,
-            "systolic cannot execute dynamic-slice: the lowering has no DMA or vector-unit "
-            "program for dynamic-slice");
+            "systolic cannot execute dynamic-slice: a computed start index of type s64 (the "
+            "index program reads s32 or u32)");
   // Negative edge padding is not in the DMA plan.
   compiler::OwnerInfo negative = RootOwner(
       "  p = f32[4,8] parameter(0)\n  z = f32[] constant(0)\n"

@@ -288,16 +288,29 @@ ENTRY main {
 }
 )";
 
-TEST(OwnershipTest, GatherFallsBackToTheHostOnSystolic) {
+// A column of each row: slice size 1 in the last dimension, not a row gather.
+const char* const kColumnGather = R"(
+ENTRY main {
+  t = f32[10,4] parameter(0)
+  i = s32[3,1] parameter(1)
+  ROOT g = f32[10,3] gather(t, i), offset_dims={0}, collapsed_slice_dims={1},
+    start_index_map={1}, index_vector_dim=1, slice_sizes={10,1}
+}
+)";
+
+TEST(OwnershipTest, RowGathersAreNativeOnSystolicOtherGathersFallBack) {
   ModuleStats systolic = Analyze(kGather, targets::SystolicDescription());
-  EXPECT_EQ(Counts(systolic), (std::map<std::string, int64_t>{{"host-fallback", 1}}));
-  EXPECT_EQ(OnlyCodeEntry(systolic).info.detail,
-            "systolic cannot execute gather: data-dependent addressing is not in the "
-            "accelerator's ISA");
-  EXPECT_EQ(systolic.kernel_count, 0);
+  EXPECT_EQ(Counts(systolic), (std::map<std::string, int64_t>{{"accelerator-native", 1}}));
+  EXPECT_EQ(systolic.kernel_count, 1);
   // It reads the 3 gathered rows and the indices, not the whole table.
   EXPECT_EQ(systolic.total_bytes, (12 + 3) * 4 + 12 * 4);
-  EXPECT_EQ(Counts(Analyze(kGather, targets::CpuDescription())),
+  ModuleStats column = Analyze(kColumnGather, targets::SystolicDescription());
+  EXPECT_EQ(Counts(column), (std::map<std::string, int64_t>{{"host-fallback", 1}}));
+  EXPECT_EQ(OnlyCodeEntry(column).info.detail,
+            "systolic cannot execute gather: not a row gather (gather_plan.h): a gather that "
+            "addresses other than the operand's leading dimensions");
+  EXPECT_EQ(column.kernel_count, 0);
+  EXPECT_EQ(Counts(Analyze(kColumnGather, targets::CpuDescription())),
             (std::map<std::string, int64_t>{{"generated-kernel", 1}}));
 }
 
@@ -317,10 +330,11 @@ ENTRY main {
 }
 )";
   ModuleStats systolic = Analyze(text, targets::SystolicDescription());
+  // The gather runs natively only unfused (a DMA program of its own): a fusion formed
+  // elsewhere around it is a host step as a whole.
   EXPECT_EQ(Counts(systolic), (std::map<std::string, int64_t>{{"host-fallback", 2}}));
   EXPECT_EQ(OnlyCodeEntry(systolic).info.detail,
-            "fused g: systolic cannot execute gather: data-dependent addressing is not in the "
-            "accelerator's ISA");
+            "fused g: systolic runs gather only unfused, as a program of its own");
   ModuleStats gpu = Analyze(text, targets::GpuDescription());
   EXPECT_EQ(Counts(gpu), (std::map<std::string, int64_t>{{"generated-kernel", 2}}));
   EXPECT_EQ(gpu.fusion_coverage, 1.0);
@@ -485,7 +499,8 @@ TEST(OwnershipTest, OwnersAfterEachTargetsPipeline) {
       {kSoftmaxUnfused, "gpu", {"generated-kernel"}, ""},
       {kSoftmaxUnfused, "systolic", {"accelerator-native"}, ""},
       {kAllReduce, "gpu", {"collective"}, ""},
-      {kGather, "systolic", {"host-fallback"}, ""},
+      {kGather, "systolic", {"accelerator-native"}, ""},
+      {kColumnGather, "systolic", {"host-fallback"}, ""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.target + ": " + std::string(c.module).substr(0, 40));

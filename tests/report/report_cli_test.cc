@@ -32,8 +32,8 @@ void ExpectLinesFit(const std::string& table) {
 }
 
 // A simulated latency carries its host-fallback share: a model the accelerator runs natively
-// shows 0 % beside "simulated"; one whose every step falls back to the host (a bf16 gather loop
-// on the default accelerator) is labelled "estimated", with the share and the reason.
+// shows 0 % beside "simulated"; one whose every step falls back to the host (complex arithmetic,
+// which the accelerator does not hold) is labelled "estimated", with the share and the reason.
 TEST_F(ReportCliTest, SimulatedLatencyShowsItsHostShare) {
   Write("mlp.hlo", testing_support::ReadFile(std::string(RETARGET_TEST_DATA_DIR) +
                                              "/../../examples/mlp.hlo"));
@@ -45,8 +45,15 @@ TEST_F(ReportCliTest, SimulatedLatencyShowsItsHostShare) {
   EXPECT_EQ(cell["latency_host_share"].number, 0);
   EXPECT_NE(native.out.find("simulated     0.0%"), std::string::npos) << native.out;
 
-  const std::string loop = testing_support::CorpusPath("dynamic_slice_loop_1x2048x768_bf16.hlo");
-  Result host = Retarget("report '" + loop + "' --targets systolic --json host.json");
+  Write("complex.hlo", R"(HloModule complex_host
+ENTRY main {
+  a = f32[65536] parameter(0)
+  b = f32[65536] parameter(1)
+  c = c64[65536] complex(a, b)
+  m = c64[65536] multiply(c, c)
+  ROOT r = f32[65536] real(m)
+})");
+  Result host = Retarget("report complex.hlo --targets systolic --json host.json");
   ASSERT_EQ(host.exit_code, 0) << host.err;
   const JsonValue host_cell = report_test::ParseJson(testing_support::ReadFile(Path("host.json")))
       ["models"].array.at(0)["targets"]["systolic"];

@@ -85,14 +85,14 @@ TEST(SystolicRun, SoftmaxMatches) {
   EXPECT_EQ(outcome.counters["host_instructions"], 0);
 }
 
-TEST(SystolicRun, GatherFallsBackToTheHostAndMatches) {
+TEST(SystolicRun, ColumnGatherFallsBackToTheHostAndMatches) {
   Outcome outcome = RunText(R"(HloModule m
 ENTRY main {
-  t = f32[5,3] parameter(0)
+  t = f32[3,5] parameter(0)
   i = s32[2] parameter(1)
-  g = f32[2,3] gather(t, i), offset_dims={1}, collapsed_slice_dims={0},
-    start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}
-  ROOT e = f32[2,3] exponential(g)
+  g = f32[3,2] gather(t, i), offset_dims={0}, collapsed_slice_dims={1},
+    start_index_map={1}, index_vector_dim=1, slice_sizes={3,1}
+  ROOT e = f32[3,2] exponential(g)
 })",
                             ArrayConfig(8, 8));
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;

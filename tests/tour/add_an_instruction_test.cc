@@ -75,6 +75,12 @@ const std::vector<Case>& Cases() {
        "cfg.set reg=quant.scale, value=0x40000000",
        "vrequant dst=ub:0x0, src=acc:0x0, count=4, src_type=s32, dst_type=s8",
        {"ub:0x0", "s8", {6, -10, 14, 127}}, 1, 0, 0},
+      // load.dram_offset = 2 (from ub:0x0) x load.offset_scale 4: the load after it reads
+      // from 0x48.
+      {"cfg.load", {{"dram:0x40", "f32", {1, 2, 3, 4, 5, 6}}, {"ub:0x0", "s32", {2}}},
+       "cfg.set reg=load.offset_scale, value=4", "cfg.load reg=load.dram_offset, src=ub:0x0",
+       "dma.load dram=0x40, local=ub:0x100, row_bytes=16, rows=1, planes=1",
+       {"ub:0x100", "f32", {3, 4, 5, 6}}, 1, 0, 0},
       {"sem.signal", {}, "", "sem.signal unit=vector, sem=0, count=1", "", {}, 1, 0, 0},
       {"sem.wait", {}, "sem.signal unit=load, sem=3, count=2",
        "sem.wait unit=vector, sem=3, count=2", "", {}, 1, 0, 0},
@@ -84,6 +90,11 @@ const std::vector<Case>& Cases() {
       {"dma.store", {{"ub:0x0", "f32", {1, 2, 3, 4, 5}}}, "",
        "dma.store local=ub:0x0, dram=0x200, row_bytes=20, rows=1, planes=1", "",
        {"dram:0x200", "f32", {1, 2, 3, 4, 5}}, 2 + 10, 0, 0},
+      // Rows 3 and 1 of a 4 x 2 f32 table: two 8-byte rows, a 16-byte burst each (2 cycles).
+      {"dma.gather", {{"dram:0x40", "f32", {1, 2, 3, 4, 5, 6, 7, 8}}, {"ub:0x200", "s32", {3, 1}}},
+       "cfg.set reg=load.index_bound, value=4",
+       "dma.gather dram=0x40, local=ub:0x100, index=ub:0x200, row_bytes=8, rows=2", "",
+       {"ub:0x100", "f32", {7, 8, 3, 4}}, 2 + 10, 16, 0},
       // W = [[5,6],[7,8]] loaded, seen through a matmul with A = I: C = W.
       {"mxu.ldw", {{"ub:0x0", "f32", {5, 6, 7, 8}}, {"ub:0x100", "f32", {1, 0, 0, 1}}},
        "", "mxu.ldw src=ub:0x0, k=2, n=2, dtype=f32, buf=1",

@@ -6,6 +6,7 @@
 
 #include "compiler/target_description.h"
 #include "hlo/literal.h"
+#include "targets/systolic/lowering/emit_dynamic_index.h"
 #include "targets/systolic/lowering/emit_vector.h"
 #include "targets/systolic/lowering/row_program.h"
 
@@ -34,13 +35,13 @@ BlockCopyPlan PlanSlice(const Instruction& slice, int64_t b) {
     box.src_strides.push_back(in[d] * dims[d].stride);
     box.src_offset += in[d] * dims[d].start;
   }
-  return {{box}, b};
+  return {{box}, b, {}};
 }
 
 BlockCopyPlan PlanConcatenate(const Instruction& concat, int64_t b) {
   const size_t dim = static_cast<size_t>(concat.attr<hlo::DimensionsAttrs>().dimensions.at(0));
   const std::vector<int64_t> out = ByteStrides(concat.shape(), b);
-  BlockCopyPlan plan{{}, b};
+  BlockCopyPlan plan{{}, b, {}};
   int64_t offset = 0;
   for (int64_t i = 0; i < concat.operand_count(); ++i) {
     const hlo::Shape& shape = concat.operand(i)->shape();
@@ -83,7 +84,82 @@ std::optional<BlockCopyPlan> PlanPad(const Instruction& pad, int64_t b, std::str
     copy.dst_strides.push_back(out[d] * (dims[d].interior + 1));
     copy.dst_offset += out[d] * dims[d].lo;
   }
-  return BlockCopyPlan{{fill, copy}, b};
+  return BlockCopyPlan{{fill, copy}, b, {}};
+}
+
+// The start indices of a dynamic-slice / dynamic-update-slice (operands first_start...): the
+// constant ones clamped here into the box's offset (`offset`, bytes), the others as terms.
+// False for a computed start that is not s32.
+bool PlanStarts(const Instruction& inst, int64_t first_start, const std::vector<int64_t>& sizes,
+                int64_t b, int64_t* offset, std::vector<DynamicStart>* dynamic,
+                std::string* why) {
+  const hlo::Shape& shape = inst.operand(0)->shape();
+  const std::vector<int64_t> strides = hlo::RowMajorStrides(shape.dims);
+  for (size_t d = 0; d < shape.dims.size(); ++d) {
+    const Instruction* start = inst.operand(first_start + static_cast<int64_t>(d));
+    const int64_t max = shape.dims[d] - sizes[d];
+    if (start->opcode() == Opcode::kConstant) {
+      const hlo::Literal& literal = start->attr<hlo::ConstantAttrs>().literal;
+      int64_t clamped;
+      if (start->shape().type == hlo::PrimitiveType::kU64) {  // above 2^63 is large, not < 0
+        clamped = static_cast<int64_t>(
+            std::min(literal.data<uint64_t>()[0], static_cast<uint64_t>(max)));
+      } else {
+        clamped = std::clamp<int64_t>(literal.GetAsInt64(0), 0, max);
+      }
+      *offset += clamped * strides[d] * b;
+    } else if (max > 0) {
+      const hlo::PrimitiveType type = start->shape().type;
+      if (type != hlo::PrimitiveType::kS32 && type != hlo::PrimitiveType::kU32) {
+        *why = "a computed start index of type " +
+               std::string(hlo::PrimitiveTypeName(start->shape().type)) + " (the index program "
+               "reads s32 or u32)";
+        return false;
+      }
+      dynamic->push_back({first_start + static_cast<int64_t>(d), max, strides[d],
+                          type == hlo::PrimitiveType::kU32});
+    }
+  }
+  return true;
+}
+
+std::optional<BlockCopyPlan> PlanDynamicSlice(const Instruction& ds, int64_t b,
+                                              std::string* why) {
+  CopyBox box;
+  box.operand = 0;
+  box.extents = ds.shape().dims;
+  box.src_strides = ByteStrides(ds.operand(0)->shape(), b);
+  box.dst_strides = ByteStrides(ds.shape(), b);
+  BlockCopyPlan plan{{}, b, {}};
+  if (!PlanStarts(ds, 1, ds.shape().dims, b, &box.src_offset, &plan.dynamic, why)) {
+    return std::nullopt;
+  }
+  box.dynamic_src = !plan.dynamic.empty();
+  plan.boxes.push_back(std::move(box));
+  return plan;
+}
+
+// The operand copied whole, then the update stored over it.
+std::optional<BlockCopyPlan> PlanDynamicUpdateSlice(const Instruction& dus, int64_t b,
+                                                    std::string* why) {
+  const hlo::Shape& update = dus.operand(1)->shape();
+  CopyBox whole;
+  whole.operand = 0;
+  whole.extents = dus.shape().dims;
+  whole.src_strides = whole.dst_strides = ByteStrides(dus.shape(), b);
+  CopyBox box;
+  box.operand = 1;
+  box.extents = update.dims;
+  box.src_strides = ByteStrides(update, b);
+  box.dst_strides = ByteStrides(dus.shape(), b);
+  BlockCopyPlan plan{{}, b, {}};
+  if (!PlanStarts(dus, 2, update.dims, b, &box.dst_offset, &plan.dynamic, why)) {
+    return std::nullopt;
+  }
+  box.dynamic_dst = !plan.dynamic.empty();
+  plan.boxes.push_back(std::move(whole));
+  plan.boxes.push_back(std::move(box));
+  return plan;
 }
 
 // One dimension of a box after normalization.
@@ -145,20 +221,50 @@ std::optional<BlockCopyPlan> PlanBlockCopies(const hlo::Instruction& inst, std::
     case Opcode::kPad:
       if (std::optional<BlockCopyPlan> plan = PlanPad(inst, b, &reason)) return plan;
       return fail(reason);
+    case Opcode::kDynamicSlice:
+      if (std::optional<BlockCopyPlan> plan = PlanDynamicSlice(inst, b, &reason)) return plan;
+      return fail(reason);
+    case Opcode::kDynamicUpdateSlice:
+      if (std::optional<BlockCopyPlan> plan = PlanDynamicUpdateSlice(inst, b, &reason)) {
+        return plan;
+      }
+      return fail(reason);
     default:
-      return fail("not a slice, concatenate or pad");
+      return fail("not a slice, concatenate, pad or dynamic slice");
   }
 }
 
 bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const ArchConfig& config,
                      const std::vector<uint64_t>& operands, uint64_t result, std::string* why) {
   const int64_t b = plan.element_bytes;
-  const int64_t half = config.ub_bytes / 2;
+  // The dynamic start's program sits above the two tile halves.
+  int64_t usable = config.ub_bytes;
+  uint64_t start_address = 0;
+  if (!plan.dynamic.empty()) {
+    std::vector<IndexTerm> terms;
+    for (const DynamicStart& start : plan.dynamic) {
+      terms.push_back({operands[static_cast<size_t>(start.operand)], 4, start.max, start.stride,
+                       start.is_unsigned});
+    }
+    if (!IndexTermsFit(terms, 0, why)) return false;
+    usable = (config.ub_bytes - IndexProgramBytes(terms.size(), 1)) / (2 * kLocalAlignment) *
+             (2 * kLocalAlignment);
+    if (usable <= 0) {
+      if (why) *why = "the UB holds no tile beside the start index program";
+      return false;
+    }
+    start_address = EmitIndexProgram(builder, terms, 0, 1, static_cast<uint64_t>(usable)).result;
+  }
+  const int64_t half = usable / 2;
   std::vector<const CopyBox*> boxes;  // those with elements
   for (const CopyBox& box : plan.boxes) {
     int64_t elements = 1;
     for (int64_t extent : box.extents) elements *= extent;
     if (elements > 0) boxes.push_back(&box);
+  }
+  for (const CopyBox* box : boxes) {  // each paired with the box's wait below
+    if (box->dynamic_src) builder.Signal(Unit::kVector, Unit::kLoad);
+    if (box->dynamic_dst) builder.Signal(Unit::kVector, Unit::kStore);
   }
   for (size_t i = 0; i < boxes.size(); ++i) {
     const CopyBox& box = *boxes[i];
@@ -195,6 +301,16 @@ bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const A
     for (const Axis& axis : outer) tiles *= axis.extent;
 
     if (i > 0) builder.Wait(Unit::kStore, Unit::kLoad);  // the previous box stored all
+    if (box.dynamic_src) {
+      builder.Wait(Unit::kVector, Unit::kLoad);
+      builder.LoadRegister(ConfigRegister::kLoadDramOffset, start_address);
+      builder.SetRegister(ConfigRegister::kLoadOffsetScale, b);
+    }
+    if (box.dynamic_dst) {
+      builder.Wait(Unit::kVector, Unit::kStore);
+      builder.LoadRegister(ConfigRegister::kStoreDramOffset, start_address);
+      builder.SetRegister(ConfigRegister::kStoreOffsetScale, b);
+    }
     if (fill) {
       // One tile's worth of the value, stored again for every tile.
       const int64_t count = rows_per_tile * planes_per_tile * row_elements;
@@ -242,6 +358,8 @@ bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const A
                           rows.dst, planes.dst, row_bytes, row_count, plane_count);
       if (!fill && t + 2 < tiles) builder.Signal(Unit::kStore, Unit::kLoad);
     }
+    if (box.dynamic_src) builder.SetRegister(ConfigRegister::kLoadDramOffset, 0);
+    if (box.dynamic_dst) builder.SetRegister(ConfigRegister::kStoreDramOffset, 0);
     if (i + 1 < boxes.size()) builder.Signal(Unit::kStore, Unit::kLoad);
   }
   return true;

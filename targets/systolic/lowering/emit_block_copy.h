@@ -4,9 +4,16 @@
 // source, a strided store scatters it into the result (a fill: one vfill, then stores only).
 // The bytes move unchanged, so every element type of one or more bytes moves exactly.
 //
+// Dynamic-slice and dynamic-update-slice are the same boxes moved by a start computed on the
+// accelerator: the vector unit clamps each s32 start index as HLO does and sums them
+// (emit_dynamic_index.h), and cfg.load puts the sum in the load engine's (dynamic-slice) or
+// the store engine's (dynamic-update-slice: the operand copied whole first, then the update
+// stored at the start) dram_offset register.
+//
 // Guarantees: PlanBlockCopies accepts slice (any strides), concatenate, and pad with
-// non-negative edge padding, any interior padding and a constant pad value, on arrays of whole
-// bytes with default layouts; else nullopt with the reason. In a plan every result element is
+// non-negative edge padding, any interior padding and a constant pad value, dynamic-slice and
+// dynamic-update-slice with s32 or u32 start indices (constant ones folded), on arrays of whole bytes
+// with default layouts; else nullopt with the reason. In a plan every result element is
 // written by exactly one copy box, or by the fill and at most one copy after it (pad).
 // EmitBlockCopies keeps its tiles within `config.ub_bytes` (double-buffered halves), orders
 // the boxes (each box's loads wait for the previous box's stores), and returns false
@@ -31,11 +38,26 @@ struct CopyBox {
   int64_t operand = -1;              // the operand read; -1: a fill with `fill_bits`
   int64_t src_offset = 0, dst_offset = 0;  // bytes
   uint64_t fill_bits = 0;            // the element's bytes, little-endian
+  // The plan's dynamic start (in elements) moves the box's source (dynamic-slice) or its
+  // destination (dynamic-update-slice).
+  bool dynamic_src = false, dynamic_dst = false;
+};
+
+// One dynamic start index: scalar operand `operand` (s32 or u32), clamped to [0, max], times
+// `stride` elements.
+struct DynamicStart {
+  int64_t operand = 0;
+  int64_t max = 0;
+  int64_t stride = 0;
+  bool is_unsigned = false;
 };
 
 struct BlockCopyPlan {
   std::vector<CopyBox> boxes;
   int64_t element_bytes = 0;
+  // The dynamic part of the boxes' offsets: sum over the terms, computed on the vector unit
+  // (emit_dynamic_index.h); constant start indices are folded into the boxes' offsets.
+  std::vector<DynamicStart> dynamic;
 };
 
 std::optional<BlockCopyPlan> PlanBlockCopies(const hlo::Instruction& inst, std::string* why);

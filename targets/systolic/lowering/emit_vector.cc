@@ -367,6 +367,11 @@ void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& progra
   }
 }
 
+void EmitBinary(ProgramBuilder& builder, Opcode op, uint64_t dst, uint64_t a, uint64_t b,
+                int64_t count, Dtype dtype) {
+  VectorEmitter(builder).Binary(op, dst, a, b, count, dtype);
+}
+
 void EmitFill(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, uint32_t bits) {
   VectorEmitter(builder).Fill(dst, count, dtype, bits);
 }

@@ -65,6 +65,9 @@ void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& progra
                                const TileBuffers& buffers, uint64_t set_base, const Tile& tile,
                                uint64_t dot_acc, int64_t piece, uint64_t dst, int64_t dst_stride);
 
+// dst = a OP b over `count` elements (OP a binary vector opcode; split to the count field).
+void EmitBinary(ProgramBuilder& builder, Opcode op, uint64_t dst, uint64_t a, uint64_t b,
+                int64_t count, Dtype dtype);
 // `count` elements of `dtype` at `dst` set to the bit pattern `bits` (vfill, split to the field).
 void EmitFill(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, uint32_t bits);
 // One vrequant pass of `count` elements with `quant`'s registers (written only when they

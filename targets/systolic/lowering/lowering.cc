@@ -9,6 +9,8 @@
 #include "simulator/isa/disassembler.h"
 #include "targets/systolic/lowering/consumer_fusion.h"
 #include "targets/systolic/lowering/emit_block_copy.h"
+#include "targets/systolic/lowering/emit_gather.h"
+#include "targets/systolic/lowering/native_ops.h"
 #include "targets/systolic/lowering/emit_conv.h"
 #include "targets/systolic/lowering/emit_conv_chain.h"
 #include "targets/systolic/lowering/emit_data_movement.h"
@@ -129,8 +131,13 @@ class Lowerer {
     std::string why;
     bool no_instruction = false;
     const Opcode op = inst.opcode();
-    if (op == Opcode::kSlice || op == Opcode::kConcatenate || op == Opcode::kPad) {
+    if (op == Opcode::kSlice || op == Opcode::kConcatenate || op == Opcode::kPad ||
+        op == Opcode::kDynamicSlice || op == Opcode::kDynamicUpdateSlice) {
       if (!TryBlockCopies(inst, &why)) LowerOnHost(inst, why);
+      return;
+    }
+    if (op == Opcode::kGather) {
+      if (!TryGather(inst, &why)) LowerOnHost(inst, why);
       return;
     }
     if (op == Opcode::kIota) {
@@ -337,6 +344,16 @@ class Lowerer {
     if (!transpose &&
         !(program = AnalyzeRows(*root, external, allow_dot, why, {}, no_instruction,
                                 [&inst](int64_t i) { return inst.operand(i); }))) {
+      // A fused op the accelerator does not run says why in the description's words.
+      if (inst.opcode() == Opcode::kFusion) {
+        for (const auto& fused : inst.called_computations().at(0)->instructions()) {
+          if (std::optional<std::string> reason = IntrinsicHostReason(*fused)) {
+            *why = fused->name() + " (" + std::string(hlo::OpcodeName(fused->opcode())) +
+                   "): " + *reason;
+            break;
+          }
+        }
+      }
       return false;
     }
     const std::vector<uint64_t> params = OperandAddresses(inst);
@@ -425,6 +442,18 @@ class Lowerer {
     return AppendOwnOp(inst, why, [&](ProgramBuilder& b, const ArchConfig& config,
                                       uint64_t result, std::string* reason) {
       return EmitBlockCopies(b, *plan, config, params, result, reason);
+    });
+  }
+
+  // A row gather as index-driven DMA (emit_gather.h); false (nothing emitted, the reason in
+  // `why`) for other forms.
+  bool TryGather(const Instruction& inst, std::string* why) {
+    std::optional<RowGatherPlan> plan = PlanRowGather(inst, why);
+    if (!plan) return false;
+    const std::vector<uint64_t> params = OperandAddresses(inst);
+    return AppendOwnOp(inst, why, [&](ProgramBuilder& b, const ArchConfig& config,
+                                      uint64_t result, std::string* reason) {
+      return EmitRowGather(b, *plan, config, params[0], params[1], result, reason);
     });
   }
 

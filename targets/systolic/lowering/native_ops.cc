@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "simulator/isa/arch_config.h"
+#include "targets/systolic/lowering/gather_plan.h"
 #include "targets/systolic/lowering/requantize_pattern.h"
 #include "targets/systolic/lowering/row_op_table.h"
 
@@ -104,6 +105,11 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kTranspose: case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kCopy:
     case Opcode::kSlice: case Opcode::kConcatenate: case Opcode::kPad:
       return EveryType();
+    // The same boxes moved by a start the vector unit computes (cfg.load into a dram_offset
+    // register), and row gathers as dma.gather (gather_plan.h); IntrinsicHostReason names the
+    // forms left to the host.
+    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
+      return EveryType();
     // Elementwise ops the vector unit has no instruction for.
     case Opcode::kBitcastConvert: case Opcode::kCbrt: case Opcode::kClz:
     case Opcode::kIsFinite: case Opcode::kPopulationCount: case Opcode::kReducePrecision:
@@ -114,12 +120,11 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kPower:
       return Native(VectorTypesWhere(IsVectorFloat));
     // Data movement and windows the lowering does not program.
-    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kReverse:
-    case Opcode::kReduceWindow:
+    case Opcode::kReverse: case Opcode::kReduceWindow:
       return Host(no_dma);
-    // Data-dependent addressing and comparators are not in the CISC ISA.
-    case Opcode::kGather: case Opcode::kScatter: case Opcode::kSelectAndScatter:
-      return Host("data-dependent addressing is not in the accelerator's ISA");
+    // A scatter needs a read-modify-write per index the DMA does not do.
+    case Opcode::kScatter: case Opcode::kSelectAndScatter:
+      return Host("the DMA engines have no scatter with a combiner");
     case Opcode::kSort: case Opcode::kTopK: case Opcode::kMap:
       return Host("the vector unit cannot run a called comparator or computation");
     case Opcode::kRng: case Opcode::kRngBitGenerator: case Opcode::kRngGetAndUpdateState:
@@ -202,6 +207,25 @@ std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
       for (const hlo::PadDim& d : inst.attr<hlo::PadAttrs>().dims) {
         if (d.lo < 0 || d.hi < 0) return "negative edge padding is not in the DMA plan";
       }
+      break;
+    }
+    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: {
+      const int64_t first = inst.opcode() == Opcode::kDynamicSlice ? 1 : 2;
+      for (int64_t i = first; i < inst.operand_count(); ++i) {
+        const hlo::Instruction* start = inst.operand(i);
+        const PrimitiveType type = start->shape().type;
+        if (start->opcode() != Opcode::kConstant && type != PrimitiveType::kS32 &&
+            type != PrimitiveType::kU32) {
+          return "a computed start index of type " +
+                 std::string(hlo::PrimitiveTypeName(start->shape().type)) +
+                 " (the index program reads s32 or u32)";
+        }
+      }
+      break;
+    }
+    case Opcode::kGather: {
+      std::string why;
+      if (!PlanRowGather(inst, &why)) return "not a row gather (gather_plan.h): " + why;
       break;
     }
     case Opcode::kRoundNearestEven:

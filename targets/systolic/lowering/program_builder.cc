@@ -13,6 +13,9 @@ namespace {
 constexpr int64_t kMaxRowBytes = 65535;
 constexpr int64_t kMaxRows = 65535;
 constexpr int64_t kMaxPlanes = 4095;
+constexpr int64_t kMaxGatherRows = 4095;  // dma.gather's 12-bit rows
+// The cached value of a register cfg.load wrote: no value SetRegister is asked for equals it.
+constexpr int64_t kUnknownValue = -1;
 // Contiguous blocks are cut into rows of this size (a power of two below kMaxRowBytes).
 constexpr int64_t kFlatChunk = 32768;
 
@@ -41,6 +44,9 @@ void ProgramBuilder::Splice(const Instruction& inst) {
   if (inst.opcode == Opcode::kCfgSet) {
     SetRegister(static_cast<ConfigRegister>(inst.get(CfgSetField::reg)),
                 static_cast<int64_t>(inst.get(CfgSetField::value)));
+  } else if (inst.opcode == Opcode::kCfgLoad) {
+    LoadRegister(static_cast<ConfigRegister>(inst.get(CfgLoadField::reg)),
+                 inst.get(CfgLoadField::src));
   } else {
     Append(inst);
   }
@@ -59,6 +65,35 @@ void ProgramBuilder::SetRegister(ConfigRegister reg, int64_t value) {
   inst.set(CfgSetField::reg, static_cast<uint64_t>(reg));
   inst.set(CfgSetField::value, static_cast<uint64_t>(value));
   Append(inst);
+}
+
+void ProgramBuilder::LoadRegister(ConfigRegister reg, uint64_t local) {
+  registers_[reg] = kUnknownValue;
+  Instruction inst = MakeInstruction(Opcode::kCfgLoad);
+  inst.set(CfgLoadField::reg, static_cast<uint64_t>(reg));
+  inst.set(CfgLoadField::src, local);
+  Append(inst);
+}
+
+void ProgramBuilder::Gather(uint64_t dram, int64_t dram_row_stride, uint64_t local,
+                            int64_t local_row_stride, uint64_t index, int64_t row_bytes,
+                            int64_t rows) {
+  if (row_bytes > kMaxRowBytes) {
+    throw hlo::Error("a gathered row of " + std::to_string(row_bytes) +
+                     " bytes does not fit dma.gather's 16-bit row_bytes");
+  }
+  SetRegister(ConfigRegister::kLoadDramRowStride, dram_row_stride);
+  SetRegister(ConfigRegister::kLoadLocalRowStride, local_row_stride);
+  for (int64_t first = 0; first < rows; first += kMaxGatherRows) {
+    const int64_t count = std::min(kMaxGatherRows, rows - first);
+    Instruction inst = MakeInstruction(Opcode::kDmaGather);
+    inst.set(DmaGatherField::dram, dram);
+    inst.set(DmaGatherField::local, local + static_cast<uint64_t>(first * local_row_stride));
+    inst.set(DmaGatherField::index, index + static_cast<uint64_t>(first * 4));
+    inst.set(DmaGatherField::row_bytes, static_cast<uint64_t>(row_bytes));
+    inst.set(DmaGatherField::rows, static_cast<uint64_t>(count));
+    Append(inst);
+  }
 }
 
 void ProgramBuilder::Transfer(bool is_load, uint64_t dram, int64_t dram_stride, uint64_t local,

@@ -45,6 +45,14 @@ class ProgramBuilder {
 
   // cfg.set, skipped when the register already holds `value` (registers reset to 0).
   void SetRegister(ConfigRegister reg, int64_t value);
+  // cfg.load from the 4 bytes at `local`: the register's value is unknown afterwards (the next
+  // SetRegister of it always emits).
+  void LoadRegister(ConfigRegister reg, uint64_t local);
+  // dma.gather of `rows` rows of `row_bytes` (at most 65535, else an hlo::Error): row r from
+  // dram + index[r] * dram_row_stride to local + r * local_row_stride; split into instructions
+  // of at most 4095 rows. Sets the load row-stride registers; load.index_bound is the caller's.
+  void Gather(uint64_t dram, int64_t dram_row_stride, uint64_t local, int64_t local_row_stride,
+              uint64_t index, int64_t row_bytes, int64_t rows);
 
   // Copies `rows` rows of `row_bytes` between DRAM and local memory; rows are `dram_stride`
   // bytes apart in DRAM and `local_stride` apart locally. Split to the 16-bit fields.

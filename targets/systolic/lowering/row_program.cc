@@ -121,7 +121,13 @@ class Analyzer {
       return Emit(op);
     }
     int value = Define(inst);
-    if (program_.values[static_cast<size_t>(value)].cls != cls) {
+    // One element serves every role, and the whole matrix of a single row or column is that
+    // row or column, element for element. A row and a column of the same length are not.
+    const RowClass computed = program_.values[static_cast<size_t>(value)].cls;
+    const bool same_elements =
+        ClassCount(computed) == ClassCount(cls) &&
+        (ClassCount(cls) == 1 || computed == RowClass::kFull || cls == RowClass::kFull);
+    if (computed != cls && !same_elements) {
       Fail(inst->name() + " is used with a different row/column role than it was computed in");
     }
     return value;

@@ -2,6 +2,7 @@
 #include "targets/systolic/lowering/segment_builder.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "targets/systolic/lowering/conv_shape.h"
@@ -289,11 +290,13 @@ void SegmentBuilder::WaitOpsUpTo(int64_t op) {
 // every configuration register first (a cfg.set only where an earlier op left a nonzero value:
 // strides, a requantization's mode and scales, an iota's extents), then replays the op's
 // instructions through its register cache.
-// `before_load(begin, end)` is called before each dma.load with the DRAM bytes it may read.
+// `before_load(begin, end)` is called before each dma.load with the DRAM bytes it may read:
+// all of DRAM for a dma.gather or a load moved by a cfg.load-written load.dram_offset.
 void SegmentBuilder::ReplayInto(const ProgramBuilder& op, uint64_t ub_offset,
                                 uint64_t acc_offset,
                                 const std::function<void(uint64_t, uint64_t)>& before_load) {
   int64_t row_stride = 0, plane_stride = 0;  // load.dram_* registers, as the op sets them
+  bool dynamic = false;  // load.dram_offset written by cfg.load: a load may read anywhere
   for (uint64_t index = 0; index < 32; ++index) {
     if (FindConfigRegister(index) != nullptr) {
       builder_.SetRegister(static_cast<ConfigRegister>(index), 0);
@@ -305,10 +308,21 @@ void SegmentBuilder::ReplayInto(const ProgramBuilder& op, uint64_t ub_offset,
       auto value = static_cast<int64_t>(i.get(CfgSetField::value));
       if (reg == ConfigRegister::kLoadDramRowStride) row_stride = value;
       if (reg == ConfigRegister::kLoadDramPlaneStride) plane_stride = value;
+      if (reg == ConfigRegister::kLoadDramOffset) dynamic = value != 0;
       builder_.SetRegister(reg, value);
       continue;
     }
-    if (i.opcode == systolic::Opcode::kDmaLoad) {
+    if (i.opcode == systolic::Opcode::kCfgLoad) {
+      const systolic::Instruction moved = Relocated(i, ub_offset, acc_offset);
+      const auto reg = static_cast<ConfigRegister>(moved.get(CfgLoadField::reg));
+      if (reg == ConfigRegister::kLoadDramOffset) dynamic = true;
+      builder_.LoadRegister(reg, moved.get(CfgLoadField::src));
+      continue;
+    }
+    if (i.opcode == systolic::Opcode::kDmaGather ||
+        (dynamic && i.opcode == systolic::Opcode::kDmaLoad)) {
+      before_load(0, std::numeric_limits<uint64_t>::max());
+    } else if (i.opcode == systolic::Opcode::kDmaLoad) {
       // isa.def: a zero stride means packed.
       const auto row_bytes = static_cast<int64_t>(i.get(DmaLoadField::row_bytes));
       const auto rows = static_cast<int64_t>(i.get(DmaLoadField::rows));
