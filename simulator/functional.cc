@@ -91,6 +91,7 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
   void OnVBcast(const Instruction& inst) override {
     vec::ExecuteBroadcast(inst, memories_);
   }
+  void OnVTrans(const Instruction& inst) override { vec::ExecuteTranspose(inst, memories_); }
 
  private:
   [[noreturn]] static void NotComputeUnit(const Instruction& inst) {

@@ -4,6 +4,7 @@
 //            in that type does). Starting from src[r][0] keeps a row of -0 at -0.
 //   vredmax  dst[r] = max over c, NaN-propagating, -0 < +0.
 //   vbcast   dst[r][c] = per_row ? src[r] : src[c].
+//   vtrans   dst[c][r] = src[r][c]; the source and the destination must not overlap.
 // cols must be at least 1 for the reductions (an empty max has no value).
 #include <algorithm>
 #include <cstring>
@@ -75,7 +76,31 @@ void Broadcast(const Instruction& inst, Memories& memories) {
   }
 }
 
+void Transpose(const Instruction& inst, Memories& memories) {
+  using F = systolic::VTransField;
+  const Dtype dtype = CheckedDtype(inst, inst.get(F::dtype), DtypeClass::kAny);
+  const int64_t rows = static_cast<int64_t>(inst.get(F::rows));
+  const int64_t cols = static_cast<int64_t>(inst.get(F::cols));
+  const int bytes = systolic::DtypeBytes(dtype);
+  const uint64_t src = inst.get(F::src), dst = inst.get(F::dst);
+  const auto size = static_cast<uint64_t>(rows * cols * bytes);
+  if (size > 0 && (src & systolic::kAccumulatorBit) == (dst & systolic::kAccumulatorBit) &&
+      src < dst + size && dst < src + size) {
+    throw hlo::Error(Mnemonic(inst) + ": the source and the destination overlap");
+  }
+  const std::vector<uint8_t> in = ReadOperand(memories, src, rows * cols, dtype);
+  std::span<uint8_t> out = WriteOperand(memories, dst, rows * cols, dtype);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      std::memcpy(&out[static_cast<size_t>((c * rows + r) * bytes)],
+                  &in[static_cast<size_t>((r * cols + c) * bytes)], static_cast<size_t>(bytes));
+    }
+  }
+}
+
 }  // namespace
+
+void ExecuteTranspose(const Instruction& inst, Memories& memories) { Transpose(inst, memories); }
 
 void ExecuteReduce(const Instruction& inst, Memories& memories) { Reduce(inst, memories); }
 void ExecuteBroadcast(const Instruction& inst, Memories& memories) { Broadcast(inst, memories); }

@@ -271,6 +271,14 @@ class Planner final : public systolic::InstructionVisitor<void> {
   void OnVRedSum(const Instruction& inst) override { VisitReduce(index_, inst); }
   void OnVRedMax(const Instruction& inst) override { VisitReduce(index_, inst); }
   void OnVBcast(const Instruction& inst) override { VisitBroadcast(index_, inst); }
+  void OnVTrans(const Instruction& inst) override {
+    using F = systolic::VTransField;
+    const uint64_t count = Field(inst, F::rows) * Field(inst, F::cols);
+    const uint64_t dtype = Field(inst, F::dtype);
+    if (!IsDtype(dtype)) return;
+    Read(index_, Flat(Field(inst, F::src), Bytes(count, dtype)));
+    Write(index_, Flat(Field(inst, F::dst), Bytes(count, dtype)));
+  }
   void OnVIota(const Instruction& inst) override { VisitIota(index_, inst); }
 
   void VisitDma(size_t i, const Instruction& inst);

@@ -228,6 +228,19 @@ UnitCost BroadcastCost(const Instruction& inst, const systolic::ArchConfig& conf
   return cost;
 }
 
+// vtrans: rows x cols elements read and written, L a cycle (the transpose unit's lanes).
+UnitCost TransposeCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  UnitCost cost;
+  using F = systolic::VTransField;
+  const int64_t count = static_cast<int64_t>(inst.get(F::rows) * inst.get(F::cols));
+  const Dtype dtype = FieldDtype(inst, inst.get(F::dtype));
+  CountAccess(cost, inst.get(F::src), Bytes(count, dtype), false);
+  CountAccess(cost, inst.get(F::dst), Bytes(count, dtype), true);
+  cost.vector_element_ops = count;
+  cost.cycles = StreamCycles(config, count);
+  return cost;
+}
+
 // One handler per row of isa.def: the compute units' rows have a cost here; the DMA engines'
 // and the front end's are timed by their units (sim_dma.cc, sim_unit.cc) and are refused.
 class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
@@ -287,6 +300,9 @@ class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
   }
   UnitCost OnVRedSum(const Instruction& inst) override { return Vector(ReduceCost(inst, config_)); }
   UnitCost OnVRedMax(const Instruction& inst) override { return Vector(ReduceCost(inst, config_)); }
+  UnitCost OnVTrans(const Instruction& inst) override {
+    return Vector(TransposeCost(inst, config_));
+  }
   UnitCost OnVBcast(const Instruction& inst) override {
     return Vector(BroadcastCost(inst, config_));
   }

@@ -87,6 +87,23 @@ ENTRY main {
 })"), 4);
 }
 
+TEST(SystolicDataMovement, TransposesOfLongColumnsAreVtransTiles) {
+  // Output rows of 70,000 elements (columns of the operand): no DMA block holds one, so the
+  // vector unit transposes tiles; a batch of them in bf16, and 1-byte elements.
+  const Outcome outcome = RunOnGemmini(R"(HloModule m
+ENTRY main {
+  a = f32[70000,3] parameter(0)
+  ta = f32[3,70000] transpose(a), dimensions={1,0}
+  b = bf16[2,70000,5] parameter(1)
+  tb = bf16[2,5,70000] transpose(b), dimensions={0,2,1}
+  c = u8[66000,7] parameter(2)
+  tc = u8[7,66000] transpose(c), dimensions={1,0}
+  ROOT t = (f32[3,70000], bf16[2,5,70000], u8[7,66000]) tuple(ta, tb, tc)
+})");
+  ExpectNative(outcome, 3);
+  EXPECT_NE(outcome.assembly.find("vtrans"), std::string::npos);
+}
+
 TEST(SystolicDataMovement, NegativePaddingRunsOnTheHost) {
   const Outcome outcome = RunOnGemmini(R"(HloModule m
 ENTRY main {

@@ -79,6 +79,25 @@ TEST(SystolicRun, DotBiasReluMatchesAsOneNativeFusion) {
   EXPECT_EQ(outcome.counters["native_instructions"], 1);  // the output fusion
 }
 
+// A language model's logits: a dot whose rows (the vocabulary) are longer than the vector
+// unit's 16-bit column fields. The matrix unit and its epilogue work on column tiles, so the
+// row length is no limit there.
+TEST(SystolicRun, LogitsWiderThanAVectorRowRunOnTheAccelerator) {
+  Outcome outcome = RunText(R"(HloModule m
+ENTRY main {
+  x = bf16[11,64] parameter(0)
+  w = bf16[64,70000] parameter(1)
+  d = f32[11,70000] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[] constant(0.5)
+  b = f32[11,70000] broadcast(s), dimensions={}
+  ROOT m = f32[11,70000] multiply(d, b)
+})",
+                            ArrayConfig(32, 32));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["native_instructions"], 1);
+}
+
 TEST(SystolicRun, SoftmaxMatches) {
   Outcome outcome = RunText(small_modules::kSoftmax, ArrayConfig(8, 8));
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;

@@ -225,6 +225,10 @@ const std::vector<Case>& Cases() {
       {"vredmax", {{"ub:0x0", "f32", {1, 7, 3, 4, 5, 6, -7, 2}}}, "",
        "vredmax dst=ub:0x100, src=ub:0x0, rows=2, cols=4, dtype=f32", "",
        {"ub:0x100", "f32", {7, 6}}, 2 * 1 + 2 + 4, 8, 0},
+      // [[1,2,3],[4,5,6]] transposed: [[1,4],[2,5],[3,6]]; 6 elements, ceil(6/4) + 4 cycles.
+      {"vtrans", {{"ub:0x0", "f32", {1, 2, 3, 4, 5, 6}}}, "",
+       "vtrans dst=ub:0x100, src=ub:0x0, rows=2, cols=3, dtype=f32", "",
+       {"ub:0x100", "f32", {1, 4, 2, 5, 3, 6}}, 2 + 4, 24, 0},
       {"vbcast", {{"ub:0x0", "f32", {7, 9}}}, "",
        "vbcast dst=ub:0x100, src=ub:0x0, rows=2, cols=4, dtype=f32, per_row=1", "",
        {"ub:0x100", "f32", {7, 7, 7, 7, 9, 9, 9, 9}}, 2 + 4, 32, 0},

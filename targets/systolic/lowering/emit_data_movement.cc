@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "targets/systolic/lowering/emit_vector.h"
+
 namespace systolic::lowering {
 namespace {
 
@@ -23,6 +25,79 @@ bool ReshapeLike(const Instruction* inst) {
 struct Axis {
   int64_t extent, stride;
 };
+
+// The transpose of a batch of [rows x cols] matrices whose output rows are columns of the
+// source (`axes` ends with the source's contiguous axis, then a strided one): DMA loads of row
+// blocks, vtrans on the vector unit, DMA stores of the transposed blocks, double-buffered.
+bool EmitVectorTranspose(ProgramBuilder& builder, const std::vector<Axis>& axes, int64_t b,
+                         const ArchConfig& config, uint64_t source, uint64_t result,
+                         std::string* why) {
+  if (axes.size() < 2 || axes[axes.size() - 2].stride != 1) {
+    if (why) *why = "a transpose that is not a batch of matrix transposes";
+    return false;
+  }
+  const Axis cols = axes[axes.size() - 2];  // contiguous in the source: the tile's columns
+  const Axis rows = axes.back();            // the output's rows: the tile's rows
+  const std::vector<Axis> outer(axes.begin(), axes.end() - 2);
+  const int64_t half = config.ub_bytes / 2 / kLocalAlignment * kLocalAlignment;
+  const int64_t field = kMaxField / b;  // elements of one DMA row, and a vtrans side
+  // Square-ish tiles: each side long enough for whole bursts, two tiles (source and
+  // transposed) in half the buffer.
+  int64_t side = 1;
+  while ((side + 1) * (side + 1) * 2 * b <= half) ++side;
+  const int64_t tc = std::min({cols.extent, field, std::max(side, half / (2 * b * rows.extent))});
+  const int64_t tr = std::min({rows.extent, field, half / (2 * b * tc)});
+  if (tr <= 0 || tc <= 0) {
+    if (why) *why = "a transpose tile does not fit half the UB";
+    return false;
+  }
+  const int64_t tile_bytes = (tr * tc * b + kLocalAlignment - 1) / kLocalAlignment *
+                             kLocalAlignment;
+  const int64_t row_chunks = (rows.extent + tr - 1) / tr;
+  const int64_t col_chunks = (cols.extent + tc - 1) / tc;
+  int64_t tiles = row_chunks * col_chunks;
+  for (const Axis& axis : outer) tiles *= axis.extent;
+  const std::optional<Dtype> dtype =
+      b == 1 ? Dtype::kU8 : b == 2 ? std::optional(Dtype::kBf16)
+                                   : b == 4 ? std::optional(Dtype::kS32) : std::nullopt;
+  if (!dtype) {
+    if (why) *why = "a transpose of " + std::to_string(b) + "-byte elements on the vector unit";
+    return false;
+  }
+  for (int64_t t = 0; t < tiles; ++t) {
+    int64_t index = t / (row_chunks * col_chunks);
+    int64_t source_offset = 0, result_offset = index * rows.extent * cols.extent;
+    for (size_t k = outer.size(); k-- > 0;) {
+      source_offset += index % outer[k].extent * outer[k].stride;
+      index /= outer[k].extent;
+    }
+    const int64_t chunk = t % (row_chunks * col_chunks);
+    const int64_t r0 = chunk / col_chunks * tr, c0 = chunk % col_chunks * tc;
+    const int64_t nr = std::min(tr, rows.extent - r0), nc = std::min(tc, cols.extent - c0);
+    source_offset += r0 * rows.stride + c0;
+    result_offset += c0 * rows.extent + r0;
+    const auto base = static_cast<uint64_t>((t % 2) * half);
+    const uint64_t transposed = base + static_cast<uint64_t>(tile_bytes);
+    if (t >= 2) builder.Wait(Unit::kStore, Unit::kLoad);
+    builder.Load(source + static_cast<uint64_t>(source_offset * b), rows.stride * b, base, nc * b,
+                 nc * b, nr);
+    builder.Signal(Unit::kLoad, Unit::kVector);
+    builder.Wait(Unit::kLoad, Unit::kVector);
+    systolic::Instruction vtrans = MakeInstruction(systolic::Opcode::kVTrans);
+    vtrans.set(VTransField::dst, transposed);
+    vtrans.set(VTransField::src, base);
+    vtrans.set(VTransField::rows, static_cast<uint64_t>(nr));
+    vtrans.set(VTransField::cols, static_cast<uint64_t>(nc));
+    vtrans.set(VTransField::dtype, static_cast<uint64_t>(*dtype));
+    builder.Append(vtrans);
+    builder.Signal(Unit::kVector, Unit::kStore);
+    builder.Wait(Unit::kVector, Unit::kStore);
+    builder.Store(transposed, nr * b, result + static_cast<uint64_t>(result_offset * b),
+                  rows.extent * b, nr * b, nc);
+    if (t + 2 < tiles) builder.Signal(Unit::kStore, Unit::kLoad);
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -81,6 +156,9 @@ bool EmitTranspose(ProgramBuilder& builder, const TransposePlan& plan, const Arc
   const int64_t plane_bytes = rows.extent * row_bytes;
   const int64_t half = config.ub_bytes / 2;
   if (row_bytes > kMaxField || rows.extent > kMaxField || plane_bytes > half) {
+    // Output rows gathered element by element would pay a DRAM burst per element: the
+    // vector unit transposes tiles instead.
+    if (!contiguous_rows) return EmitVectorTranspose(builder, axes, b, config, source, result, why);
     if (why) *why = "transpose rows do not fit one DMA block";
     return false;
   }

@@ -75,7 +75,11 @@ class Analyzer {
     program_.inner = shape.rank() == 0 ? 1 : shape.dims.back();
     if (program_.inner <= 0 || Count(reference) <= 0) Fail("empty arrays");
     program_.outer = Count(reference) / program_.inner;
-    if (program_.inner > 65535) Fail("rows longer than 65535 elements");
+    // The vector unit's rows and columns fields are 16 bits; a contraction's epilogue works on
+    // the matrix unit's column tiles instead of whole rows.
+    const bool contraction = reference->opcode() == Opcode::kDot ||
+                             reference->opcode() == Opcode::kConvolution;
+    if (program_.inner > 65535 && !contraction) Fail("rows longer than 65535 elements");
   }
 
   int64_t ClassCount(RowClass cls) const {
