@@ -33,6 +33,7 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
   void OnDmaLoad(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnDmaStore(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnDmaGather(const Instruction& inst) override { NotComputeUnit(inst); }
+  void OnDmaScatter(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnMxuLoadWeights(const Instruction& inst) override {
     mxu_internal::ExecuteLoadWeights(inst, *config_, registers_, *weights_, memories_);
   }

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "simulator/numeric_types.h"
+
 namespace simulator::sim {
 
 using systolic::ConfigRegister;
@@ -20,6 +22,28 @@ int64_t ChannelCycles(const Run& run, int64_t bus_bytes) {
   // The relative epsilon keeps an exact quotient (64 B at 16 B/cycle) from rounding up to 5
   // through floating-point noise in the bandwidth conversion.
   return static_cast<int64_t>(std::ceil(cycles * (1 - 1e-12)));
+}
+
+// dram[address ...] += row, element by element in `dtype` (floats round to the dtype after the
+// addition, integers wrap), the order a sequential scatter with an add combiner takes.
+void AddRow(Dram& dram, uint64_t address, std::span<const uint8_t> row, systolic::Dtype dtype) {
+  const auto bytes = static_cast<size_t>(systolic::DtypeBytes(dtype));
+  if (dtype == systolic::Dtype::kPred || row.size() % bytes != 0) {
+    throw hlo::Error("store.scatter_add in " + std::string(systolic::DtypeName(dtype)) +
+                     " on a row of " + std::to_string(row.size()) + " bytes");
+  }
+  std::vector<uint8_t> sum(row.size());
+  dram.Read(address, sum);
+  const bool is_float = dtype == systolic::Dtype::kBf16 || dtype == systolic::Dtype::kF16 ||
+                        dtype == systolic::Dtype::kF32;
+  for (size_t i = 0; i < row.size(); i += bytes) {
+    if (is_float) {
+      StoreFloat(dtype, &sum[i], LoadFloat(dtype, &sum[i]) + LoadFloat(dtype, &row[i]));
+    } else {
+      StoreIntWrapping(dtype, &sum[i], LoadInt(dtype, &sum[i]) + LoadInt(dtype, &row[i]));
+    }
+  }
+  dram.Write(address, sum);
 }
 
 }  // namespace
@@ -56,6 +80,9 @@ void DmaUnit::Execute(size_t index, const systolic::Instruction& inst) {
     case Opcode::kDmaGather:
       IssueLoad(index, Decode(inst));
       return;
+    case Opcode::kDmaScatter:
+      IssueStore(index, Decode(inst));
+      return;
     default:  // ExecutingUnit() routes only DMA instructions here
       throw hlo::Error("not a DMA instruction");
   }
@@ -65,7 +92,9 @@ DmaUnit::Transfer DmaUnit::Decode(const systolic::Instruction& inst) const {
   const RegisterFile& registers = shared_.run().registers;
   Transfer t;
   ConfigRegister dram_row, dram_plane, local_row, local_plane;
-  if (inst.opcode == Opcode::kDmaGather) return DecodeGather(inst);
+  if (inst.opcode == Opcode::kDmaGather || inst.opcode == Opcode::kDmaScatter) {
+    return DecodeIndexed(inst);
+  }
   if (inst.opcode == Opcode::kDmaLoad) {
     t.dram = inst.get(systolic::DmaLoadField::dram);
     t.local = inst.get(systolic::DmaLoadField::local);
@@ -126,44 +155,70 @@ uint64_t DmaUnit::OffsetAddress(uint64_t dram, bool is_load) const {
   return static_cast<uint64_t>(address);
 }
 
-// dma.gather: one row per index, each index checked against load.index_bound.
-DmaUnit::Transfer DmaUnit::DecodeGather(const systolic::Instruction& inst) const {
-  using F = systolic::DmaGatherField;
+// dma.gather / dma.scatter: one row per index. A gather's index outside load.index_bound is an
+// error (HLO clamps gather indices, so the program should have); a scatter's is skipped (HLO
+// drops out-of-bounds scatter updates).
+DmaUnit::Transfer DmaUnit::DecodeIndexed(const systolic::Instruction& inst) const {
+  const bool gather = inst.opcode == Opcode::kDmaGather;
+  using G = systolic::DmaGatherField;
+  using S = systolic::DmaScatterField;
   Run& run = shared_.run();
   const RegisterFile& registers = run.registers;
   auto reg = [&](ConfigRegister r) { return uint64_t{registers[static_cast<size_t>(r)]}; };
   Transfer t;
-  t.dram = OffsetAddress(inst.get(F::dram), /*is_load=*/true);
-  t.local = inst.get(F::local);
-  t.row_bytes = inst.get(F::row_bytes);
-  t.rows = inst.get(F::rows);
+  t.dram = OffsetAddress(gather ? inst.get(G::dram) : inst.get(S::dram), gather);
+  t.local = gather ? inst.get(G::local) : inst.get(S::local);
+  t.row_bytes = gather ? inst.get(G::row_bytes) : inst.get(S::row_bytes);
+  t.rows = gather ? inst.get(G::rows) : inst.get(S::rows);
   t.planes = 1;
-  t.dram_row_stride = reg(ConfigRegister::kLoadDramRowStride) != 0
-                          ? reg(ConfigRegister::kLoadDramRowStride) : t.row_bytes;
-  t.local_row_stride = reg(ConfigRegister::kLoadLocalRowStride) != 0
-                           ? reg(ConfigRegister::kLoadLocalRowStride) : t.row_bytes;
+  const uint64_t dram_stride = reg(gather ? ConfigRegister::kLoadDramRowStride
+                                          : ConfigRegister::kStoreDramRowStride);
+  const uint64_t local_stride = reg(gather ? ConfigRegister::kLoadLocalRowStride
+                                           : ConfigRegister::kStoreLocalRowStride);
+  t.dram_row_stride = dram_stride != 0 ? dram_stride : t.row_bytes;
+  t.local_row_stride = local_stride != 0 ? local_stride : t.row_bytes;
   t.dram_plane_stride = 0;
   t.local_plane_stride = t.rows * t.local_row_stride;
-  const uint64_t bound = reg(ConfigRegister::kLoadIndexBound);
-  if (bound == 0) throw hlo::Error("dma.gather with load.index_bound 0 (no index is in bounds)");
-  const uint64_t index = inst.get(F::index);
+  const uint64_t bound =
+      reg(gather ? ConfigRegister::kLoadIndexBound : ConfigRegister::kStoreIndexBound);
+  if (gather && bound == 0) {
+    throw hlo::Error("dma.gather with load.index_bound 0 (no index is in bounds)");
+  }
+  if (!gather) {
+    const uint64_t add = reg(ConfigRegister::kStoreScatterAdd);
+    if (add > systolic::kDtypeCount) {
+      throw hlo::Error("store.scatter_add " + std::to_string(add) + " names no dtype");
+    }
+    if (add != 0) t.add_dtype = static_cast<systolic::Dtype>(add - 1);
+  }
+  const uint64_t index = gather ? inst.get(G::index) : inst.get(S::index);
   std::span<const uint8_t> bytes =
       run.memories.Local(index).Read(Memories::LocalOffset(index), t.rows * 4);
   t.row_dram.reserve(t.rows);
+  uint64_t moved = 0;
   for (uint64_t r = 0; r < t.rows; ++r) {
     int32_t value = 0;
     std::memcpy(&value, bytes.data() + r * 4, 4);
     if (value < 0 || static_cast<uint64_t>(value) >= bound) {
-      throw hlo::Error("dma.gather index[" + std::to_string(r) + "] = " + std::to_string(value) +
-                       " is outside [0, " + std::to_string(bound) + ") (load.index_bound)");
+      if (gather) {
+        throw hlo::Error("dma.gather index[" + std::to_string(r) + "] = " +
+                         std::to_string(value) + " is outside [0, " + std::to_string(bound) +
+                         ") (load.index_bound)");
+      }
+      t.row_dram.push_back(kSkippedRow);
+      continue;
     }
     // value < 2^31 and the stride < 2^32: no overflow.
     t.row_dram.push_back(t.dram + static_cast<uint64_t>(value) * t.dram_row_stride);
+    ++moved;
   }
   t.index_bytes = static_cast<int64_t>(t.rows * 4);
   const auto burst = static_cast<uint64_t>(run.config.dram_burst_bytes);
-  t.bytes = static_cast<int64_t>(t.row_bytes * t.rows);
-  t.bus_bytes = static_cast<int64_t>((t.row_bytes + burst - 1) / burst * burst * t.rows);
+  t.bytes = static_cast<int64_t>(t.row_bytes * moved);
+  // A scatter-add reads each row before writing it back: twice the bus traffic.
+  const uint64_t passes = t.add_dtype ? 2 : 1;
+  t.bus_bytes =
+      static_cast<int64_t>((t.row_bytes + burst - 1) / burst * burst * moved * passes);
   return t;
 }
 
@@ -260,6 +315,8 @@ void DmaUnit::IssueStore(size_t index, const Transfer& transfer) {
   const int64_t end =
       std::max(channel_start + channel_cycles, port_end) + run.dram_latency_cycles;
   run.stats.dram_bytes_written += transfer.bytes;
+  if (transfer.add_dtype) run.stats.dram_bytes_read += transfer.bytes;
+  run.stats.ub_bytes_read += transfer.index_bytes;
   (from_acc ? run.stats.acc_bytes_read : run.stats.ub_bytes_read) += transfer.bytes;
   shared_.Busy(unit_, grant.start, end, index,
                grant.stall + (channel_start - channel_earliest));
@@ -278,10 +335,13 @@ void DmaUnit::Copy(const Transfer& t, bool dram_to_local) {
                                         ? t.dram + plane * t.dram_plane_stride +
                                               row * t.dram_row_stride
                                         : t.row_dram[row];
+      if (dram_address == kSkippedRow) continue;
       const uint64_t local_offset =
           local_base + plane * t.local_plane_stride + row * t.local_row_stride;
       if (dram_to_local) {
         memories.dram.Read(dram_address, local.Write(local_offset, t.row_bytes));
+      } else if (t.add_dtype) {
+        AddRow(memories.dram, dram_address, local.Read(local_offset, t.row_bytes), *t.add_dtype);
       } else {
         memories.dram.Write(dram_address, local.Read(local_offset, t.row_bytes));
       }

@@ -17,11 +17,13 @@
 // it completes, a store's are read when it issues. load./store.dram_offset (times the scale)
 // moves the DRAM address of every transfer of that engine. dma.gather times like a load of
 // `rows` rows; its row addresses come from the s32 index array, read (and checked against
-// load.index_bound) when it issues. Transfers above
+// load.index_bound) when it issues. dma.scatter times like a store of the rows it does not
+// skip (twice the bus bytes when it adds: each row is read, then written). Transfers above
 // hlo::GlobalLimits().max_bytes_per_allocation are refused before anything is copied.
 #pragma once
 
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "simulator/sim_unit.h"
@@ -51,8 +53,9 @@ class DmaUnit final : public UnitProcess {
     int64_t bus_bytes = 0;  // payload with each row rounded up to whole bursts
     // dma.gather: each row's DRAM address, resolved from the index array at issue (the array
     // may be overwritten once the instruction issued); empty for the strided transfers.
-    std::vector<uint64_t> row_dram;
+    std::vector<uint64_t> row_dram;  // kSkippedRow: a scatter row outside store.index_bound
     int64_t index_bytes = 0;  // the index array's bytes read from local memory
+    std::optional<systolic::Dtype> add_dtype;  // dma.scatter with store.scatter_add
   };
   // A load whose data is on its way.
   struct InFlightLoad {
@@ -62,8 +65,9 @@ class DmaUnit final : public UnitProcess {
     int64_t data_end = 0;
   };
 
+  static constexpr uint64_t kSkippedRow = ~uint64_t{0};
   Transfer Decode(const systolic::Instruction& inst) const;
-  Transfer DecodeGather(const systolic::Instruction& inst) const;
+  Transfer DecodeIndexed(const systolic::Instruction& inst) const;
   uint64_t OffsetAddress(uint64_t dram, bool is_load) const;
   void IssueLoad(size_t index, const Transfer& transfer);
   void IssueStore(size_t index, const Transfer& transfer);

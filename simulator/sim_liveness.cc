@@ -232,6 +232,13 @@ class Planner final : public systolic::InstructionVisitor<void> {
     Write(index_, Access{inst.get(F::local), row_bytes, rows,
                          Or(Reg(ConfigRegister::kLoadLocalRowStride), row_bytes)});
   }
+  void OnDmaScatter(const Instruction& inst) override {
+    using F = systolic::DmaScatterField;
+    const uint64_t rows = inst.get(F::rows), row_bytes = inst.get(F::row_bytes);
+    Read(index_, Access{inst.get(F::index), rows * 4});
+    Read(index_, Access{inst.get(F::local), row_bytes, rows,
+                        Or(Reg(ConfigRegister::kStoreLocalRowStride), row_bytes)});
+  }
   void OnMxuLoadWeights(const Instruction& inst) override { VisitLoadWeights(index_, inst); }
   void OnMxuMatmul(const Instruction& inst) override {
     VisitMxuCompute(index_, MatmulAccess(inst));

@@ -257,6 +257,7 @@ class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
   UnitCost OnDmaLoad(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnDmaStore(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnDmaGather(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnDmaScatter(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnMxuLoadWeights(const Instruction& inst) override {
     return LoadWeightsCost(inst, config_);
   }

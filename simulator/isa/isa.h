@@ -77,6 +77,10 @@ inline constexpr size_t kUnitCount = 0
 #define ISA_UNIT(id, name, doc) +1
 #include "simulator/isa/isa.def"
     ;
+inline constexpr size_t kDtypeCount = 0
+#define ISA_DTYPE(id, name, bytes, doc) +1
+#include "simulator/isa/isa.def"
+    ;
 inline constexpr int kSemaphoreFieldBits = std::max({0
 #define ISA_FIELD(name, bits, kind, doc) , (FieldKind::k##kind == FieldKind::kSemaphore ? bits : 0)
 #define ISA_INSTR(id, mnemonic, opcode, unit, summary, ...) __VA_ARGS__

@@ -79,11 +79,12 @@ TargetDescription MakeSystolicDescription() {
   t.max_duplication_factor = 1.0;  // SRAM is the scarce resource: never recompute
   t.multi_output_fusion = false;
   // Slice, concatenate, pad and the dynamic slices are DMA programs of their own, iota viota
-  // tiles stored by DMA (emit_block_copy.h), a row gather index-driven DMA (emit_gather.h).
+  // tiles stored by DMA (emit_block_copy.h), row gathers and scatters index-driven DMA
+  // (emit_gather.h, emit_scatter.h).
   t.unfused_opcodes = {Opcode::kSlice,        Opcode::kConcatenate,
                        Opcode::kPad,          Opcode::kIota,
                        Opcode::kDynamicSlice, Opcode::kDynamicUpdateSlice,
-                       Opcode::kGather};
+                       Opcode::kGather,       Opcode::kScatter};
   // Weight-stationary MXU: NHWC activations, HWIO weights (rows of the weight tile = input
   // features), like the TPU's own convolution layout.
   t.preferred_conv_dim_labels = "b01f_01io->b01f";

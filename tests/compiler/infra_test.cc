@@ -394,12 +394,13 @@ TEST(TargetDescription, SystolicRunsContractionsNativelyAndFallsBackForTheRest) 
   EXPECT_EQ(Handling(t, Opcode::kExp, PrimitiveType::kF64), OpHandling::kHostFallback);
   EXPECT_EQ(Handling(t, Opcode::kReduce, PrimitiveType::kF32), OpHandling::kNative);
   EXPECT_EQ(Handling(t, Opcode::kReshape, PrimitiveType::kF32), OpHandling::kNative);
-  // Data movement is DMA programs, a row gather (an embedding lookup) index-driven DMA.
+  // Data movement is DMA programs, row gathers and scatters (an embedding lookup and its
+  // gradient) index-driven DMA.
   for (Opcode op : {Opcode::kSlice, Opcode::kDynamicSlice, Opcode::kDynamicUpdateSlice,
-                    Opcode::kGather}) {
+                    Opcode::kGather, Opcode::kScatter}) {
     EXPECT_EQ(Handling(t, op, PrimitiveType::kF32), OpHandling::kNative) << hlo::OpcodeName(op);
   }
-  for (Opcode op : {Opcode::kScatter, Opcode::kSort, Opcode::kCustomCall}) {
+  for (Opcode op : {Opcode::kSelectAndScatter, Opcode::kSort, Opcode::kCustomCall}) {
     EXPECT_EQ(Handling(t, op, PrimitiveType::kF32), OpHandling::kHostFallback)
         << hlo::OpcodeName(op);
   }

@@ -1,6 +1,7 @@
-// Dynamic-slice, dynamic-update-slice and row gathers on the accelerator
-// (targets/systolic/lowering/emit_block_copy.h, emit_gather.h): the vector unit clamps the
-// start indices as HLO does, cfg.load steers the DMA engines, dma.gather moves embedding rows.
+// Dynamic-slice, dynamic-update-slice, row gathers and row scatters on the accelerator
+// (targets/systolic/lowering/emit_block_copy.h, emit_gather.h, emit_scatter.h): the vector
+// unit clamps the start indices as HLO does, cfg.load steers the DMA engines, dma.gather moves
+// embedding rows, dma.scatter writes or adds rows (skipping out-of-bounds ones).
 // Bit-exact against the interpreter with start indices inside, below and past the operand,
 // every element width, tiles cut by the buffer and rows wider than the DMA's 16-bit field;
 // forms the plan does not take run on the host with the reason; a gather index outside
@@ -134,6 +135,47 @@ ENTRY main {
       start_index_map={1,0}, index_vector_dim=1, slice_sizes={1,1,6}
   ROOT t = (f32[3000,128], u8[3,80000], s32[5,1,6]) tuple(g1, g2, g3)
 })", {7, 499, -1, 3, 10, 250, 2, 5}), 3);
+}
+
+TEST(SystolicDynamicMovement, RowScattersReplaceAndAddInUpdateOrder) {
+  // Gemma's cache positions (s32 elements replaced) and an embedding gradient (rows added, in
+  // f32 and bf16, over several tiles of gemmini's half buffer); indices repeat, and some lie
+  // past the operand or below it: those updates are dropped, as HLO drops them.
+  ExpectNative(RunWithIndices(R"(HloModule m
+replace {
+  a = s32[] parameter(0)
+  ROOT b = s32[] parameter(1)
+}
+add_f32 {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+add_bf16 {
+  u = bf16[] parameter(0)
+  v = bf16[] parameter(1)
+  ROOT s = bf16[] add(v, u)
+}
+ENTRY main {
+  zeros = s32[11] parameter(0)
+  pos = s32[11,1] parameter(1)
+  vals = s32[11] parameter(2)
+  c = s32[11] scatter(zeros, pos, vals), update_window_dims={}, inserted_window_dims={0},
+      scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=replace
+  table = f32[500,96] parameter(3)
+  ids = s32[3000] parameter(4)
+  grads = f32[3000,96] parameter(5)
+  g = f32[500,96] scatter(table, ids, grads), update_window_dims={1},
+      inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,
+      to_apply=add_f32
+  t16 = bf16[40,1,8] parameter(6)
+  i16 = s32[2,5,1] parameter(7)
+  u16 = bf16[2,5,1,1,8] parameter(8)
+  h = bf16[40,1,8] scatter(t16, i16, u16), update_window_dims={2,3,4},
+      inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=2,
+      to_apply=add_bf16
+  ROOT t = (s32[11], f32[500,96], bf16[40,1,8]) tuple(c, g, h)
+})", {3, 10, 3, 11, -1, 0, 499, 500, 7, 39, 40, -7, 7}), 3);
 }
 
 TEST(SystolicDynamicMovement, OtherFormsRunOnTheHostWithTheReason) {

@@ -95,6 +95,16 @@ const std::vector<Case>& Cases() {
        "cfg.set reg=load.index_bound, value=4",
        "dma.gather dram=0x40, local=ub:0x100, index=ub:0x200, row_bytes=8, rows=2", "",
        {"ub:0x100", "f32", {7, 8, 3, 4}}, 2 + 10, 16, 0},
+      // Three 8-byte rows added (store.scatter_add = 1 + f32's index 5) into rows 2, 9 and 0 of
+      // a 4-row table: row 9 is past store.index_bound and skipped; the two others are read
+      // and written back, 4 bursts of 16 bytes (4 cycles).
+      {"dma.scatter",
+       {{"dram:0x40", "f32", {1, 2, 3, 4, 5, 6, 7, 8}},
+        {"ub:0x0", "f32", {10, 20, 30, 40, 50, 60}},
+        {"ub:0x200", "s32", {2, 9, 0}}},
+       "cfg.set reg=store.index_bound, value=4\ncfg.set reg=store.scatter_add, value=6",
+       "dma.scatter local=ub:0x0, dram=0x40, index=ub:0x200, row_bytes=8, rows=3", "",
+       {"dram:0x40", "f32", {51, 62, 3, 4, 15, 26, 7, 8}}, 4 + 10, 0, 0},
       // W = [[5,6],[7,8]] loaded, seen through a matmul with A = I: C = W.
       {"mxu.ldw", {{"ub:0x0", "f32", {5, 6, 7, 8}}, {"ub:0x100", "f32", {1, 0, 0, 1}}},
        "", "mxu.ldw src=ub:0x0, k=2, n=2, dtype=f32, buf=1",

@@ -10,6 +10,7 @@
 #include "targets/systolic/lowering/consumer_fusion.h"
 #include "targets/systolic/lowering/emit_block_copy.h"
 #include "targets/systolic/lowering/emit_gather.h"
+#include "targets/systolic/lowering/emit_scatter.h"
 #include "targets/systolic/lowering/native_ops.h"
 #include "targets/systolic/lowering/emit_conv.h"
 #include "targets/systolic/lowering/emit_conv_chain.h"
@@ -138,6 +139,10 @@ class Lowerer {
     }
     if (op == Opcode::kGather) {
       if (!TryGather(inst, &why)) LowerOnHost(inst, why);
+      return;
+    }
+    if (op == Opcode::kScatter) {
+      if (!TryScatter(inst, &why)) LowerOnHost(inst, why);
       return;
     }
     if (op == Opcode::kIota) {
@@ -454,6 +459,18 @@ class Lowerer {
     return AppendOwnOp(inst, why, [&](ProgramBuilder& b, const ArchConfig& config,
                                       uint64_t result, std::string* reason) {
       return EmitRowGather(b, *plan, config, params[0], params[1], result, reason);
+    });
+  }
+
+  // A row scatter as a copy and index-driven DMA (emit_scatter.h); false (nothing emitted,
+  // the reason in `why`) for other forms.
+  bool TryScatter(const Instruction& inst, std::string* why) {
+    std::optional<RowScatterPlan> plan = PlanRowScatter(inst, why);
+    if (!plan) return false;
+    const std::vector<uint64_t> params = OperandAddresses(inst);
+    return AppendOwnOp(inst, why, [&](ProgramBuilder& b, const ArchConfig& config,
+                                      uint64_t result, std::string* reason) {
+      return EmitRowScatter(b, *plan, config, params[0], params[1], params[2], result, reason);
     });
   }
 

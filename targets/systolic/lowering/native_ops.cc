@@ -6,6 +6,7 @@
 
 #include "simulator/isa/arch_config.h"
 #include "targets/systolic/lowering/gather_plan.h"
+#include "targets/systolic/lowering/scatter_plan.h"
 #include "targets/systolic/lowering/requantize_pattern.h"
 #include "targets/systolic/lowering/row_op_table.h"
 
@@ -122,9 +123,11 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     // Data movement and windows the lowering does not program.
     case Opcode::kReverse: case Opcode::kReduceWindow:
       return Host(no_dma);
-    // A scatter needs a read-modify-write per index the DMA does not do.
-    case Opcode::kScatter: case Opcode::kSelectAndScatter:
-      return Host("the DMA engines have no scatter with a combiner");
+    // Row scatters as dma.scatter (scatter_plan.h; IntrinsicHostReason names the other forms).
+    case Opcode::kScatter:
+      return EveryType();
+    case Opcode::kSelectAndScatter:
+      return Host("the DMA engines have no select-and-scatter");
     case Opcode::kSort: case Opcode::kTopK: case Opcode::kMap:
       return Host("the vector unit cannot run a called comparator or computation");
     case Opcode::kRng: case Opcode::kRngBitGenerator: case Opcode::kRngGetAndUpdateState:
@@ -226,6 +229,11 @@ std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
     case Opcode::kGather: {
       std::string why;
       if (!PlanRowGather(inst, &why)) return "not a row gather (gather_plan.h): " + why;
+      break;
+    }
+    case Opcode::kScatter: {
+      std::string why;
+      if (!PlanRowScatter(inst, &why)) return "not a row scatter (scatter_plan.h): " + why;
       break;
     }
     case Opcode::kRoundNearestEven:

@@ -13,7 +13,7 @@ namespace {
 constexpr int64_t kMaxRowBytes = 65535;
 constexpr int64_t kMaxRows = 65535;
 constexpr int64_t kMaxPlanes = 4095;
-constexpr int64_t kMaxGatherRows = 4095;  // dma.gather's 12-bit rows
+constexpr int64_t kMaxGatherRows = 4095;  // dma.gather's and dma.scatter's 12-bit rows
 // The cached value of a register cfg.load wrote: no value SetRegister is asked for equals it.
 constexpr int64_t kUnknownValue = -1;
 // Contiguous blocks are cut into rows of this size (a power of two below kMaxRowBytes).
@@ -92,6 +92,27 @@ void ProgramBuilder::Gather(uint64_t dram, int64_t dram_row_stride, uint64_t loc
     inst.set(DmaGatherField::index, index + static_cast<uint64_t>(first * 4));
     inst.set(DmaGatherField::row_bytes, static_cast<uint64_t>(row_bytes));
     inst.set(DmaGatherField::rows, static_cast<uint64_t>(count));
+    Append(inst);
+  }
+}
+
+void ProgramBuilder::Scatter(uint64_t local, int64_t local_row_stride, uint64_t dram,
+                             int64_t dram_row_stride, uint64_t index, int64_t row_bytes,
+                             int64_t rows) {
+  if (row_bytes > kMaxRowBytes) {
+    throw hlo::Error("a scattered row of " + std::to_string(row_bytes) +
+                     " bytes does not fit dma.scatter's 16-bit row_bytes");
+  }
+  SetRegister(ConfigRegister::kStoreDramRowStride, dram_row_stride);
+  SetRegister(ConfigRegister::kStoreLocalRowStride, local_row_stride);
+  for (int64_t first = 0; first < rows; first += kMaxGatherRows) {
+    const int64_t count = std::min(kMaxGatherRows, rows - first);
+    Instruction inst = MakeInstruction(Opcode::kDmaScatter);
+    inst.set(DmaScatterField::local, local + static_cast<uint64_t>(first * local_row_stride));
+    inst.set(DmaScatterField::dram, dram);
+    inst.set(DmaScatterField::index, index + static_cast<uint64_t>(first * 4));
+    inst.set(DmaScatterField::row_bytes, static_cast<uint64_t>(row_bytes));
+    inst.set(DmaScatterField::rows, static_cast<uint64_t>(count));
     Append(inst);
   }
 }

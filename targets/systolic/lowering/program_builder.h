@@ -53,6 +53,10 @@ class ProgramBuilder {
   // of at most 4095 rows. Sets the load row-stride registers; load.index_bound is the caller's.
   void Gather(uint64_t dram, int64_t dram_row_stride, uint64_t local, int64_t local_row_stride,
               uint64_t index, int64_t row_bytes, int64_t rows);
+  // dma.scatter, the reverse (the store row-stride registers; store.index_bound and
+  // store.scatter_add are the caller's).
+  void Scatter(uint64_t local, int64_t local_row_stride, uint64_t dram, int64_t dram_row_stride,
+               uint64_t index, int64_t row_bytes, int64_t rows);
 
   // Copies `rows` rows of `row_bytes` between DRAM and local memory; rows are `dram_stride`
   // bytes apart in DRAM and `local_stride` apart locally. Split to the 16-bit fields.
