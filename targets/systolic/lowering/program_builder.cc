@@ -78,41 +78,46 @@ void ProgramBuilder::LoadRegister(ConfigRegister reg, uint64_t local) {
 void ProgramBuilder::Gather(uint64_t dram, int64_t dram_row_stride, uint64_t local,
                             int64_t local_row_stride, uint64_t index, int64_t row_bytes,
                             int64_t rows) {
-  if (row_bytes > kMaxRowBytes) {
-    throw hlo::Error("a gathered row of " + std::to_string(row_bytes) +
-                     " bytes does not fit dma.gather's 16-bit row_bytes");
-  }
   SetRegister(ConfigRegister::kLoadDramRowStride, dram_row_stride);
   SetRegister(ConfigRegister::kLoadLocalRowStride, local_row_stride);
-  for (int64_t first = 0; first < rows; first += kMaxGatherRows) {
-    const int64_t count = std::min(kMaxGatherRows, rows - first);
-    Instruction inst = MakeInstruction(Opcode::kDmaGather);
-    inst.set(DmaGatherField::dram, dram);
-    inst.set(DmaGatherField::local, local + static_cast<uint64_t>(first * local_row_stride));
-    inst.set(DmaGatherField::index, index + static_cast<uint64_t>(first * 4));
-    inst.set(DmaGatherField::row_bytes, static_cast<uint64_t>(row_bytes));
-    inst.set(DmaGatherField::rows, static_cast<uint64_t>(count));
-    Append(inst);
-  }
+  IndexedTransfer(Opcode::kDmaGather, dram, local, local_row_stride, index, row_bytes, rows);
 }
 
 void ProgramBuilder::Scatter(uint64_t local, int64_t local_row_stride, uint64_t dram,
                              int64_t dram_row_stride, uint64_t index, int64_t row_bytes,
                              int64_t rows) {
-  if (row_bytes > kMaxRowBytes) {
-    throw hlo::Error("a scattered row of " + std::to_string(row_bytes) +
-                     " bytes does not fit dma.scatter's 16-bit row_bytes");
-  }
   SetRegister(ConfigRegister::kStoreDramRowStride, dram_row_stride);
   SetRegister(ConfigRegister::kStoreLocalRowStride, local_row_stride);
+  IndexedTransfer(Opcode::kDmaScatter, dram, local, local_row_stride, index, row_bytes, rows);
+}
+
+// dma.gather and dma.scatter share their fields but for the order of `local` and `dram`.
+void ProgramBuilder::IndexedTransfer(Opcode opcode, uint64_t dram, uint64_t local,
+                                     int64_t local_row_stride, uint64_t index, int64_t row_bytes,
+                                     int64_t rows) {
+  const bool gather = opcode == Opcode::kDmaGather;
+  if (row_bytes > kMaxRowBytes) {
+    throw hlo::Error("a row of " + std::to_string(row_bytes) + " bytes does not fit " +
+                     std::string(GetInstrInfo(opcode).mnemonic) + "'s 16-bit row_bytes");
+  }
   for (int64_t first = 0; first < rows; first += kMaxGatherRows) {
     const int64_t count = std::min(kMaxGatherRows, rows - first);
-    Instruction inst = MakeInstruction(Opcode::kDmaScatter);
-    inst.set(DmaScatterField::local, local + static_cast<uint64_t>(first * local_row_stride));
-    inst.set(DmaScatterField::dram, dram);
-    inst.set(DmaScatterField::index, index + static_cast<uint64_t>(first * 4));
-    inst.set(DmaScatterField::row_bytes, static_cast<uint64_t>(row_bytes));
-    inst.set(DmaScatterField::rows, static_cast<uint64_t>(count));
+    Instruction inst = MakeInstruction(opcode);
+    const uint64_t row_local = local + static_cast<uint64_t>(first * local_row_stride);
+    const uint64_t row_index = index + static_cast<uint64_t>(first * 4);
+    if (gather) {
+      inst.set(DmaGatherField::dram, dram);
+      inst.set(DmaGatherField::local, row_local);
+      inst.set(DmaGatherField::index, row_index);
+      inst.set(DmaGatherField::row_bytes, static_cast<uint64_t>(row_bytes));
+      inst.set(DmaGatherField::rows, static_cast<uint64_t>(count));
+    } else {
+      inst.set(DmaScatterField::local, row_local);
+      inst.set(DmaScatterField::dram, dram);
+      inst.set(DmaScatterField::index, row_index);
+      inst.set(DmaScatterField::row_bytes, static_cast<uint64_t>(row_bytes));
+      inst.set(DmaScatterField::rows, static_cast<uint64_t>(count));
+    }
     Append(inst);
   }
 }

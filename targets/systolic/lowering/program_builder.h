@@ -98,6 +98,8 @@ class ProgramBuilder {
                       int64_t dram_plane_stride, uint64_t local, int64_t local_row_stride,
                       int64_t local_plane_stride, int64_t row_bytes, int64_t rows,
                       int64_t planes);
+  void IndexedTransfer(Opcode opcode, uint64_t dram, uint64_t local, int64_t local_row_stride,
+                       uint64_t index, int64_t row_bytes, int64_t rows);
   void Transfer(bool is_load, uint64_t dram, int64_t dram_stride, uint64_t local,
                 int64_t local_stride, int64_t row_bytes, int64_t rows);
   Program program_;
