@@ -104,6 +104,16 @@ ENTRY main {
   EXPECT_NE(outcome.assembly.find("vtrans"), std::string::npos);
 }
 
+TEST(SystolicDataMovement, TransposeOfUnitDimensionsIsACopyInRowsTheDmaTakes) {
+  // MobileNet's 1x1 convolution weights: [1280,320,1,1] to [1,1,1280,320] moves no element;
+  // the 1.6 MB run is cut into DMA rows of a divisor that fits the 16-bit field.
+  ExpectNative(RunOnGemmini(R"(HloModule m
+ENTRY main {
+  w = f32[1280,320,1,1] parameter(0)
+  ROOT t = f32[1,1,1280,320] transpose(w), dimensions={2,3,0,1}
+})"), 1);
+}
+
 TEST(SystolicDataMovement, NegativePaddingRunsOnTheHost) {
   const Outcome outcome = RunOnGemmini(R"(HloModule m
 ENTRY main {

@@ -142,6 +142,15 @@ bool EmitTranspose(ProgramBuilder& builder, const TransposePlan& plan, const Arc
     }
   }
   if (axes.empty()) axes.push_back({1, 1});
+  // A contiguous innermost run longer than the DMA's row field (a transpose that only moves
+  // unit dimensions is one such run: a copy) is cut into rows of the largest divisor that fits.
+  if (axes.back().stride == 1 && axes.back().extent * b > kMaxField) {
+    const int64_t extent = axes.back().extent;
+    int64_t width = kMaxField / b;
+    while (extent % width != 0) --width;
+    axes.back() = {extent / width, width};
+    axes.push_back({width, 1});
+  }
   // The DMA block: a row (contiguous elements, or one element), rows, planes.
   const bool contiguous_rows = axes.back().stride == 1;
   int64_t row_elements = contiguous_rows ? axes.back().extent : 1;
@@ -150,11 +159,17 @@ bool EmitTranspose(ProgramBuilder& builder, const TransposePlan& plan, const Arc
   if (!strided.empty()) strided.pop_back();
   Axis planes = strided.empty() ? Axis{1, rows.extent * rows.stride} : strided.back();
   if (!strided.empty()) strided.pop_back();
-  const std::vector<Axis>& outer = strided;  // one DMA block per index, in output order
-
   const int64_t row_bytes = row_elements * b;
-  const int64_t plane_bytes = rows.extent * row_bytes;
   const int64_t half = config.ub_bytes / 2;
+  if (contiguous_rows && rows.extent * row_bytes > half && row_bytes <= half) {
+    // A plane of long contiguous rows does not fit: each row becomes a plane of its own (the
+    // planes an outer axis), so tiles take as many rows as fit.
+    if (planes.extent > 1) strided.push_back(planes);
+    planes = rows;
+    rows = Axis{1, row_elements};
+  }
+  const std::vector<Axis>& outer = strided;  // one DMA block per index, in output order
+  const int64_t plane_bytes = rows.extent * row_bytes;
   if (row_bytes > kMaxField || rows.extent > kMaxField || plane_bytes > half) {
     // Output rows gathered element by element would pay a DRAM burst per element: the
     // vector unit transposes tiles instead.
