@@ -98,6 +98,40 @@ ENTRY main {
   EXPECT_EQ(outcome.counters["native_instructions"], 1);
 }
 
+// Index checks (`reduce(pred) with and`) and any-of tests (`or`), over rows and over columns:
+// a max of the 0/1 bytes, negated before and after for an `and`.
+TEST(SystolicRun, PredReductionsAreMaximaOfBytes) {
+  Outcome outcome = RunText(R"(HloModule m
+and {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT r = pred[] and(a, b)
+}
+or {
+  c = pred[] parameter(0)
+  d = pred[] parameter(1)
+  ROOT r = pred[] or(c, d)
+}
+ENTRY main {
+  x = f32[6,40] parameter(0)
+  lo = f32[] constant(-1.5)
+  blo = f32[6,40] broadcast(lo), dimensions={}
+  hi = f32[] constant(1.5)
+  bhi = f32[6,40] broadcast(hi), dimensions={}
+  above = pred[6,40] compare(x, blo), direction=GT
+  below = pred[6,40] compare(x, bhi), direction=GT
+  t = pred[] constant(true)
+  f = pred[] constant(false)
+  all = pred[6] reduce(above, t), dimensions={1}, to_apply=and
+  any = pred[6] reduce(below, f), dimensions={1}, to_apply=or
+  cols = pred[40] reduce(above, t), dimensions={0}, to_apply=and
+  ROOT r = (pred[6], pred[6], pred[40]) tuple(all, any, cols)
+})",
+                            ArrayConfig(8, 8));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+}
+
 TEST(SystolicRun, SoftmaxMatches) {
   Outcome outcome = RunText(small_modules::kSoftmax, ArrayConfig(8, 8));
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;

@@ -303,15 +303,19 @@ void EmitTileCompute(ProgramBuilder& builder, const RowProgram& program,
         v.Select(dst, src(0), src(1), count, out.dtype);
         break;
       case RowOpKind::kReduce:
-        v.Reduce(op.opcode, dst, src(0), tile.rows, tile.cols, out.dtype);
+        // pred: a max of the 0/1 bytes as u8 (an `or`; row_program.cc negates around it for
+        // an `and`).
+        v.Reduce(op.opcode, dst, src(0), tile.rows, tile.cols,
+                 out.dtype == Dtype::kPred ? Dtype::kU8 : out.dtype);
         break;
       case RowOpKind::kReduceColumns: {
         // Row 0, then each further row combined in: increasing order, as the interpreter sums.
-        const uint64_t row_bytes = static_cast<uint64_t>(tile.cols * DtypeBytes(out.dtype));
-        v.Unary(Opcode::kVMov, dst, src(0), tile.cols, out.dtype);
+        const Dtype dtype = out.dtype == Dtype::kPred ? Dtype::kU8 : out.dtype;
+        const uint64_t row_bytes = static_cast<uint64_t>(tile.cols * DtypeBytes(dtype));
+        v.Unary(Opcode::kVMov, dst, src(0), tile.cols, dtype);
         for (int64_t r = 1; r < tile.rows; ++r) {
           v.Binary(op.opcode, dst, dst, src(0) + static_cast<uint64_t>(r) * row_bytes, tile.cols,
-                   out.dtype);
+                   dtype);
         }
         break;
       }

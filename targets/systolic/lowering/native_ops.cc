@@ -94,9 +94,13 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     // IntrinsicHostReason sends it to the host.
     case Opcode::kRoundNearestEven:
       return Native({kRequantizeInputType});
-    // A sum from 0 or a max from -inf: vredsum / vredmax / column vadd, on the types vadd takes.
-    case Opcode::kReduce:
-      return Native(RowOpTypes(Opcode::kAdd));
+    // A sum from 0 or a max from -inf: vredsum / vredmax / column vadd, on the types vadd
+    // takes; on pred an `and` from true or an `or` from false (a max of the 0/1 bytes).
+    case Opcode::kReduce: {
+      std::set<PrimitiveType> types = RowOpTypes(Opcode::kAdd);
+      types.insert(PrimitiveType::kPred);
+      return Native(std::move(types));
+    }
     case Opcode::kBroadcast:  // vbcast / vfill on every type the unit holds
       return Native(VectorTypesWhere([](Dtype) { return true; }));
     case Opcode::kIota:  // viota tiles (emit_block_copy.h), on every numeric type the unit holds
@@ -192,7 +196,8 @@ std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
           VectorReducerOf(inst)) {
         break;
       }
-      return "the vector unit reduces only a sum from 0 or a max from -inf";
+      return "the vector unit reduces only a sum from 0 or a max from -inf (pred: an and from "
+             "true, an or from false)";
     case Opcode::kPower: {
       const hlo::Instruction* source = nullptr;
       std::optional<double> e = ScalarFloatConstant(inst.operand(1), &source);

@@ -152,6 +152,15 @@ std::optional<VectorReducer> VectorReducerOf(const hlo::Instruction& reduce) {
                            combine->operand(0)->opcode() == Opcode::kParameter &&
                            combine->operand(1)->opcode() == Opcode::kParameter;
   const double init_value = init->attr<hlo::ConstantAttrs>().literal.GetAsDouble(0);
+  if (reduce.shape().IsArray() && reduce.shape().type == PrimitiveType::kPred) {
+    if (over_params && combine->opcode() == Opcode::kAnd && init_value == 1) {
+      return VectorReducer::kAnd;
+    }
+    if (over_params && combine->opcode() == Opcode::kOr && init_value == 0) {
+      return VectorReducer::kOr;
+    }
+    return std::nullopt;
+  }
   if (over_params && combine->opcode() == Opcode::kAdd && init_value == 0) {
     return VectorReducer::kSum;
   }

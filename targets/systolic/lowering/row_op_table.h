@@ -29,9 +29,12 @@ std::optional<RowOp> ElementwiseRowOp(hlo::Opcode op, const hlo::CompareAttrs& c
 bool VcvtMatchesConvert(hlo::PrimitiveType from, hlo::PrimitiveType to);
 
 // What a reduce's combiner and init value make of it on the vector unit: a sum from 0 or a max
-// from -inf (vredsum / vredmax, column vadd / vmax); nullopt for every other reduce. The init
-// operand must be a constant (the caller decides what a computed init means).
-enum class VectorReducer { kSum, kMax };
+// from -inf (vredsum / vredmax, column vadd / vmax), and on pred an `and` from true or an `or`
+// from false; nullopt for every other reduce. The init operand must be a constant (the caller
+// decides what a computed init means).
+// kAnd / kOr: a pred reduce with `and` from true or `or` from false (vredmax on the 0/1
+// bytes as u8, `and` through two negations).
+enum class VectorReducer { kSum, kMax, kAnd, kOr };
 std::optional<VectorReducer> VectorReducerOf(const hlo::Instruction& reduce);
 
 // The value of a one-element float constant seen through broadcasts and reshapes, else

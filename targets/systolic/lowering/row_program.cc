@@ -271,16 +271,27 @@ class Analyzer {
     op.kind = over_last ? RowOpKind::kReduce : RowOpKind::kReduceColumns;
     if (*reducer == VectorReducer::kSum) {
       op.opcode = over_last ? systolic::Opcode::kVRedSum : systolic::Opcode::kVAdd;
-    } else {
+    } else {  // max, and the pred reductions as a max of 0/1 bytes
       op.opcode = over_last ? systolic::Opcode::kVRedMax : systolic::Opcode::kVMax;
     }
-    op.srcs = {Get(input, RowClass::kFull)};
+    // and(x) = not(or(not(x))): the vector unit reduces only by a max.
+    const bool negated = *reducer == VectorReducer::kAnd;
+    auto negate = [&](int value, RowClass cls) {
+      RowOp not_op;
+      not_op.kind = RowOpKind::kNot;
+      not_op.srcs = {value};
+      not_op.dst = NewValue(cls, Dtype::kPred);
+      return Emit(not_op);
+    };
+    const int source = Get(input, RowClass::kFull);
+    op.srcs = {negated ? negate(source, RowClass::kFull) : source};
     RowClass cls = over_last ? RowClass::kRow : RowClass::kCol;
     if (Count(inst) != ClassCount(cls)) Fail("reduce " + inst->name() + " result shape");
     op.dst = NewValue(cls, DtypeOf(inst));
     program_.has_reduce = true;
     program_.has_column_reduce |= !over_last;
-    return Emit(op);
+    const int reduced = Emit(op);
+    return negated ? negate(reduced, cls) : reduced;
   }
 
   int DefineDot(const Instruction* inst) {
