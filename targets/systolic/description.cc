@@ -80,11 +80,13 @@ TargetDescription MakeSystolicDescription() {
   t.multi_output_fusion = false;
   // Slice, concatenate, pad and the dynamic slices are DMA programs of their own, iota viota
   // tiles stored by DMA (emit_block_copy.h), row gathers and scatters index-driven DMA
-  // (emit_gather.h, emit_scatter.h).
+  // (emit_gather.h, emit_scatter.h), a reduce-window strided boxes folded on the vector unit
+  // (emit_reduce_window.h).
   t.unfused_opcodes = {Opcode::kSlice,        Opcode::kConcatenate,
                        Opcode::kPad,          Opcode::kIota,
                        Opcode::kDynamicSlice, Opcode::kDynamicUpdateSlice,
-                       Opcode::kGather,       Opcode::kScatter};
+                       Opcode::kGather,       Opcode::kScatter,
+                       Opcode::kReduceWindow};
   // Weight-stationary MXU: NHWC activations, HWIO weights (rows of the weight tile = input
   // features), like the TPU's own convolution layout.
   t.preferred_conv_dim_labels = "b01f_01io->b01f";

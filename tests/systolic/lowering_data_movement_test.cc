@@ -114,6 +114,44 @@ ENTRY main {
 })"), 1);
 }
 
+TEST(SystolicDataMovement, ReduceWindowsFoldStridedBoxesOnTheVectorUnit) {
+  // ResNet's max pool (3x3, stride 2, after an explicit pad; 800 KB of result: tiles of
+  // gemmini's buffer), a padded SAME pool, a bf16 window sum, and the s32 running sum of a
+  // two-element window padded on the left (llama's position counter).
+  ExpectNative(RunOnGemmini(R"(HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+sum16 {
+  c = bf16[] parameter(0)
+  d = bf16[] parameter(1)
+  ROOT s = bf16[] add(c, d)
+}
+sum32 {
+  e = s32[] parameter(0)
+  f = s32[] parameter(1)
+  ROOT s = s32[] add(e, f)
+}
+ENTRY main {
+  x = f32[1,113,113,64] parameter(0)
+  ninf = f32[] constant(-inf)
+  pool = f32[1,56,56,64] reduce-window(x, ninf), window={size=1x3x3x1 stride=1x2x2x1},
+      to_apply=max
+  y = f32[2,9,9,3] parameter(1)
+  same = f32[2,5,5,3] reduce-window(y, ninf),
+      window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
+  z = bf16[4,10,6] parameter(2)
+  zero16 = bf16[] constant(0)
+  avg = bf16[4,4,6] reduce-window(z, zero16), window={size=1x4x1 stride=1x2x1}, to_apply=sum16
+  w = s32[2] parameter(3)
+  zero = s32[] constant(0)
+  run = s32[2] reduce-window(w, zero), window={size=2 pad=1_0}, to_apply=sum32
+  ROOT t = (f32[1,56,56,64], f32[2,5,5,3], bf16[4,4,6], s32[2]) tuple(pool, same, avg, run)
+})"), 4);
+}
+
 TEST(SystolicDataMovement, NegativePaddingRunsOnTheHost) {
   const Outcome outcome = RunOnGemmini(R"(HloModule m
 ENTRY main {

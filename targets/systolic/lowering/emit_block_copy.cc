@@ -365,6 +365,35 @@ bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const A
   return true;
 }
 
+void EmitBoxLoad(ProgramBuilder& builder, const CopyBox& box, int64_t b, uint64_t source,
+                 uint64_t local) {
+  std::vector<Axis> axes = Normalize(box, b);
+  const bool contiguous = axes.back().src == b && axes.back().dst == b;
+  const int64_t row_elements = contiguous ? axes.back().extent : 1;
+  if (contiguous) axes.pop_back();
+  const Axis rows = axes.empty() ? Axis{1, row_elements * b, row_elements * b} : axes.back();
+  if (!axes.empty()) axes.pop_back();
+  const Axis planes = axes.empty() ? Axis{1, rows.extent * rows.src, rows.extent * rows.dst}
+                                   : axes.back();
+  if (!axes.empty()) axes.pop_back();
+  int64_t blocks = 1;
+  for (const Axis& axis : axes) blocks *= axis.extent;
+  for (int64_t i = 0; i < blocks; ++i) {
+    int64_t index = i, src = box.src_offset, dst = box.dst_offset;
+    for (size_t k = axes.size(); k-- > 0;) {
+      src += index % axes[k].extent * axes[k].src;
+      dst += index % axes[k].extent * axes[k].dst;
+      index /= axes[k].extent;
+    }
+    for (int64_t r0 = 0; r0 < rows.extent; r0 += kMaxField) {
+      builder.LoadPlanes(source + static_cast<uint64_t>(src + r0 * rows.src), rows.src,
+                         planes.src, local + static_cast<uint64_t>(dst + r0 * rows.dst),
+                         rows.dst, planes.dst, row_elements * b,
+                         std::min(kMaxField, rows.extent - r0), planes.extent);
+    }
+  }
+}
+
 bool EmitIota(ProgramBuilder& builder, const hlo::Instruction& iota, const ArchConfig& config,
               uint64_t result, std::string* why) {
   const hlo::Shape& shape = iota.shape();

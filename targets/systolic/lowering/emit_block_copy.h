@@ -65,6 +65,13 @@ std::optional<BlockCopyPlan> PlanBlockCopies(const hlo::Instruction& inst, std::
 bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const ArchConfig& config,
                      const std::vector<uint64_t>& operands, uint64_t result, std::string* why);
 
+// Loads one copy box from DRAM (`box.src_strides` from `source + box.src_offset`) into local
+// memory (`box.dst_strides` as local byte strides from `local + box.dst_offset`) by strided
+// DMA: one dma.load per index of the dimensions beyond the three a DMA block has (split by
+// the builder). No tokens: the caller orders it.
+void EmitBoxLoad(ProgramBuilder& builder, const CopyBox& box, int64_t element_bytes,
+                 uint64_t source, uint64_t local);
+
 // An iota: `viota` tiles of half the unified buffer (its row-major index in the register
 // pair iota.inner / iota.modulus), each stored contiguously, the halves alternating. False
 // (the reason in `why`) for pred, a type the vector unit does not hold, or more than 2^32

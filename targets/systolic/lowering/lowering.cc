@@ -10,6 +10,7 @@
 #include "targets/systolic/lowering/consumer_fusion.h"
 #include "targets/systolic/lowering/emit_block_copy.h"
 #include "targets/systolic/lowering/emit_gather.h"
+#include "targets/systolic/lowering/emit_reduce_window.h"
 #include "targets/systolic/lowering/emit_scatter.h"
 #include "targets/systolic/lowering/native_ops.h"
 #include "targets/systolic/lowering/emit_conv.h"
@@ -143,6 +144,10 @@ class Lowerer {
     }
     if (op == Opcode::kScatter) {
       if (!TryScatter(inst, &why)) LowerOnHost(inst, why);
+      return;
+    }
+    if (op == Opcode::kReduceWindow) {
+      if (!TryReduceWindow(inst, &why)) LowerOnHost(inst, why);
       return;
     }
     if (op == Opcode::kIota) {
@@ -471,6 +476,19 @@ class Lowerer {
     return AppendOwnOp(inst, why, [&](ProgramBuilder& b, const ArchConfig& config,
                                       uint64_t result, std::string* reason) {
       return EmitRowScatter(b, *plan, config, params[0], params[1], params[2], result, reason);
+    });
+  }
+
+  // A reduce-window as strided boxes folded on the vector unit (emit_reduce_window.h).
+  bool TryReduceWindow(const Instruction& inst, std::string* why) {
+    if (inst.operand_count() != 2 || inst.operand(1)->opcode() != Opcode::kConstant) {
+      *why = "a variadic reduce-window or one with a computed init value";
+      return false;
+    }
+    const uint64_t operand = OperandAddresses(inst)[0];
+    return AppendOwnOp(inst, why, [&](ProgramBuilder& b, const ArchConfig& config,
+                                      uint64_t result, std::string* reason) {
+      return EmitReduceWindow(b, inst, config, operand, result, reason);
     });
   }
 

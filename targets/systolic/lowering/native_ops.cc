@@ -125,8 +125,12 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kPower:
       return Native(VectorTypesWhere(IsVectorFloat));
     // Data movement and windows the lowering does not program.
-    case Opcode::kReverse: case Opcode::kReduceWindow:
+    case Opcode::kReverse:
       return Host(no_dma);
+    // Strided boxes of the operand folded by vmax / vadd (emit_reduce_window.h);
+    // IntrinsicHostReason names the windows left to the host.
+    case Opcode::kReduceWindow:
+      return Native(RowOpTypes(Opcode::kAdd));
     // Row scatters as dma.scatter (scatter_plan.h; IntrinsicHostReason names the other forms).
     case Opcode::kScatter:
       return EveryType();
@@ -234,6 +238,21 @@ std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
     case Opcode::kGather: {
       std::string why;
       if (!PlanRowGather(inst, &why)) return "not a row gather (gather_plan.h): " + why;
+      break;
+    }
+    case Opcode::kReduceWindow: {
+      if (inst.operand_count() != 2 || inst.operand(1)->opcode() != Opcode::kConstant) {
+        return "a variadic reduce-window or one with a computed init value";
+      }
+      std::optional<VectorReducer> reducer = VectorReducerOf(inst);
+      if (!reducer || (*reducer != VectorReducer::kSum && *reducer != VectorReducer::kMax)) {
+        return "a reduce-window other than a max from -inf or a sum from 0";
+      }
+      for (const hlo::WindowDim& d : inst.attr<hlo::WindowAttrs>().window.dims) {
+        if (d.base_dilation != 1 || d.window_dilation != 1 || d.reversal) {
+          return "a dilated or reversed reduce-window";
+        }
+      }
       break;
     }
     case Opcode::kScatter: {
