@@ -195,6 +195,26 @@ std::vector<Axis> Normalize(const CopyBox& box, int64_t b) {
   return axes;
 }
 
+// A normalized box as DMA blocks: a row (contiguous elements, or one element), rows, planes,
+// and the dimensions beyond them (one block per index).
+struct DmaBlock {
+  int64_t row_elements;
+  Axis rows, planes;
+  std::vector<Axis> outer;
+};
+
+DmaBlock BlockOf(std::vector<Axis> axes, bool fill, int64_t b) {
+  const bool contiguous = (fill || axes.back().src == b) && axes.back().dst == b;
+  const int64_t row_elements = contiguous ? axes.back().extent : 1;
+  if (contiguous) axes.pop_back();
+  const Axis rows = axes.empty() ? Axis{1, row_elements * b, row_elements * b} : axes.back();
+  if (!axes.empty()) axes.pop_back();
+  const Axis planes = axes.empty() ? Axis{1, rows.extent * rows.src, rows.extent * rows.dst}
+                                   : axes.back();
+  if (!axes.empty()) axes.pop_back();
+  return {row_elements, rows, planes, std::move(axes)};
+}
+
 }  // namespace
 
 std::optional<BlockCopyPlan> PlanBlockCopies(const hlo::Instruction& inst, std::string* why) {
@@ -274,16 +294,11 @@ bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const A
       if (why) *why = "internal: a fill after a copy";
       return false;
     }
-    // The DMA block: a row (contiguous elements, or one element), rows, planes.
-    const bool contiguous = (fill || axes.back().src == b) && axes.back().dst == b;
-    const int64_t row_elements = contiguous ? axes.back().extent : 1;
-    if (contiguous) axes.pop_back();
-    const Axis rows = axes.empty() ? Axis{1, row_elements * b, row_elements * b} : axes.back();
-    if (!axes.empty()) axes.pop_back();
-    const Axis planes = axes.empty() ? Axis{1, rows.extent * rows.src, rows.extent * rows.dst}
-                                     : axes.back();
-    if (!axes.empty()) axes.pop_back();
-    const std::vector<Axis>& outer = axes;  // one block per index
+    const DmaBlock block = BlockOf(std::move(axes), fill, b);
+    const int64_t row_elements = block.row_elements;
+    const Axis& rows = block.rows;
+    const Axis& planes = block.planes;
+    const std::vector<Axis>& outer = block.outer;  // one block per index
 
     const int64_t row_bytes = row_elements * b;
     if (row_bytes > half) {
@@ -367,15 +382,11 @@ bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const A
 
 void EmitBoxLoad(ProgramBuilder& builder, const CopyBox& box, int64_t b, uint64_t source,
                  uint64_t local) {
-  std::vector<Axis> axes = Normalize(box, b);
-  const bool contiguous = axes.back().src == b && axes.back().dst == b;
-  const int64_t row_elements = contiguous ? axes.back().extent : 1;
-  if (contiguous) axes.pop_back();
-  const Axis rows = axes.empty() ? Axis{1, row_elements * b, row_elements * b} : axes.back();
-  if (!axes.empty()) axes.pop_back();
-  const Axis planes = axes.empty() ? Axis{1, rows.extent * rows.src, rows.extent * rows.dst}
-                                   : axes.back();
-  if (!axes.empty()) axes.pop_back();
+  const DmaBlock block = BlockOf(Normalize(box, b), /*fill=*/false, b);
+  const int64_t row_elements = block.row_elements;
+  const Axis& rows = block.rows;
+  const Axis& planes = block.planes;
+  const std::vector<Axis>& axes = block.outer;
   int64_t blocks = 1;
   for (const Axis& axis : axes) blocks *= axis.extent;
   for (int64_t i = 0; i < blocks; ++i) {
