@@ -93,6 +93,7 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
     vec::ExecuteBroadcast(inst, memories_);
   }
   void OnVTrans(const Instruction& inst) override { vec::ExecuteTranspose(inst, memories_); }
+  void OnVBitonic(const Instruction& inst) override { vec::ExecuteBitonic(inst, memories_); }
 
  private:
   [[noreturn]] static void NotComputeUnit(const Instruction& inst) {

@@ -74,5 +74,6 @@ void ExecuteRequantize(const systolic::Instruction& inst, const RegisterFile& re
 void ExecuteReduce(const systolic::Instruction& inst, Memories& memories);
 void ExecuteBroadcast(const systolic::Instruction& inst, Memories& memories);
 void ExecuteTranspose(const systolic::Instruction& inst, Memories& memories);
+void ExecuteBitonic(const systolic::Instruction& inst, Memories& memories);
 
 }  // namespace simulator::vector_internal

@@ -5,6 +5,9 @@
 //   vredmax  dst[r] = max over c, NaN-propagating, -0 < +0.
 //   vbcast   dst[r][c] = per_row ? src[r] : src[c].
 //   vtrans   dst[c][r] = src[r][c]; the source and the destination must not overlap.
+//   vbitonic one compare-exchange stage of a bitonic sort, in place. Keys compare in their
+//            total order (floats: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN, by the
+//            sign-magnitude of their bits), reversed when descending; equal keys by payload.
 // cols must be at least 1 for the reductions (an empty max has no value).
 #include <algorithm>
 #include <cstring>
@@ -98,7 +101,70 @@ void Transpose(const Instruction& inst, Memories& memories) {
   }
 }
 
+// A key's position in the total order, as a signed integer: floats by their bits (negative
+// ones reversed), integers as they are.
+int64_t TotalOrderKey(Dtype dtype, const uint8_t* element) {
+  if (dtype != Dtype::kF32 && dtype != Dtype::kBf16 && dtype != Dtype::kF16) {
+    return LoadInt(dtype, element);
+  }
+  const int bits = systolic::DtypeBytes(dtype) * 8;
+  uint64_t raw = 0;
+  std::memcpy(&raw, element, static_cast<size_t>(bits / 8));
+  const uint64_t sign = uint64_t{1} << (bits - 1);
+  const auto magnitude = static_cast<int64_t>(raw & (sign - 1));
+  return (raw & sign) != 0 ? -magnitude - 1 : magnitude;
+}
+
+void Bitonic(const Instruction& inst, Memories& memories) {
+  using F = systolic::VBitonicField;
+  const Dtype dtype = CheckedDtype(inst, inst.get(F::dtype), DtypeClass::kNumeric);
+  const auto count = static_cast<int64_t>(inst.get(F::count));
+  const uint64_t k = inst.get(F::k), j = inst.get(F::j);
+  if (count == 0 || (count & (count - 1)) != 0 || k == 0 || j >= k || (int64_t{1} << k) > count) {
+    throw hlo::Error(Mnemonic(inst) + ": count " + std::to_string(count) + ", k " +
+                     std::to_string(k) + ", j " + std::to_string(j) +
+                     " is not a stage of a power-of-two sort");
+  }
+  const bool descending = inst.get(F::descending) != 0;
+  const bool has_payload = inst.get(F::has_payload) != 0;
+  const int bytes = systolic::DtypeBytes(dtype);
+  std::vector<uint8_t> keys = ReadOperand(memories, inst.get(F::keys), count, dtype);
+  std::vector<uint8_t> payload;
+  if (has_payload) payload = ReadOperand(memories, inst.get(F::payload), count, Dtype::kS32);
+  const int64_t block = int64_t{1} << k, distance = int64_t{1} << j;
+  auto before = [&](int64_t a, int64_t b) {  // whether element a belongs before element b
+    const int64_t ka = TotalOrderKey(dtype, &keys[static_cast<size_t>(a * bytes)]);
+    const int64_t kb = TotalOrderKey(dtype, &keys[static_cast<size_t>(b * bytes)]);
+    if (ka != kb) return descending ? ka > kb : ka < kb;
+    if (!has_payload) return false;
+    return LoadInt(Dtype::kS32, &payload[static_cast<size_t>(a * 4)]) <
+           LoadInt(Dtype::kS32, &payload[static_cast<size_t>(b * 4)]);
+  };
+  for (int64_t i = 0; i < count; ++i) {
+    if ((i & distance) != 0) continue;
+    const int64_t p = i + distance;
+    const bool up = (i & block) == 0;
+    if (up ? before(p, i) : before(i, p)) {
+      std::swap_ranges(&keys[static_cast<size_t>(i * bytes)],
+                       &keys[static_cast<size_t>((i + 1) * bytes)],
+                       &keys[static_cast<size_t>(p * bytes)]);
+      if (has_payload) {
+        std::swap_ranges(&payload[static_cast<size_t>(i * 4)], &payload[static_cast<size_t>(i * 4 + 4)],
+                         &payload[static_cast<size_t>(p * 4)]);
+      }
+    }
+  }
+  std::span<uint8_t> out = WriteOperand(memories, inst.get(F::keys), count, dtype);
+  std::copy(keys.begin(), keys.end(), out.begin());
+  if (has_payload) {
+    std::span<uint8_t> moved = WriteOperand(memories, inst.get(F::payload), count, Dtype::kS32);
+    std::copy(payload.begin(), payload.end(), moved.begin());
+  }
+}
+
 }  // namespace
+
+void ExecuteBitonic(const Instruction& inst, Memories& memories) { Bitonic(inst, memories); }
 
 void ExecuteTranspose(const Instruction& inst, Memories& memories) { Transpose(inst, memories); }
 

@@ -278,6 +278,18 @@ class Planner final : public systolic::InstructionVisitor<void> {
   void OnVRedSum(const Instruction& inst) override { VisitReduce(index_, inst); }
   void OnVRedMax(const Instruction& inst) override { VisitReduce(index_, inst); }
   void OnVBcast(const Instruction& inst) override { VisitBroadcast(index_, inst); }
+  void OnVBitonic(const Instruction& inst) override {
+    using F = systolic::VBitonicField;
+    const uint64_t count = Field(inst, F::count), dtype = Field(inst, F::dtype);
+    if (!IsDtype(dtype)) return;
+    Read(index_, Flat(Field(inst, F::keys), Bytes(count, dtype)));
+    Write(index_, Flat(Field(inst, F::keys), Bytes(count, dtype)));
+    if (Field(inst, F::has_payload) != 0) {
+      const auto s32 = static_cast<uint64_t>(systolic::Dtype::kS32);
+      Read(index_, Flat(Field(inst, F::payload), Bytes(count, s32)));
+      Write(index_, Flat(Field(inst, F::payload), Bytes(count, s32)));
+    }
+  }
   void OnVTrans(const Instruction& inst) override {
     using F = systolic::VTransField;
     const uint64_t count = Field(inst, F::rows) * Field(inst, F::cols);

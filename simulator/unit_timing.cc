@@ -241,6 +241,23 @@ UnitCost TransposeCost(const Instruction& inst, const systolic::ArchConfig& conf
   return cost;
 }
 
+// vbitonic: the keys (and the payload) read and written once, count/2 comparisons, L lanes.
+UnitCost BitonicCost(const Instruction& inst, const systolic::ArchConfig& config) {
+  UnitCost cost;
+  using F = systolic::VBitonicField;
+  const auto count = static_cast<int64_t>(inst.get(F::count));
+  const Dtype dtype = FieldDtype(inst, inst.get(F::dtype));
+  CountAccess(cost, inst.get(F::keys), Bytes(count, dtype), false);
+  CountAccess(cost, inst.get(F::keys), Bytes(count, dtype), true);
+  if (inst.get(F::has_payload) != 0) {
+    CountAccess(cost, inst.get(F::payload), Bytes(count, Dtype::kS32), false);
+    CountAccess(cost, inst.get(F::payload), Bytes(count, Dtype::kS32), true);
+  }
+  cost.vector_element_ops = count;
+  cost.cycles = StreamCycles(config, count);
+  return cost;
+}
+
 // One handler per row of isa.def: the compute units' rows have a cost here; the DMA engines'
 // and the front end's are timed by their units (sim_dma.cc, sim_unit.cc) and are refused.
 class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
@@ -301,6 +318,9 @@ class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
   }
   UnitCost OnVRedSum(const Instruction& inst) override { return Vector(ReduceCost(inst, config_)); }
   UnitCost OnVRedMax(const Instruction& inst) override { return Vector(ReduceCost(inst, config_)); }
+  UnitCost OnVBitonic(const Instruction& inst) override {
+    return Vector(BitonicCost(inst, config_));
+  }
   UnitCost OnVTrans(const Instruction& inst) override {
     return Vector(TransposeCost(inst, config_));
   }

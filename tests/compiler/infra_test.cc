@@ -396,11 +396,12 @@ TEST(TargetDescription, SystolicRunsContractionsNativelyAndFallsBackForTheRest) 
   EXPECT_EQ(Handling(t, Opcode::kReshape, PrimitiveType::kF32), OpHandling::kNative);
   // Data movement is DMA programs, row gathers and scatters (an embedding lookup and its
   // gradient) index-driven DMA.
+  // Sorts and top-k the vector unit's bitonic network.
   for (Opcode op : {Opcode::kSlice, Opcode::kDynamicSlice, Opcode::kDynamicUpdateSlice,
-                    Opcode::kGather, Opcode::kScatter}) {
+                    Opcode::kGather, Opcode::kScatter, Opcode::kSort, Opcode::kTopK}) {
     EXPECT_EQ(Handling(t, op, PrimitiveType::kF32), OpHandling::kNative) << hlo::OpcodeName(op);
   }
-  for (Opcode op : {Opcode::kSelectAndScatter, Opcode::kSort, Opcode::kCustomCall}) {
+  for (Opcode op : {Opcode::kSelectAndScatter, Opcode::kMap, Opcode::kCustomCall}) {
     EXPECT_EQ(Handling(t, op, PrimitiveType::kF32), OpHandling::kHostFallback)
         << hlo::OpcodeName(op);
   }

@@ -239,6 +239,12 @@ const std::vector<Case>& Cases() {
       {"vtrans", {{"ub:0x0", "f32", {1, 2, 3, 4, 5, 6}}}, "",
        "vtrans dst=ub:0x100, src=ub:0x0, rows=2, cols=3, dtype=f32", "",
        {"ub:0x100", "f32", {1, 4, 2, 5, 3, 6}}, 2 + 4, 24, 0},
+      // The first stage of a 4-element bitonic sort (k = 1, j = 0): the pair (3, 1) ascending
+      // becomes (1, 3), the pair (4, 2) descending stays; ceil(4/4) + 4 cycles.
+      {"vbitonic", {{"ub:0x0", "f32", {3, 1, 4, 2}}}, "",
+       "vbitonic keys=ub:0x0, payload=ub:0x0, count=4, k=1, j=0, dtype=f32, descending=0, "
+       "has_payload=0", "",
+       {"ub:0x0", "f32", {1, 3, 4, 2}}, 1 + 4, 16, 0},
       {"vbcast", {{"ub:0x0", "f32", {7, 9}}}, "",
        "vbcast dst=ub:0x100, src=ub:0x0, rows=2, cols=4, dtype=f32, per_row=1", "",
        {"ub:0x100", "f32", {7, 7, 7, 7, 9, 9, 9, 9}}, 2 + 4, 32, 0},

@@ -12,6 +12,7 @@
 #include "targets/systolic/lowering/emit_gather.h"
 #include "targets/systolic/lowering/emit_reduce_window.h"
 #include "targets/systolic/lowering/emit_scatter.h"
+#include "targets/systolic/lowering/emit_sort.h"
 #include "targets/systolic/lowering/native_ops.h"
 #include "targets/systolic/lowering/emit_conv.h"
 #include "targets/systolic/lowering/emit_conv_chain.h"
@@ -148,6 +149,10 @@ class Lowerer {
     }
     if (op == Opcode::kReduceWindow) {
       if (!TryReduceWindow(inst, &why)) LowerOnHost(inst, why);
+      return;
+    }
+    if (op == Opcode::kSort || op == Opcode::kTopK) {
+      if (!TrySort(inst, &why)) LowerOnHost(inst, why);
       return;
     }
     if (op == Opcode::kIota) {
@@ -410,18 +415,31 @@ class Lowerer {
   bool AppendOwnOp(const Instruction& inst, std::string* why,
                    const std::function<bool(ProgramBuilder&, const ArchConfig&, uint64_t,
                                             std::string*)>& emit) {
+    return AppendOwnMultiResultOp(
+        inst, why,
+        [&](ProgramBuilder& b, const ArchConfig& config, const std::vector<uint64_t>& results,
+            std::string* reason) { return emit(b, config, results[0], reason); });
+  }
+  // The same for an op with a tuple of results (a sort with a payload, a top-k): `emit` gets
+  // each leaf's DRAM address.
+  bool AppendOwnMultiResultOp(
+      const Instruction& inst, std::string* why,
+      const std::function<bool(ProgramBuilder&, const ArchConfig&, const std::vector<uint64_t>&,
+                               std::string*)>& emit) {
     std::vector<DramBuffer> result = dram_.Allocate(inst);
     values_[&inst] = result;  // a host step, if any, writes the same buffer
+    std::vector<uint64_t> addresses;
+    for (const DramBuffer& leaf : result) addresses.push_back(leaf.address);
     ProgramBuilder op_builder;
     bool half = true;
     bool ok = false;
     try {
       std::string ignored;
-      ok = emit(op_builder, segment_.HalfConfig(), result[0].address, &ignored);
+      ok = emit(op_builder, segment_.HalfConfig(), addresses, &ignored);
       if (!ok) {
         half = false;
         op_builder = ProgramBuilder();  // the half attempt may have emitted before failing
-        ok = emit(op_builder, segment_.FullConfig(), result[0].address, why);
+        ok = emit(op_builder, segment_.FullConfig(), addresses, why);
       }
     } catch (const hlo::Error& e) {  // e.g. a stride beyond the 32-bit registers
       *why = e.what();
@@ -477,6 +495,17 @@ class Lowerer {
                                       uint64_t result, std::string* reason) {
       return EmitRowScatter(b, *plan, config, params[0], params[1], params[2], result, reason);
     });
+  }
+
+  // A sort or top-k on the vector unit's bitonic network (emit_sort.h).
+  bool TrySort(const Instruction& inst, std::string* why) {
+    std::optional<SortPlan> plan = PlanSort(inst, why);
+    if (!plan) return false;
+    const std::vector<uint64_t> params = OperandAddresses(inst);
+    return AppendOwnMultiResultOp(
+        inst, why,
+        [&](ProgramBuilder& b, const ArchConfig& config, const std::vector<uint64_t>& results,
+            std::string* reason) { return EmitSort(b, *plan, config, params, results, reason); });
   }
 
   // A reduce-window as strided boxes folded on the vector unit (emit_reduce_window.h).

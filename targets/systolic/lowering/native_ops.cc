@@ -7,6 +7,7 @@
 #include "simulator/isa/arch_config.h"
 #include "targets/systolic/lowering/gather_plan.h"
 #include "targets/systolic/lowering/scatter_plan.h"
+#include "targets/systolic/lowering/sort_plan.h"
 #include "targets/systolic/lowering/requantize_pattern.h"
 #include "targets/systolic/lowering/row_op_table.h"
 
@@ -136,8 +137,11 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
       return EveryType();
     case Opcode::kSelectAndScatter:
       return Host("the DMA engines have no select-and-scatter");
-    case Opcode::kSort: case Opcode::kTopK: case Opcode::kMap:
-      return Host("the vector unit cannot run a called comparator or computation");
+    // The vector unit's bitonic network (sort_plan.h; IntrinsicHostReason names the rest).
+    case Opcode::kSort: case Opcode::kTopK:
+      return EveryType();
+    case Opcode::kMap:
+      return Host("the vector unit cannot run a called computation");
     case Opcode::kRng: case Opcode::kRngBitGenerator: case Opcode::kRngGetAndUpdateState:
       return Host("the accelerator has no random-number generator");
     case Opcode::kReal: case Opcode::kImag: case Opcode::kComplex: case Opcode::kFft:
@@ -253,6 +257,11 @@ std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
           return "a dilated or reversed reduce-window";
         }
       }
+      break;
+    }
+    case Opcode::kSort: case Opcode::kTopK: {
+      std::string why;
+      if (!PlanSort(inst, &why)) return "not a sort the network takes (sort_plan.h): " + why;
       break;
     }
     case Opcode::kScatter: {
