@@ -4,7 +4,6 @@
 #include "hlo/minifloat.h"
 
 namespace systolic::lowering {
-namespace {
 
 using hlo::Opcode;
 using hlo::PrimitiveType;
@@ -13,8 +12,6 @@ bool IsParameter(const hlo::Instruction* inst, int64_t number) {
   return inst->opcode() == Opcode::kParameter &&
          inst->attr<hlo::ParameterAttrs>().number == number;
 }
-
-}  // namespace
 
 std::optional<RowScatterPlan> PlanRowScatter(const hlo::Instruction& scatter, std::string* why) {
   auto fail = [&](const std::string& reason) -> std::optional<RowScatterPlan> {

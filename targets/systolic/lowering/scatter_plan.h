@@ -32,4 +32,8 @@ struct RowScatterPlan {
 
 std::optional<RowScatterPlan> PlanRowScatter(const hlo::Instruction& scatter, std::string* why);
 
+// Whether `inst` is parameter `number` of its computation (a combiner's or comparator's
+// operand; scatter_plan.h and sort_plan.h read called computations this way).
+bool IsParameter(const hlo::Instruction* inst, int64_t number);
+
 }  // namespace systolic::lowering

@@ -1,18 +1,12 @@
 // PlanSort (sort_plan.h).
 #include "targets/systolic/lowering/sort_plan.h"
 
+#include "targets/systolic/lowering/scatter_plan.h"
+
 namespace systolic::lowering {
-namespace {
 
 using hlo::Opcode;
 using hlo::PrimitiveType;
-
-bool IsParameter(const hlo::Instruction* inst, int64_t number) {
-  return inst->opcode() == Opcode::kParameter &&
-         inst->attr<hlo::ParameterAttrs>().number == number;
-}
-
-}  // namespace
 
 std::optional<SortPlan> PlanSort(const hlo::Instruction& inst, std::string* why) {
   auto fail = [&](const std::string& reason) -> std::optional<SortPlan> {
