@@ -673,5 +673,46 @@ TEST_F(FunctionalTest, RandomFieldsExecuteOrThrowHloError) {
   EXPECT_GT(rejected, 300);
 }
 
+// The sorting network and the transpose unit: a full sort by stages, ties ordered by the
+// payload, and the shapes they refuse.
+TEST_F(FunctionalTest, BitonicStagesSortAndTransposeTurns) {
+  Put<float>(0x0, {5, -0.0f, 3, 0.0f, -7, 3, 9, 1});
+  Put<int32_t>(0x100, {0, 1, 2, 3, 4, 5, 6, 7});
+  auto stage = [&](int k, int j, bool descending) {
+    Instruction inst = systolic::MakeInstruction(Opcode::kVBitonic);
+    inst.set(systolic::VBitonicField::keys, 0x0);
+    inst.set(systolic::VBitonicField::payload, 0x100);
+    inst.set(systolic::VBitonicField::count, 8);
+    inst.set(systolic::VBitonicField::k, static_cast<uint64_t>(k));
+    inst.set(systolic::VBitonicField::j, static_cast<uint64_t>(j));
+    inst.set(systolic::VBitonicField::dtype, static_cast<uint64_t>(Dtype::kF32));
+    inst.set(systolic::VBitonicField::descending, descending ? 1 : 0);
+    inst.set(systolic::VBitonicField::has_payload, 1);
+    return inst;
+  };
+  for (int k = 1; k <= 3; ++k) {
+    for (int j = k - 1; j >= 0; --j) Vec(stage(k, j, /*descending=*/true));
+  }
+  // Largest first; -0 after +0 in the total order; the two 3s by index.
+  EXPECT_EQ(Get<float>(0x0, 8), (std::vector<float>{9, 5, 3, 3, 1, 0.0f, -0.0f, -7}));
+  EXPECT_EQ(Get<int32_t>(0x100, 8), (std::vector<int32_t>{6, 0, 2, 5, 7, 3, 1, 4}));
+  EXPECT_TRUE(std::signbit(Get<float>(0x0, 8)[6]));
+  Instruction bad = stage(1, 0, false);
+  bad.set(systolic::VBitonicField::count, 6);
+  ExpectError([&] { Vec(bad); }, "is not a stage of a power-of-two sort");
+
+  Put<int32_t>(0x200, {1, 2, 3, 4, 5, 6});
+  Instruction turn = systolic::MakeInstruction(Opcode::kVTrans);
+  turn.set(systolic::VTransField::dst, 0x300);
+  turn.set(systolic::VTransField::src, 0x200);
+  turn.set(systolic::VTransField::rows, 3);
+  turn.set(systolic::VTransField::cols, 2);
+  turn.set(systolic::VTransField::dtype, static_cast<uint64_t>(Dtype::kS32));
+  Vec(turn);
+  EXPECT_EQ(Get<int32_t>(0x300, 6), (std::vector<int32_t>{1, 3, 5, 2, 4, 6}));
+  turn.set(systolic::VTransField::dst, 0x208);
+  ExpectError([&] { Vec(turn); }, "the source and the destination overlap");
+}
+
 }  // namespace
 }  // namespace simulator
