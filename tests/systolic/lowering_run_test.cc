@@ -132,6 +132,38 @@ ENTRY main {
   EXPECT_EQ(outcome.counters["host_instructions"], 0);
 }
 
+// A reduce over a dimension of one index (dlrm's index checks): the element itself, or for a
+// sum 0 + x (which turns a -0 into +0, as the interpreter's sum does).
+TEST(SystolicRun, ReducesOverDimensionsOfOneIndex) {
+  Outcome outcome = RunText(R"(HloModule m
+and {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT r = pred[] and(a, b)
+}
+add {
+  c = f32[] parameter(0)
+  d = f32[] parameter(1)
+  ROOT r = f32[] add(c, d)
+}
+ENTRY main {
+  x = f32[16,1] parameter(0)
+  zero = f32[] constant(0)
+  bz = f32[16,1] broadcast(zero), dimensions={}
+  ok = pred[16,1] compare(x, bz), direction=GT
+  t = pred[] constant(true)
+  all = pred[16] reduce(ok, t), dimensions={1}, to_apply=and
+  nz = f32[] constant(-0)
+  bnz = f32[16,1] broadcast(nz), dimensions={}
+  m = f32[16,1] minimum(x, bnz)
+  s = f32[16] reduce(m, zero), dimensions={1}, to_apply=add
+  ROOT r = (pred[16], f32[16]) tuple(all, s)
+})",
+                            ArrayConfig(8, 8));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+}
+
 TEST(SystolicRun, SoftmaxMatches) {
   Outcome outcome = RunText(small_modules::kSoftmax, ArrayConfig(8, 8));
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;

@@ -250,6 +250,24 @@ class Analyzer {
     std::vector<int64_t> dims = inst->attr<hlo::DimensionsAttrs>().dimensions;
     std::sort(dims.begin(), dims.end());
     const int64_t rank = input->shape().rank();
+    if (Count(input) == Count(inst) && init->opcode() == Opcode::kConstant) {
+      // Every reduced dimension has one index: each result is combine(init, x). A max from
+      // -inf and the pred reductions give x itself (a reshape); a sum adds the 0, which turns
+      // a -0 into +0, as the interpreter's sum does.
+      std::optional<VectorReducer> reducer = VectorReducerOf(*inst);
+      if (!reducer) {
+        FailNoInstruction("reduce " + inst->name() + " is not a sum from 0 or a max from -inf");
+      }
+      const int value = Define(input);
+      if (*reducer != VectorReducer::kSum) return value;
+      const RowClass cls = program_.values[static_cast<size_t>(value)].cls;
+      RowOp add;
+      add.kind = RowOpKind::kBinary;
+      add.opcode = systolic::Opcode::kVAdd;
+      add.srcs = {EmitFill(init, cls), value};
+      add.dst = NewValue(cls, DtypeOf(inst));
+      return Emit(add);
+    }
     bool over_last = dims.size() == 1 && dims[0] == rank - 1;
     // Over every dimension but the last: column sums (e.g. global average pooling in NHWC).
     bool over_leading = rank >= 2 && !dims.empty() && dims.back() < rank - 1;
