@@ -164,6 +164,17 @@ ENTRY main {
   EXPECT_EQ(outcome.counters["host_instructions"], 0);
 }
 
+// A Sharding custom-call (an annotation for XLA's SPMD partitioner) is no code in a
+// one-device run: its value is its operand's DRAM buffer, no host step.
+TEST(SystolicRun, AnnotationCustomCallsAreTheirOperands) {
+  Outcome outcome = RunText(
+      testing_support::ReadFile(testing_support::CorpusPath("must_alias_with_sharding.hlo")),
+      ArrayConfig(8, 8));
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["host_instructions"], 0);
+  EXPECT_EQ(outcome.counters["native_instructions"], 1);  // the add
+}
+
 TEST(SystolicRun, SoftmaxMatches) {
   Outcome outcome = RunText(small_modules::kSoftmax, ArrayConfig(8, 8));
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;

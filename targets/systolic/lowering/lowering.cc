@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "hlo/custom_call_targets.h"
 #include "simulator/isa/disassembler.h"
 #include "targets/systolic/lowering/consumer_fusion.h"
 #include "targets/systolic/lowering/emit_block_copy.h"
@@ -118,6 +119,15 @@ class Lowerer {
           DramBuffer alias = values_.at(inst.operand(0)).at(0);
           alias.shape = inst.shape();
           Alias(inst, {alias});
+          return;
+        }
+        break;
+      case Opcode::kCustomCall:
+        // An annotation for a later XLA pass (Sharding, SPMD shape changes of a one-device
+        // run, device placement) computes nothing: its value is its operand's.
+        if (inst.operand_count() == 1 && inst.shape() == inst.operand(0)->shape() &&
+            hlo::IsAnnotationCustomCall(inst.attr<hlo::CustomCallAttrs>().target)) {
+          Alias(inst, values_.at(inst.operand(0)));
           return;
         }
         break;
