@@ -136,11 +136,14 @@ std::vector<Outcome> RunChildren(const std::vector<std::vector<std::string>>& co
       int status = 0;
       bool timed_out = false;
       pid_t done = waitpid(it->pid, &status, WNOHANG);
-      if (done == 0 && Clock::now() - it->started > limit) {
+      const bool late = Clock::now() - it->started > limit;
+      if (done == 0 && late) {
         kill(it->pid, SIGKILL);
         done = waitpid(it->pid, &status, 0);
-        timed_out = true;
       }
+      // A child found finished only after its limit counts as timed out too: whether the
+      // parent looked just before or just after it ended (a loaded machine) must not decide.
+      timed_out = late;
       if (done == 0 || (done < 0 && errno == EINTR)) {
         ++it;
         continue;

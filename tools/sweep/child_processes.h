@@ -6,7 +6,9 @@
 //   * Every command gets an Outcome, in the order given, whatever the child did: its exit status
 //     or the signal that ended it, and its stdout and stderr (each read back from a private
 //     temporary file, at most kMaxChildOutputBytes; the files are removed).
-//   * A child running longer than `timeout_seconds` is killed (SIGKILL) and marked timed_out.
+//   * A child running longer than `timeout_seconds` is killed (SIGKILL) and marked timed_out;
+//     so is one found finished only after its limit (the parent polls every 10 ms, so a
+//     loaded machine cannot turn a timeout into a success).
 //   * `on_finished` is called in the parent, from the calling thread, as each child ends (for
 //     progress lines); children are started in order.
 //   * No shell is involved: arguments go to execv as they are.
