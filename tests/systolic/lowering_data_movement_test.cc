@@ -152,6 +152,26 @@ ENTRY main {
 })"), 4);
 }
 
+TEST(SystolicDataMovement, DepthwiseConvolutionsAreWindowFoldsWithWeights) {
+  // MobileNet's 3x3 depthwise layers: SAME padding at stride 1 in bf16 (f32 sums, one rounding
+  // to bf16 as the interpreter does), stride 2 with asymmetric padding in f32, several tiles of
+  // gemmini's buffer.
+  const Outcome outcome = RunOnGemmini(R"(HloModule m
+ENTRY main {
+  x = bf16[1,28,28,64] parameter(0)
+  w = bf16[3,3,1,64] parameter(1)
+  a = bf16[1,28,28,64] convolution(x, w), window={size=3x3 pad=1_1x1_1},
+      dim_labels=b01f_01io->b01f, feature_group_count=64
+  y = f32[2,15,15,24] parameter(2)
+  v = f32[3,3,1,24] parameter(3)
+  b = f32[2,8,8,24] convolution(y, v), window={size=3x3 stride=2x2 pad=0_2x1_1},
+      dim_labels=b01f_01io->b01f, feature_group_count=24
+  ROOT t = (bf16[1,28,28,64], f32[2,8,8,24]) tuple(a, b)
+})");
+  ExpectNative(outcome, 2);
+  EXPECT_EQ(outcome.assembly.find("mxu."), std::string::npos);  // the vector unit's work
+}
+
 TEST(SystolicDataMovement, NegativePaddingRunsOnTheHost) {
   const Outcome outcome = RunOnGemmini(R"(HloModule m
 ENTRY main {

@@ -299,17 +299,24 @@ ENTRY main {
   EXPECT_EQ(outcome.counters["native_instructions"], 1);
 }
 
-TEST(SystolicRun, GroupedConvolutionFallsBackToTheHost) {
+// Depthwise (one channel per group) is a window fold on the vector unit; two channels per
+// group is neither that nor a matrix-unit convolution: the host runs it.
+TEST(SystolicRun, GroupedConvolutionsOtherThanDepthwiseFallBackToTheHost) {
   Outcome outcome = RunText(R"(HloModule c
 ENTRY main {
   x = f32[1,5,5,4] parameter(0)
   k = f32[3,3,1,4] parameter(1)
-  ROOT c = f32[1,3,3,4] convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f,
+  d = f32[1,3,3,4] convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f,
     feature_group_count=4
+  k2 = f32[3,3,2,4] parameter(2)
+  g = f32[1,3,3,4] convolution(x, k2), window={size=3x3}, dim_labels=b01f_01io->b01f,
+    feature_group_count=2
+  ROOT t = (f32[1,3,3,4], f32[1,3,3,4]) tuple(d, g)
 })",
                             ArrayConfig(8, 8));
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
   EXPECT_EQ(outcome.counters["host_instructions"], 1);
+  EXPECT_EQ(outcome.counters["native_instructions"], 1);
 }
 
 // Global average pooling (a column reduction over H and W in NHWC) and pred logic as 0/1 bytes.

@@ -23,6 +23,148 @@ int64_t AlignUp(int64_t bytes) {
 // Floor division for a possibly negative numerator and a positive divisor.
 int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
+// What is folded: the operand's shape and the result's, a window dimension per operand
+// dimension, the element types, the accumulator's start and the padding's fill, the fold.
+struct WindowFold {
+  hlo::Shape in, out;
+  std::vector<hlo::WindowDim> window;
+  Dtype in_dtype = Dtype::kF32, acc_dtype = Dtype::kF32, out_dtype = Dtype::kF32;
+  uint32_t init_bits = 0;  // the accumulator's start (acc_dtype)
+  uint32_t pad_bits = 0;   // what a padded input reads as (in_dtype)
+  Opcode combine = Opcode::kVAdd;
+  std::optional<uint64_t> weights;  // DRAM: per tap, one weight per channel (in_dtype)
+};
+
+bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchConfig& config,
+                    uint64_t operand, uint64_t result, std::string* why) {
+  const hlo::Shape& in = fold.in;
+  const hlo::Shape& out = fold.out;
+  const size_t rank = in.dims.size();
+  const int64_t b = DtypeBytes(fold.in_dtype);
+  const int64_t acc_b = DtypeBytes(fold.acc_dtype);
+  const int64_t out_b = DtypeBytes(fold.out_dtype);
+  const std::vector<int64_t> in_strides = hlo::RowMajorStrides(in.dims);
+  // Tiles: ranges of the first dimension longer than one (every dimension before it has one
+  // index, so a tile is a contiguous run of the result).
+  size_t t_dim = 0;
+  while (t_dim + 1 < rank && out.dims[t_dim] == 1) ++t_dim;
+  int64_t slice = 1;  // elements per index of the tiled dimension
+  for (size_t d = t_dim + 1; d < rank; ++d) slice *= out.dims[d];
+  const int64_t channels = out.dims.back();
+  const bool convert = fold.acc_dtype != fold.in_dtype;
+  // Bytes per element of a tile: the accumulator and the tap's box, with weights also the box
+  // in f32 and the broadcast weights, and the result converted back.
+  const int64_t per_element = acc_b + b + (fold.weights ? 2 * acc_b : 0) +
+                              (fold.out_dtype != fold.acc_dtype ? out_b : 0);
+  const int64_t half = config.ub_bytes / 2 / kLocalAlignment * kLocalAlignment;
+  const int64_t row_bytes = fold.weights ? AlignUp(channels * b) + AlignUp(channels * acc_b) : 0;
+  const int64_t budget = half - row_bytes - 6 * kLocalAlignment;
+  const int64_t per_tile = std::min(out.dims[t_dim], budget / (slice * per_element));
+  if (per_tile <= 0 || slice > (int64_t{1} << 20) || (fold.weights && channels > 65535)) {
+    *why = "one slice of the window fold's result and its buffers exceed half the UB";
+    return false;
+  }
+  int64_t taps = 1;
+  for (const hlo::WindowDim& d : fold.window) taps *= d.size;
+  const int64_t tiles = (out.dims[t_dim] + per_tile - 1) / per_tile;
+  // The vector unit writes first: after the load unit passed the segment's op-order wait.
+  builder.Signal(Unit::kLoad, Unit::kVector);
+  builder.Wait(Unit::kLoad, Unit::kVector);
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t a = t * per_tile, count = std::min(per_tile, out.dims[t_dim] - a);
+    const int64_t elements = count * slice;
+    // The tile's buffers in its half: accumulator, box, [box in f32, weights], [result].
+    uint64_t next = static_cast<uint64_t>((t % 2) * half);
+    auto take = [&](int64_t bytes) {
+      const uint64_t at = next;
+      next += static_cast<uint64_t>(AlignUp(bytes));
+      return at;
+    };
+    const uint64_t acc = take(elements * acc_b);
+    const uint64_t temp = take(elements * b);
+    const uint64_t temp_acc = fold.weights && convert ? take(elements * acc_b) : temp;
+    const uint64_t weight_tile = fold.weights ? take(elements * acc_b) : 0;
+    const uint64_t weight_row = fold.weights ? take(channels * b) : 0;
+    const uint64_t weight_row_acc = fold.weights && convert ? take(channels * acc_b) : weight_row;
+    const uint64_t out_tile = fold.out_dtype != fold.acc_dtype ? take(elements * out_b) : acc;
+    std::vector<int64_t> tile_dims = out.dims;
+    tile_dims[t_dim] = count;
+    const std::vector<int64_t> tile_strides = hlo::RowMajorStrides(tile_dims);
+    if (t >= 2) builder.Wait(Unit::kStore, Unit::kVector);  // tile t-2 stored its half
+    EmitFill(builder, acc, elements, fold.acc_dtype, fold.init_bits);
+    for (int64_t k = 0; k < taps; ++k) {
+      // This tap's box: per dimension the outputs whose input lies inside the operand.
+      CopyBox box;
+      box.operand = 0;
+      bool whole = true, empty = false;
+      for (int64_t d = static_cast<int64_t>(rank) - 1, rest = k; d >= 0; --d) {
+        const hlo::WindowDim& w = fold.window[static_cast<size_t>(d)];
+        const int64_t offset = rest % w.size - w.pad_lo;
+        rest /= w.size;
+        const int64_t n = in.dims[static_cast<size_t>(d)];
+        int64_t lo = std::max<int64_t>(0, FloorDiv(-offset + w.stride - 1, w.stride));
+        int64_t hi = std::min(out.dims[static_cast<size_t>(d)],
+                              FloorDiv(n - 1 - offset, w.stride) + 1);
+        const int64_t tile_lo = static_cast<size_t>(d) == t_dim ? a : 0;
+        const int64_t tile_hi = tile_lo + tile_dims[static_cast<size_t>(d)];
+        lo = std::max(lo, tile_lo);
+        hi = std::min(hi, tile_hi);
+        if (hi <= lo) empty = true;
+        whole = whole && lo == tile_lo && hi == tile_hi;
+        const int64_t stride = in_strides[static_cast<size_t>(d)];
+        box.extents.insert(box.extents.begin(), std::max<int64_t>(hi - lo, 0));
+        box.src_strides.insert(box.src_strides.begin(), w.stride * stride * b);
+        box.dst_strides.insert(box.dst_strides.begin(), tile_strides[static_cast<size_t>(d)] * b);
+        box.src_offset += (lo * w.stride + offset) * stride * b;
+        box.dst_offset += (lo - tile_lo) * tile_strides[static_cast<size_t>(d)] * b;
+      }
+      if (empty) continue;  // every input of this tap is padding
+      if (!whole) EmitFill(builder, temp, elements, fold.in_dtype, fold.pad_bits);
+      builder.Signal(Unit::kVector, Unit::kLoad);  // the buffers are free (and filled)
+      builder.Wait(Unit::kVector, Unit::kLoad);
+      EmitBoxLoad(builder, box, b, operand, temp);
+      if (fold.weights) {
+        const int64_t row = channels * b;
+        builder.Load(*fold.weights + static_cast<uint64_t>(k * row), row, weight_row, row, row,
+                     1);
+      }
+      builder.Signal(Unit::kLoad, Unit::kVector);
+      builder.Wait(Unit::kLoad, Unit::kVector);
+      if (!fold.weights) {
+        EmitBinary(builder, fold.combine, acc, acc, temp, elements, fold.acc_dtype);
+        continue;
+      }
+      if (convert) {
+        EmitConvert(builder, temp_acc, temp, elements, fold.in_dtype, fold.acc_dtype);
+        EmitConvert(builder, weight_row_acc, weight_row, channels, fold.in_dtype,
+                    fold.acc_dtype);
+      }
+      EmitBroadcastRows(builder, weight_tile, weight_row_acc, elements / channels, channels,
+                        fold.acc_dtype);
+      EmitBinary(builder, Opcode::kVMul, temp_acc, temp_acc, weight_tile, elements,
+                 fold.acc_dtype);
+      EmitBinary(builder, Opcode::kVAdd, acc, acc, temp_acc, elements, fold.acc_dtype);
+    }
+    if (out_tile != acc) EmitConvert(builder, out_tile, acc, elements, fold.acc_dtype, fold.out_dtype);
+    builder.Signal(Unit::kVector, Unit::kStore);
+    builder.Wait(Unit::kVector, Unit::kStore);
+    builder.Store(out_tile, elements * out_b, result + static_cast<uint64_t>(a * slice * out_b),
+                  elements * out_b, elements * out_b, 1);
+    if (t + 2 < tiles) builder.Signal(Unit::kStore, Unit::kVector);
+  }
+  return true;
+}
+
+bool NoDilation(const std::vector<hlo::WindowDim>& window) {
+  for (const hlo::WindowDim& d : window) {
+    if (d.base_dilation != 1 || d.window_dilation != 1 || d.reversal || d.stride <= 0 ||
+        d.pad_lo < 0 || d.pad_hi < 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool EmitReduceWindow(ProgramBuilder& builder, const Instruction& rw, const ArchConfig& config,
@@ -43,93 +185,70 @@ bool EmitReduceWindow(ProgramBuilder& builder, const Instruction& rw, const Arch
       !dtype || *dtype == Dtype::kPred) {
     return fail("a reduce-window other than a max from -inf or a sum from 0 of numbers");
   }
-  const std::vector<hlo::WindowDim>& window = rw.attr<hlo::WindowAttrs>().window.dims;
-  const size_t rank = in.dims.size();
-  for (const hlo::WindowDim& d : window) {
-    if (d.base_dilation != 1 || d.window_dilation != 1 || d.reversal || d.stride <= 0) {
-      return fail("a dilated or reversed reduce-window");
-    }
+  WindowFold fold;
+  fold.in = in;
+  fold.out = out;
+  fold.window = rw.attr<hlo::WindowAttrs>().window.dims;
+  if (!NoDilation(fold.window)) return fail("a dilated, reversed or negatively padded window");
+  if (fold.window.size() != in.dims.size() || out.ElementCount() == 0) {
+    return fail("an empty reduce-window");
   }
-  if (window.size() != rank || out.ElementCount() == 0) return fail("an empty reduce-window");
-  const int64_t b = DtypeBytes(*dtype);
-  const std::vector<int64_t> in_strides = hlo::RowMajorStrides(in.dims);
-  // Tiles: ranges of the first dimension longer than one (every dimension before it has one
-  // index, so a tile is a contiguous run of the result).
-  size_t t_dim = 0;
-  while (t_dim + 1 < rank && out.dims[t_dim] == 1) ++t_dim;
-  int64_t slice = 1;  // elements per index of the tiled dimension
-  for (size_t d = t_dim + 1; d < rank; ++d) slice *= out.dims[d];
-  const int64_t half = config.ub_bytes / 2 / kLocalAlignment * kLocalAlignment;
-  const int64_t per_tile =
-      std::min(out.dims[t_dim], half / 2 / kLocalAlignment * kLocalAlignment / (slice * b));
-  if (per_tile <= 0 || slice > (int64_t{1} << 20)) {
-    return fail("one slice of the reduce-window's result exceeds a quarter of the UB");
+  fold.in_dtype = fold.acc_dtype = fold.out_dtype = *dtype;
+  std::memcpy(&fold.init_bits, rw.operand(1)->attr<hlo::ConstantAttrs>().literal.bytes().data(),
+              static_cast<size_t>(DtypeBytes(*dtype)));
+  fold.pad_bits = fold.init_bits;
+  fold.combine = *reducer == VectorReducer::kSum ? Opcode::kVAdd : Opcode::kVMax;
+  return EmitWindowFold(builder, fold, config, operand, result, why);
+}
+
+bool IsDepthwiseConv(const Instruction& conv, std::string* why) {
+  auto fail = [&](const std::string& reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  const auto& attrs = conv.attr<hlo::ConvolutionAttrs>();
+  const auto& d = attrs.dnums;
+  const hlo::Shape& in = conv.operand(0)->shape();
+  const hlo::Shape& kernel = conv.operand(1)->shape();
+  const bool nhwc = in.rank() == 4 && d.input_batch == 0 &&
+                    d.input_spatial == std::vector<int64_t>{1, 2} && d.input_feature == 3 &&
+                    d.kernel_spatial == std::vector<int64_t>{0, 1} &&
+                    d.kernel_input_feature == 2 && d.kernel_output_feature == 3 &&
+                    d.output_batch == 0 && d.output_spatial == std::vector<int64_t>{1, 2} &&
+                    d.output_feature == 3;
+  if (!nhwc) return fail("a grouped convolution not in b01f_01io->b01f form");
+  if (attrs.batch_group_count != 1 || attrs.feature_group_count != in.dims[3] ||
+      kernel.dims[2] != 1 || kernel.dims[3] != in.dims[3]) {
+    return fail("a grouped convolution other than depthwise (one channel per group)");
   }
-  const uint32_t init_bits = [&] {
-    uint32_t bits = 0;
-    std::memcpy(&bits, rw.operand(1)->attr<hlo::ConstantAttrs>().literal.bytes().data(),
-                static_cast<size_t>(b));
-    return bits;
-  }();
-  const Opcode combine = *reducer == VectorReducer::kSum ? Opcode::kVAdd : Opcode::kVMax;
-  int64_t offsets = 1;
-  for (const hlo::WindowDim& d : window) offsets *= d.size;
-  const int64_t tiles = (out.dims[t_dim] + per_tile - 1) / per_tile;
-  // The vector unit writes first: after the load unit passed the segment's op-order wait.
-  builder.Signal(Unit::kLoad, Unit::kVector);
-  builder.Wait(Unit::kLoad, Unit::kVector);
-  for (int64_t t = 0; t < tiles; ++t) {
-    const int64_t a = t * per_tile, count = std::min(per_tile, out.dims[t_dim] - a);
-    const int64_t elements = count * slice;
-    const auto acc = static_cast<uint64_t>((t % 2) * half);
-    const uint64_t temp = acc + static_cast<uint64_t>(AlignUp(elements * b));
-    std::vector<int64_t> tile_dims = out.dims;
-    tile_dims[t_dim] = count;
-    const std::vector<int64_t> tile_strides = hlo::RowMajorStrides(tile_dims);
-    if (t >= 2) builder.Wait(Unit::kStore, Unit::kVector);  // tile t-2 stored its half
-    EmitFill(builder, acc, elements, *dtype, init_bits);
-    for (int64_t k = 0; k < offsets; ++k) {
-      // This offset's box: per dimension the outputs whose input lies inside the operand.
-      CopyBox box;
-      box.operand = 0;
-      bool whole = true, empty = false;
-      for (int64_t d = static_cast<int64_t>(rank) - 1, rest = k; d >= 0; --d) {
-        const hlo::WindowDim& w = window[static_cast<size_t>(d)];
-        const int64_t offset = rest % w.size - w.pad_lo;
-        rest /= w.size;
-        const int64_t n = in.dims[static_cast<size_t>(d)];
-        int64_t lo = std::max<int64_t>(0, FloorDiv(-offset + w.stride - 1, w.stride));
-        int64_t hi = std::min(out.dims[static_cast<size_t>(d)],
-                              FloorDiv(n - 1 - offset, w.stride) + 1);
-        const int64_t tile_lo = static_cast<size_t>(d) == t_dim ? a : 0;
-        const int64_t tile_hi = tile_lo + tile_dims[static_cast<size_t>(d)];
-        lo = std::max(lo, tile_lo);
-        hi = std::min(hi, tile_hi);
-        if (hi <= lo) empty = true;
-        whole = whole && lo == tile_lo && hi == tile_hi;
-        const int64_t stride = in_strides[static_cast<size_t>(d)];
-        box.extents.insert(box.extents.begin(), std::max<int64_t>(hi - lo, 0));
-        box.src_strides.insert(box.src_strides.begin(), w.stride * stride * b);
-        box.dst_strides.insert(box.dst_strides.begin(), tile_strides[static_cast<size_t>(d)] * b);
-        box.src_offset += (lo * w.stride + offset) * stride * b;
-        box.dst_offset += (lo - tile_lo) * tile_strides[static_cast<size_t>(d)] * b;
-      }
-      if (empty) continue;  // every input of this offset is padding
-      if (!whole) EmitFill(builder, temp, elements, *dtype, init_bits);
-      builder.Signal(Unit::kVector, Unit::kLoad);  // temp is free (and filled)
-      builder.Wait(Unit::kVector, Unit::kLoad);
-      EmitBoxLoad(builder, box, b, operand, temp);
-      builder.Signal(Unit::kLoad, Unit::kVector);
-      builder.Wait(Unit::kLoad, Unit::kVector);
-      EmitBinary(builder, combine, acc, acc, temp, elements, *dtype);
-    }
-    builder.Signal(Unit::kVector, Unit::kStore);
-    builder.Wait(Unit::kVector, Unit::kStore);
-    builder.Store(acc, elements * b, result + static_cast<uint64_t>(a * slice * b), elements * b,
-                  elements * b, 1);
-    if (t + 2 < tiles) builder.Signal(Unit::kStore, Unit::kVector);
+  if (!NoDilation(attrs.window.dims)) return fail("a dilated or reversed depthwise convolution");
+  if (!in.HasDefaultLayout() || !kernel.HasDefaultLayout() || !conv.shape().HasDefaultLayout()) {
+    return fail("a depthwise convolution with non-default layouts");
+  }
+  const hlo::PrimitiveType type = in.type, out = conv.shape().type;
+  const bool floating = type == hlo::PrimitiveType::kF32 || type == hlo::PrimitiveType::kBF16 ||
+                        type == hlo::PrimitiveType::kF16;
+  if (!floating || kernel.type != type || (out != type && out != hlo::PrimitiveType::kF32)) {
+    return fail("a depthwise convolution of other than float types");
   }
   return true;
+}
+
+bool EmitDepthwiseConv(ProgramBuilder& builder, const Instruction& conv, const ArchConfig& config,
+                       uint64_t input, uint64_t kernel, uint64_t result, std::string* why) {
+  if (!IsDepthwiseConv(conv, why)) return false;
+  const auto& window = conv.attr<hlo::ConvolutionAttrs>().window.dims;
+  WindowFold fold;
+  fold.in = conv.operand(0)->shape();
+  fold.out = conv.shape();
+  hlo::WindowDim unit;  // batch and channels: one tap, stride 1, no padding
+  fold.window = {unit, window[0], window[1], unit};
+  fold.in_dtype = *IsaDtype(fold.in.type);
+  fold.acc_dtype = Dtype::kF32;  // the interpreter sums a float convolution in f32
+  fold.out_dtype = *IsaDtype(fold.out.type);
+  fold.combine = Opcode::kVAdd;
+  fold.weights = kernel;
+  return EmitWindowFold(builder, fold, config, input, result, why);
 }
 
 }  // namespace systolic::lowering

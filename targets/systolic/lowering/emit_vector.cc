@@ -376,6 +376,21 @@ void EmitBinary(ProgramBuilder& builder, Opcode op, uint64_t dst, uint64_t a, ui
   VectorEmitter(builder).Binary(op, dst, a, b, count, dtype);
 }
 
+void EmitConvert(ProgramBuilder& builder, uint64_t dst, uint64_t src, int64_t count, Dtype from,
+                 Dtype to) {
+  VectorEmitter(builder).Convert(dst, src, count, from, to);
+}
+
+void EmitBroadcastRows(ProgramBuilder& builder, uint64_t dst, uint64_t src, int64_t rows,
+                       int64_t cols, Dtype dtype) {
+  const auto row_bytes = static_cast<uint64_t>(cols * DtypeBytes(dtype));
+  for (int64_t r = 0; r < rows; r += kMaxRowsCols) {
+    VectorEmitter(builder).Broadcast(dst + static_cast<uint64_t>(r) * row_bytes, src,
+                                     std::min(kMaxRowsCols, rows - r), cols, dtype,
+                                     /*per_row=*/false);
+  }
+}
+
 void EmitFill(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, uint32_t bits) {
   VectorEmitter(builder).Fill(dst, count, dtype, bits);
 }

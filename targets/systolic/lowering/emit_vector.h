@@ -68,6 +68,12 @@ void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& progra
 // dst = a OP b over `count` elements (OP a binary vector opcode; split to the count field).
 void EmitBinary(ProgramBuilder& builder, Opcode op, uint64_t dst, uint64_t a, uint64_t b,
                 int64_t count, Dtype dtype);
+// dst = vcvt(src) over `count` elements.
+void EmitConvert(ProgramBuilder& builder, uint64_t dst, uint64_t src, int64_t count, Dtype from,
+                 Dtype to);
+// dst[r][c] = src[c] for `rows` rows of `cols` (vbcast, split by rows; cols at most 65535).
+void EmitBroadcastRows(ProgramBuilder& builder, uint64_t dst, uint64_t src, int64_t rows,
+                       int64_t cols, Dtype dtype);
 // `count` elements of `dtype` at `dst` set to the bit pattern `bits` (vfill, split to the field).
 void EmitFill(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, uint32_t bits);
 // One vrequant pass of `count` elements with `quant`'s registers (written only when they

@@ -161,6 +161,10 @@ class Lowerer {
       if (!TryReduceWindow(inst, &why)) LowerOnHost(inst, why);
       return;
     }
+    if (op == Opcode::kConvolution && IsDepthwiseConv(inst, nullptr)) {
+      if (!TryDepthwiseConv(inst, &why)) LowerOnHost(inst, why);
+      return;
+    }
     if (op == Opcode::kSort || op == Opcode::kTopK) {
       if (!TrySort(inst, &why)) LowerOnHost(inst, why);
       return;
@@ -516,6 +520,16 @@ class Lowerer {
         inst, why,
         [&](ProgramBuilder& b, const ArchConfig& config, const std::vector<uint64_t>& results,
             std::string* reason) { return EmitSort(b, *plan, config, params, results, reason); });
+  }
+
+  // A depthwise convolution as strided boxes times per-channel weights, summed on the vector
+  // unit (emit_reduce_window.h): the matrix unit has no use for one input channel per group.
+  bool TryDepthwiseConv(const Instruction& inst, std::string* why) {
+    const std::vector<uint64_t> params = OperandAddresses(inst);
+    return AppendOwnOp(inst, why, [&](ProgramBuilder& b, const ArchConfig& config,
+                                      uint64_t result, std::string* reason) {
+      return EmitDepthwiseConv(b, inst, config, params[0], params[1], result, reason);
+    });
   }
 
   // A reduce-window as strided boxes folded on the vector unit (emit_reduce_window.h).
