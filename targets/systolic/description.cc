@@ -81,13 +81,15 @@ TargetDescription MakeSystolicDescription() {
   // Slice, concatenate, pad and the dynamic slices are DMA programs of their own, iota viota
   // tiles stored by DMA (emit_block_copy.h), row gathers and scatters index-driven DMA
   // (emit_gather.h, emit_scatter.h), a reduce-window strided boxes folded on the vector unit
-  // (emit_reduce_window.h), sorts and top-k the vector unit's bitonic network (emit_sort.h).
+  // (emit_reduce_window.h), sorts and top-k the vector unit's bitonic network (emit_sort.h),
+  // transposes strided DMA or vtrans tiles (emit_data_movement.h): a row program has no form
+  // for a transpose, so one fused with elementwise work would send that work to the host.
   t.unfused_opcodes = {Opcode::kSlice,        Opcode::kConcatenate,
                        Opcode::kPad,          Opcode::kIota,
                        Opcode::kDynamicSlice, Opcode::kDynamicUpdateSlice,
                        Opcode::kGather,       Opcode::kScatter,
                        Opcode::kReduceWindow, Opcode::kSort,
-                       Opcode::kTopK};
+                       Opcode::kTopK,         Opcode::kTranspose};
   // Weight-stationary MXU: NHWC activations, HWIO weights (rows of the weight tile = input
   // features), like the TPU's own convolution layout.
   t.preferred_conv_dim_labels = "b01f_01io->b01f";

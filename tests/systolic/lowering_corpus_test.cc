@@ -166,13 +166,14 @@ INSTANTIATE_TEST_SUITE_P(
         CorpusCase{"mean_axis_1x4096x1024_bf16", std::nullopt, kVectorOnly, kVectorOnly},
         CorpusCase{"sum_axis_1x4096x1024_bf16", std::nullopt, kVectorOnly, kVectorOnly},
         CorpusCase{"mha_block_1x12x128x64_bf16", std::nullopt, kAllNative, kAllNative},
-        // A grouped (depthwise) convolution has no matrix-unit lowering: it runs on the host,
-        // a quarter of the time on the fast array, a few percent on the slow one.
-        CorpusCase{"depthwise_conv_3x3_1x256x56x56_bf16", std::nullopt, {Macs::kNone, 0.1},
-                   {Macs::kNone, 0.5}},
+        // A depthwise convolution is a window fold on the vector unit (no matrix-unit MACs),
+        // the transposes of its layout DMA programs of their own.
+        CorpusCase{"depthwise_conv_3x3_1x256x56x56_bf16", std::nullopt, kVectorOnly,
+                   kVectorOnly},
         CorpusCase{"xnn.parallel_dots.optimized", kParallelDotsOrder, kAllNative, kAllNative},
-        // Embedding gathers, the interaction's concatenate/transpose and the metric
-        // reductions run on the host; every dot (including the batched interaction) natively.
+        // A column gather and a fusion with a non-scalar constant run on the host; every dot
+        // (including the batched interaction), the embedding gathers and the reductions
+        // natively.
         CorpusCase{"dlrm_keras_jax_f32_test_step", std::nullopt, {Macs::kAll, 0.25},
                    {Macs::kAll, 0.5}}),
     [](const ::testing::TestParamInfo<CorpusCase>& info) {

@@ -155,7 +155,8 @@ ENTRY main {
 TEST(SystolicDataMovement, DepthwiseConvolutionsAreWindowFoldsWithWeights) {
   // MobileNet's 3x3 depthwise layers: SAME padding at stride 1 in bf16 (f32 sums, one rounding
   // to bf16 as the interpreter does), stride 2 with asymmetric padding in f32, several tiles of
-  // gemmini's buffer.
+  // gemmini's buffer; rows of 60 x 512 channels too long for one tile, so tiles are ranges of
+  // a row at one row index.
   const Outcome outcome = RunOnGemmini(R"(HloModule m
 ENTRY main {
   x = bf16[1,28,28,64] parameter(0)
@@ -166,9 +167,13 @@ ENTRY main {
   v = f32[3,3,1,24] parameter(3)
   b = f32[2,8,8,24] convolution(y, v), window={size=3x3 stride=2x2 pad=0_2x1_1},
       dim_labels=b01f_01io->b01f, feature_group_count=24
-  ROOT t = (bf16[1,28,28,64], f32[2,8,8,24]) tuple(a, b)
+  z = bf16[1,4,60,512] parameter(4)
+  u = bf16[3,3,1,512] parameter(5)
+  c = bf16[1,4,60,512] convolution(z, u), window={size=3x3 pad=1_1x1_1},
+      dim_labels=b01f_01io->b01f, feature_group_count=512
+  ROOT t = (bf16[1,28,28,64], f32[2,8,8,24], bf16[1,4,60,512]) tuple(a, b, c)
 })");
-  ExpectNative(outcome, 2);
+  ExpectNative(outcome, 3);
   EXPECT_EQ(outcome.assembly.find("mxu."), std::string::npos);  // the vector unit's work
 }
 

@@ -44,12 +44,6 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
   const int64_t acc_b = DtypeBytes(fold.acc_dtype);
   const int64_t out_b = DtypeBytes(fold.out_dtype);
   const std::vector<int64_t> in_strides = hlo::RowMajorStrides(in.dims);
-  // Tiles: ranges of the first dimension longer than one (every dimension before it has one
-  // index, so a tile is a contiguous run of the result).
-  size_t t_dim = 0;
-  while (t_dim + 1 < rank && out.dims[t_dim] == 1) ++t_dim;
-  int64_t slice = 1;  // elements per index of the tiled dimension
-  for (size_t d = t_dim + 1; d < rank; ++d) slice *= out.dims[d];
   const int64_t channels = out.dims.back();
   const bool convert = fold.acc_dtype != fold.in_dtype;
   // Bytes per element of a tile: the accumulator and the tap's box, with weights also the box
@@ -59,6 +53,19 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
   const int64_t half = config.ub_bytes / 2 / kLocalAlignment * kLocalAlignment;
   const int64_t row_bytes = fold.weights ? AlignUp(channels * b) + AlignUp(channels * acc_b) : 0;
   const int64_t budget = half - row_bytes - 6 * kLocalAlignment;
+  // Tiles: ranges of dimension t_dim for one index of every dimension before it (a contiguous
+  // run of the result), t_dim the first one longer than one whose index fits the budget. With
+  // weights the channels stay whole (they are the broadcast's columns).
+  const size_t last_tiled = fold.weights ? rank - 2 : rank - 1;
+  size_t t_dim = 0;
+  while (t_dim < last_tiled && out.dims[t_dim] == 1) ++t_dim;
+  auto slice_of = [&](size_t dim) {  // elements per index of `dim`
+    int64_t slice = 1;
+    for (size_t d = dim + 1; d < rank; ++d) slice *= out.dims[d];
+    return slice;
+  };
+  while (t_dim < last_tiled && slice_of(t_dim) * per_element > budget) ++t_dim;
+  const int64_t slice = slice_of(t_dim);
   const int64_t per_tile = std::min(out.dims[t_dim], budget / (slice * per_element));
   if (per_tile <= 0 || slice > (int64_t{1} << 20) || (fold.weights && channels > 65535)) {
     *why = "one slice of the window fold's result and its buffers exceed half the UB";
@@ -66,13 +73,23 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
   }
   int64_t taps = 1;
   for (const hlo::WindowDim& d : fold.window) taps *= d.size;
-  const int64_t tiles = (out.dims[t_dim] + per_tile - 1) / per_tile;
+  int64_t outer = 1;  // indices of the dimensions before t_dim
+  for (size_t d = 0; d < t_dim; ++d) outer *= out.dims[d];
+  const int64_t ranges = (out.dims[t_dim] + per_tile - 1) / per_tile;
+  const int64_t tiles = outer * ranges;
   // The vector unit writes first: after the load unit passed the segment's op-order wait.
   builder.Signal(Unit::kLoad, Unit::kVector);
   builder.Wait(Unit::kLoad, Unit::kVector);
   for (int64_t t = 0; t < tiles; ++t) {
-    const int64_t a = t * per_tile, count = std::min(per_tile, out.dims[t_dim] - a);
+    const int64_t o = t / ranges;
+    const int64_t a = t % ranges * per_tile, count = std::min(per_tile, out.dims[t_dim] - a);
     const int64_t elements = count * slice;
+    std::vector<int64_t> tile_start(rank, 0);  // the tile's first result index
+    tile_start[t_dim] = a;
+    for (int64_t d = static_cast<int64_t>(t_dim) - 1, rest = o; d >= 0; --d) {
+      tile_start[static_cast<size_t>(d)] = rest % out.dims[static_cast<size_t>(d)];
+      rest /= out.dims[static_cast<size_t>(d)];
+    }
     // The tile's buffers in its half: accumulator, box, [box in f32, weights], [result].
     uint64_t next = static_cast<uint64_t>((t % 2) * half);
     auto take = [&](int64_t bytes) {
@@ -88,6 +105,7 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
     const uint64_t weight_row_acc = fold.weights && convert ? take(channels * acc_b) : weight_row;
     const uint64_t out_tile = fold.out_dtype != fold.acc_dtype ? take(elements * out_b) : acc;
     std::vector<int64_t> tile_dims = out.dims;
+    for (size_t d = 0; d < t_dim; ++d) tile_dims[d] = 1;
     tile_dims[t_dim] = count;
     const std::vector<int64_t> tile_strides = hlo::RowMajorStrides(tile_dims);
     if (t >= 2) builder.Wait(Unit::kStore, Unit::kVector);  // tile t-2 stored its half
@@ -105,7 +123,7 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
         int64_t lo = std::max<int64_t>(0, FloorDiv(-offset + w.stride - 1, w.stride));
         int64_t hi = std::min(out.dims[static_cast<size_t>(d)],
                               FloorDiv(n - 1 - offset, w.stride) + 1);
-        const int64_t tile_lo = static_cast<size_t>(d) == t_dim ? a : 0;
+        const int64_t tile_lo = tile_start[static_cast<size_t>(d)];
         const int64_t tile_hi = tile_lo + tile_dims[static_cast<size_t>(d)];
         lo = std::max(lo, tile_lo);
         hi = std::min(hi, tile_hi);
@@ -148,7 +166,8 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
     if (out_tile != acc) EmitConvert(builder, out_tile, acc, elements, fold.acc_dtype, fold.out_dtype);
     builder.Signal(Unit::kVector, Unit::kStore);
     builder.Wait(Unit::kVector, Unit::kStore);
-    builder.Store(out_tile, elements * out_b, result + static_cast<uint64_t>(a * slice * out_b),
+    const int64_t first = (o * out.dims[t_dim] + a) * slice;  // row-major: outer, then t_dim
+    builder.Store(out_tile, elements * out_b, result + static_cast<uint64_t>(first * out_b),
                   elements * out_b, elements * out_b, 1);
     if (t + 2 < tiles) builder.Signal(Unit::kStore, Unit::kVector);
   }

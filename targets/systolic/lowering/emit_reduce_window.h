@@ -15,8 +15,8 @@
 // adds; EmitDepthwiseConv a b01f_01io->b01f convolution with one input channel per group and
 // as many groups as channels, float types, f32 or its input type as the result; any window
 // sizes, strides and non-negative edge padding, no dilation or reversal, default layouts.
-// Tiles are ranges of the result's first dimension longer than one, alternating halves of the
-// UB. False (the reason in `why`) otherwise.
+// Tiles are ranges of one dimension of the result (the first whose slices fit) at one index
+// of those before it, alternating halves of the UB. False (the reason in `why`) otherwise.
 #pragma once
 
 #include <cstdint>
