@@ -89,7 +89,8 @@ TargetDescription MakeSystolicDescription() {
                        Opcode::kDynamicSlice, Opcode::kDynamicUpdateSlice,
                        Opcode::kGather,       Opcode::kScatter,
                        Opcode::kReduceWindow, Opcode::kSort,
-                       Opcode::kTopK,         Opcode::kTranspose};
+                       Opcode::kTopK,         Opcode::kTranspose,
+                       Opcode::kReverse};
   // Weight-stationary MXU: NHWC activations, HWIO weights (rows of the weight tile = input
   // features), like the TPU's own convolution layout.
   t.preferred_conv_dim_labels = "b01f_01io->b01f";

@@ -177,6 +177,22 @@ ENTRY main {
   EXPECT_EQ(outcome.assembly.find("mxu."), std::string::npos);  // the vector unit's work
 }
 
+TEST(SystolicDataMovement, ReversesAreOneBoxPerReversedIndex) {
+  // A convolution kernel flipped for its backward pass (both spatial dimensions: 9 boxes of
+  // whole [cin, cout] blocks), a sequence reversed in time, and a reverse of the innermost
+  // dimension (one element per box).
+  ExpectNative(RunOnGemmini(R"(HloModule m
+ENTRY main {
+  k = f32[3,3,16,32] parameter(0)
+  rk = f32[3,3,16,32] reverse(k), dimensions={0,1}
+  s = bf16[2,50,8] parameter(1)
+  rs = bf16[2,50,8] reverse(s), dimensions={1}
+  v = s8[4,6] parameter(2)
+  rv = s8[4,6] reverse(v), dimensions={1,0}
+  ROOT t = (f32[3,3,16,32], bf16[2,50,8], s8[4,6]) tuple(rk, rs, rv)
+})"), 3);
+}
+
 TEST(SystolicDataMovement, NegativePaddingRunsOnTheHost) {
   const Outcome outcome = RunOnGemmini(R"(HloModule m
 ENTRY main {

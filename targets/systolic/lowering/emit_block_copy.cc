@@ -7,6 +7,7 @@
 #include "compiler/target_description.h"
 #include "hlo/literal.h"
 #include "targets/systolic/lowering/emit_dynamic_index.h"
+#include "targets/systolic/lowering/native_ops.h"
 #include "targets/systolic/lowering/emit_vector.h"
 #include "targets/systolic/lowering/row_program.h"
 
@@ -162,6 +163,46 @@ std::optional<BlockCopyPlan> PlanDynamicUpdateSlice(const Instruction& dus, int6
   return plan;
 }
 
+// A reverse as one box per index of the reversed dimensions (each box a positive-stride copy
+// of the rest), while there are at most kMaxReverseBoxes of them (native_ops.h).
+std::optional<BlockCopyPlan> PlanReverse(const Instruction& reverse, int64_t b,
+                                         std::string* why) {
+  const hlo::Shape& shape = reverse.shape();
+  std::vector<bool> reversed(shape.dims.size(), false);
+  int64_t boxes = 1;
+  for (int64_t d : reverse.attr<hlo::DimensionsAttrs>().dimensions) {
+    if (reversed[static_cast<size_t>(d)] || shape.dims[static_cast<size_t>(d)] == 1) continue;
+    reversed[static_cast<size_t>(d)] = true;
+    boxes *= shape.dims[static_cast<size_t>(d)];
+    if (boxes > kMaxReverseBoxes) {
+      *why = "a reverse of more than " + std::to_string(kMaxReverseBoxes) +
+             " rows or elements (one DMA box each)";
+      return std::nullopt;
+    }
+  }
+  const std::vector<int64_t> strides = ByteStrides(shape, b);
+  BlockCopyPlan plan{{}, b, {}};
+  for (int64_t i = 0; i < boxes; ++i) {
+    CopyBox box;
+    box.operand = 0;
+    box.src_strides = box.dst_strides = strides;
+    for (int64_t d = static_cast<int64_t>(shape.dims.size()) - 1, rest = i; d >= 0; --d) {
+      const auto u = static_cast<size_t>(d);
+      if (!reversed[u]) {
+        box.extents.insert(box.extents.begin(), shape.dims[u]);
+        continue;
+      }
+      const int64_t index = rest % shape.dims[u];
+      rest /= shape.dims[u];
+      box.extents.insert(box.extents.begin(), 1);
+      box.dst_offset += index * strides[u];
+      box.src_offset += (shape.dims[u] - 1 - index) * strides[u];
+    }
+    plan.boxes.push_back(std::move(box));
+  }
+  return plan;
+}
+
 // One dimension of a box after normalization.
 struct Axis {
   int64_t extent, src, dst;  // steps, byte strides
@@ -244,13 +285,16 @@ std::optional<BlockCopyPlan> PlanBlockCopies(const hlo::Instruction& inst, std::
     case Opcode::kDynamicSlice:
       if (std::optional<BlockCopyPlan> plan = PlanDynamicSlice(inst, b, &reason)) return plan;
       return fail(reason);
+    case Opcode::kReverse:
+      if (std::optional<BlockCopyPlan> plan = PlanReverse(inst, b, &reason)) return plan;
+      return fail(reason);
     case Opcode::kDynamicUpdateSlice:
       if (std::optional<BlockCopyPlan> plan = PlanDynamicUpdateSlice(inst, b, &reason)) {
         return plan;
       }
       return fail(reason);
     default:
-      return fail("not a slice, concatenate, pad or dynamic slice");
+      return fail("not a slice, concatenate, pad, reverse or dynamic slice");
   }
 }
 

@@ -1,20 +1,22 @@
-// Data movement by strided DMA through the unified buffer: slice, concatenate and pad, as
-// models use them, are lists of boxes — copies from an operand's DRAM bytes and fills with a
+// Data movement by strided DMA through the unified buffer: slice, concatenate, pad and
+// reverse, as models use them, are lists of boxes — copies from an operand's DRAM bytes and fills with a
 // constant — each staged through the unified buffer: a strided load gathers a block of the
 // source, a strided store scatters it into the result (a fill: one vfill, then stores only).
 // The bytes move unchanged, so every element type of one or more bytes moves exactly.
 //
 // Dynamic-slice and dynamic-update-slice are the same boxes moved by a start computed on the
-// accelerator: the vector unit clamps each s32 start index as HLO does and sums them
+// accelerator: the vector unit clamps each s32/u32 start index as HLO does and sums them
 // (emit_dynamic_index.h), and cfg.load puts the sum in the load engine's (dynamic-slice) or
 // the store engine's (dynamic-update-slice: the operand copied whole first, then the update
 // stored at the start) dram_offset register.
 //
 // Guarantees: PlanBlockCopies accepts slice (any strides), concatenate, and pad with
 // non-negative edge padding, any interior padding and a constant pad value, dynamic-slice and
-// dynamic-update-slice with s32 or u32 start indices (constant ones folded), on arrays of whole bytes
-// with default layouts; else nullopt with the reason. In a plan every result element is
-// written by exactly one copy box, or by the fill and at most one copy after it (pad).
+// dynamic-update-slice with s32 or u32 start indices (constant ones folded), reverse of at
+// most kMaxReverseBoxes indices of its reversed dimensions (one box each), on arrays of whole
+// bytes with default layouts; else nullopt with the reason. In a plan every result element is
+// written by exactly one copy box (a dynamic-update-slice: the whole copy, then the update), or
+// by the fill and at most one copy after it (pad).
 // EmitBlockCopies keeps its tiles within `config.ub_bytes` (double-buffered halves), orders
 // the boxes (each box's loads wait for the previous box's stores), and returns false
 // (emitting nothing usable) when one DMA row does not fit half the buffer.

@@ -145,7 +145,8 @@ class Lowerer {
     bool no_instruction = false;
     const Opcode op = inst.opcode();
     if (op == Opcode::kSlice || op == Opcode::kConcatenate || op == Opcode::kPad ||
-        op == Opcode::kDynamicSlice || op == Opcode::kDynamicUpdateSlice) {
+        op == Opcode::kDynamicSlice || op == Opcode::kDynamicUpdateSlice ||
+        op == Opcode::kReverse) {
       if (!TryBlockCopies(inst, &why)) LowerOnHost(inst, why);
       return;
     }

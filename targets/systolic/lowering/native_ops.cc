@@ -52,7 +52,6 @@ bool IsRequantizeConvert(const hlo::Instruction* inst) {
 std::optional<OpcodeSupport> SupportFor(Opcode op) {
   const std::string name(hlo::OpcodeName(op));
   const std::string no_vector_op = "no vector-unit instruction for " + name;
-  const std::string no_dma = "the lowering has no DMA or vector-unit program for " + name;
   switch (op) {
     // No code (GeneratesNoCode), collectives (kCollective), control flow run by the host
     // sequencer with its bodies lowered separately: the ownership analysis never asks.
@@ -126,8 +125,9 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kPower:
       return Native(VectorTypesWhere(IsVectorFloat));
     // Data movement and windows the lowering does not program.
+    // One DMA box per index of the reversed dimensions (emit_block_copy.h).
     case Opcode::kReverse:
-      return Host(no_dma);
+      return EveryType();
     // Strided boxes of the operand folded by vmax / vadd (emit_reduce_window.h);
     // IntrinsicHostReason names the windows left to the host.
     case Opcode::kReduceWindow:
@@ -222,6 +222,17 @@ std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
       }
       for (const hlo::PadDim& d : inst.attr<hlo::PadAttrs>().dims) {
         if (d.lo < 0 || d.hi < 0) return "negative edge padding is not in the DMA plan";
+      }
+      break;
+    }
+    case Opcode::kReverse: {
+      int64_t boxes = 1;
+      for (int64_t d : inst.attr<hlo::DimensionsAttrs>().dimensions) {
+        boxes *= inst.shape().IsArray() ? inst.shape().dims.at(static_cast<size_t>(d)) : 1;
+      }
+      if (boxes > kMaxReverseBoxes) {
+        return "a reverse of more than " + std::to_string(kMaxReverseBoxes) +
+               " rows or elements (one DMA box each)";
       }
       break;
     }

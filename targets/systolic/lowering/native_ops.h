@@ -36,6 +36,10 @@ std::optional<OpcodeSupport> SupportFor(hlo::Opcode op);
 // users that make it part of an idiom); nullopt otherwise.
 std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst);
 
+// A reverse is one DMA box per index of its reversed dimensions (emit_block_copy.h), up to
+// this many boxes; a longer one is a host step.
+inline constexpr int64_t kMaxReverseBoxes = 4096;
+
 // Whether `inst` is a step of an integer requantize idiom (requantize_pattern.h) that one
 // vrequant computes: the s64 multiply, nudge and shift of the fixed-point form, the widening
 // and narrowing converts, the zero-point add, the clamp. Their element types alone (s64) have
