@@ -149,7 +149,8 @@ void Bitonic(const Instruction& inst, Memories& memories) {
                        &keys[static_cast<size_t>((i + 1) * bytes)],
                        &keys[static_cast<size_t>(p * bytes)]);
       if (has_payload) {
-        std::swap_ranges(&payload[static_cast<size_t>(i * 4)], &payload[static_cast<size_t>(i * 4 + 4)],
+        std::swap_ranges(&payload[static_cast<size_t>(i * 4)],
+                         &payload[static_cast<size_t>(i * 4 + 4)],
                          &payload[static_cast<size_t>(p * 4)]);
       }
     }

@@ -186,7 +186,8 @@ std::string_view CompareName(CompareDirection direction);
 
 // The unit whose queue executes `inst`: the table's unit, except that sem.signal/sem.wait run on
 // the unit named by their `unit` field and cfg.set / cfg.load on the owner of its register (so
-// they are ordered with that unit's other instructions). Throws hlo::Error on an unassigned register.
+// they are ordered with that unit's other instructions). Throws hlo::Error on an unassigned
+// register.
 Unit ExecutingUnit(const Instruction& inst);
 
 // Makes an Instruction with all fields zero (callers set them by name or index).

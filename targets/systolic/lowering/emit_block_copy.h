@@ -1,7 +1,8 @@
 // Data movement by strided DMA through the unified buffer: slice, concatenate, pad and
-// reverse, as models use them, are lists of boxes — copies from an operand's DRAM bytes and fills with a
-// constant — each staged through the unified buffer: a strided load gathers a block of the
-// source, a strided store scatters it into the result (a fill: one vfill, then stores only).
+// reverse, as models use them, are lists of boxes — copies from an operand's DRAM bytes and
+// fills with a constant — each staged through the unified buffer: a strided load gathers a
+// block of the source, a strided store scatters it into the result (a fill: one vfill, then
+// stores only).
 // The bytes move unchanged, so every element type of one or more bytes moves exactly.
 //
 // Dynamic-slice and dynamic-update-slice are the same boxes moved by a start computed on the

@@ -163,7 +163,9 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
                  fold.acc_dtype);
       EmitBinary(builder, Opcode::kVAdd, acc, acc, temp_acc, elements, fold.acc_dtype);
     }
-    if (out_tile != acc) EmitConvert(builder, out_tile, acc, elements, fold.acc_dtype, fold.out_dtype);
+    if (out_tile != acc) {
+      EmitConvert(builder, out_tile, acc, elements, fold.acc_dtype, fold.out_dtype);
+    }
     builder.Signal(Unit::kVector, Unit::kStore);
     builder.Wait(Unit::kVector, Unit::kStore);
     const int64_t first = (o * out.dims[t_dim] + a) * slice;  // row-major: outer, then t_dim

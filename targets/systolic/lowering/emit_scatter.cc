@@ -45,7 +45,9 @@ bool EmitRowScatter(ProgramBuilder& builder, const RowScatterPlan& plan, const A
   }
   const int64_t tiles = (plan.updates + rows - 1) / rows;
   // Each tile waits for the store engine to be done with its half: the copy's stores first.
-  for (int64_t t = 0; t < std::min<int64_t>(tiles, 2); ++t) builder.Signal(Unit::kStore, Unit::kLoad);
+  for (int64_t t = 0; t < std::min<int64_t>(tiles, 2); ++t) {
+    builder.Signal(Unit::kStore, Unit::kLoad);
+  }
   const int64_t chunk = kMaxRowBytes / plan.element_bytes * plan.element_bytes;
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t first = t * rows;
