@@ -55,6 +55,8 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
   void OnVAnd(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
   void OnVOr(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
   void OnVXor(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVDiv(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
+  void OnVRem(const Instruction& inst) override { vec::ExecuteBinary(inst, memories_); }
   void OnVSel(const Instruction& inst) override { vec::ExecuteSelect(inst, memories_); }
   void OnVMov(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }
   void OnVExp(const Instruction& inst) override { vec::ExecuteUnary(inst, memories_); }

@@ -132,6 +132,11 @@ bool IsBitwise(Opcode op) {
          op == Opcode::kVAnd || op == Opcode::kVOr || op == Opcode::kVXor;
 }
 
+// vdiv and vrem: integers only (HLO's rules, hlo/evaluator_elementwise_int.cc).
+bool IsIntegerOnly(Opcode op) {
+  return IsBitwise(op) || op == Opcode::kVDiv || op == Opcode::kVRem;
+}
+
 int64_t IntBinary(Opcode op, int64_t a, int64_t b) {
   switch (op) {
     case Opcode::kVAdd: return a + b;
@@ -139,6 +144,9 @@ int64_t IntBinary(Opcode op, int64_t a, int64_t b) {
     case Opcode::kVMul: return a * b;  // |s32 * s32| < 2^63: exact, wrapped on store
     case Opcode::kVMax: return a > b ? a : b;
     case Opcode::kVMin: return a < b ? a : b;
+    // In 64 bits, MIN / -1 is 2^31 (or 2^7), which wraps back to MIN on store; MIN % -1 is 0.
+    case Opcode::kVDiv: return b == 0 ? -1 : a / b;
+    case Opcode::kVRem: return b == 0 ? a : a % b;
     default: break;
   }
   throw hlo::Error("vector unit: not an arithmetic opcode");
@@ -196,15 +204,16 @@ bool BinaryF32(Opcode op, const uint8_t* a, const uint8_t* b, std::span<uint8_t>
   }
 }
 
-// vadd vsub vmul vmax vmin vcmp, and on integers vshl vshra vshrl vand vor vxor:
+// vadd vsub vmul vmax vmin vcmp, and on integers vshl vshra vshrl vand vor vxor vdiv vrem:
 // dst[i] = a[i] OP b[i].
 void Binary(const Instruction& inst, Memories& memories) {
   using F = systolic::VAddField;  // every binary op shares VAdd's leading fields
   static_assert(static_cast<int>(systolic::VCmpField::dtype) == static_cast<int>(F::dtype));
   const auto field = [&](F f) { return inst.fields[static_cast<size_t>(f)]; };
   const bool bitwise = IsBitwise(inst.opcode);
-  const Dtype dtype = CheckedDtype(inst, field(F::dtype),
-                                   bitwise ? DtypeClass::kInteger : DtypeClass::kNumeric);
+  const Dtype dtype = CheckedDtype(
+      inst, field(F::dtype),
+      IsIntegerOnly(inst.opcode) ? DtypeClass::kInteger : DtypeClass::kNumeric);
   const int64_t count = static_cast<int64_t>(field(F::count));
   const int bytes = systolic::DtypeBytes(dtype);
   // vcmp writes 1-byte results from wider operands: read in place only when disjoint.

@@ -256,6 +256,8 @@ class Planner final : public systolic::InstructionVisitor<void> {
   void OnVAnd(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
   void OnVOr(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
   void OnVXor(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVDiv(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
+  void OnVRem(const Instruction& inst) override { VisitVectorBinary(index_, inst); }
   void OnVSel(const Instruction& inst) override { VisitSelect(index_, inst); }
   void OnVMov(const Instruction& inst) override { VisitVectorUnary(index_, inst); }
   void OnVExp(const Instruction& inst) override { VisitVectorUnary(index_, inst); }

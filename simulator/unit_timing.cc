@@ -131,7 +131,9 @@ UnitCost BinaryCost(const Instruction& inst, const systolic::ArchConfig& config)
   CountAccess(cost, field(F::dst),
               Bytes(count, inst.opcode == Opcode::kVCmp ? Dtype::kPred : dtype), true);
   cost.vector_element_ops = count;
-  cost.cycles = StreamCycles(config, count);
+  // Integer division iterates: the transcendental stages' latency.
+  const bool divides = inst.opcode == Opcode::kVDiv || inst.opcode == Opcode::kVRem;
+  cost.cycles = StreamCycles(config, count, divides ? config.vector_transcendental_depth : 0);
   return cost;
 }
 
@@ -294,6 +296,8 @@ class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
   UnitCost OnVAnd(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
   UnitCost OnVOr(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
   UnitCost OnVXor(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVDiv(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
+  UnitCost OnVRem(const Instruction& inst) override { return Vector(BinaryCost(inst, config_)); }
   UnitCost OnVSel(const Instruction& inst) override { return Vector(SelectCost(inst, config_)); }
   UnitCost OnVMov(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }
   UnitCost OnVExp(const Instruction& inst) override { return Vector(UnaryCost(inst, config_)); }

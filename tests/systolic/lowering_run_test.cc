@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "hlo/evaluator.h"
 #include "targets/descriptions.h"
@@ -173,6 +174,45 @@ TEST(SystolicRun, AnnotationCustomCallsAreTheirOperands) {
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
   EXPECT_EQ(outcome.counters["host_instructions"], 0);
   EXPECT_EQ(outcome.counters["native_instructions"], 1);  // the add
+}
+
+// Integer division and remainder as HLO defines them (vdiv, vrem): truncation toward zero, the
+// remainder's sign from the dividend, by zero all ones / the dividend, MIN / -1 = MIN; the
+// sliding-window masks of a language model take (position - window) % window, negative.
+TEST(SystolicRun, IntegerDivisionAndRemainderFollowHlo) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  a = s32[8] parameter(0)
+  b = s32[8] parameter(1)
+  q = s32[8] divide(a, b)
+  r = s32[8] remainder(a, b)
+  i = s32[11] parameter(4)
+  eleven = s32[] constant(11)
+  e = s32[11] broadcast(eleven), dimensions={}
+  shifted = s32[11] subtract(i, e)
+  window = s32[11] remainder(shifted, e)
+  c = u8[8] parameter(2)
+  d = u8[8] parameter(3)
+  uq = u8[8] divide(c, d)
+  ur = u8[8] remainder(c, d)
+  ROOT t = (s32[8], s32[8], s32[11], u8[8], u8[8]) tuple(q, r, window, uq, ur)
+})");
+  std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*module, 3);
+  const std::vector<int32_t> a = {7, -7, 5, 3, std::numeric_limits<int32_t>::min(), 0, -9, 100};
+  const std::vector<int32_t> b = {2, 2, 0, -1, -1, 5, 4, -7};
+  const std::vector<uint8_t> c = {7, 255, 5, 200, 0, 9, 1, 128};
+  const std::vector<uint8_t> d = {2, 16, 0, 3, 7, 9, 255, 0};
+  std::copy(a.begin(), a.end(), inputs[0].mutable_data<int32_t>().begin());
+  std::copy(b.begin(), b.end(), inputs[1].mutable_data<int32_t>().begin());
+  std::copy(c.begin(), c.end(), inputs[2].mutable_data<uint8_t>().begin());
+  std::copy(d.begin(), d.end(), inputs[3].mutable_data<uint8_t>().begin());
+  auto backend = targets::MakeSystolicBackend(ArrayConfig(8, 8),
+                                              testing_support::Backends().Find("interp"));
+  auto executable = backend->Compile(*module);
+  const hlo::Literal result = executable->Run(inputs);
+  EXPECT_TRUE(result.BitwiseEqual(hlo::Evaluate(*module, inputs)));
+  EXPECT_EQ(executable->profile().counters.at("host_instructions"), 0)
+      << executable->artifacts().at("program.sasm");
 }
 
 TEST(SystolicRun, SoftmaxMatches) {

@@ -156,6 +156,14 @@ const std::vector<Case>& Cases() {
       {"vxor", {{"ub:0x0", "s32", {12, -1, 5, 0}}, {"ub:0x100", "s32", {10, 7, 3, -1}}}, "",
        "vxor dst=ub:0x200, a=ub:0x0, b=ub:0x100, count=4, dtype=s32", "",
        {"ub:0x200", "s32", {6, -8, 6, -1}}, 1 + 4, 16, 0},
+      // Truncating division as HLO defines it: 7 / 2, -7 / 2, 5 / 0 (all ones), 3 / -1; the
+      // divider's stages add X = 8 cycles.
+      {"vdiv", {{"ub:0x0", "s32", {7, -7, 5, 3}}, {"ub:0x100", "s32", {2, 2, 0, -1}}}, "",
+       "vdiv dst=ub:0x200, a=ub:0x0, b=ub:0x100, count=4, dtype=s32", "",
+       {"ub:0x200", "s32", {3, -3, -1, -3}}, 1 + 4 + 8, 16, 0},
+      {"vrem", {{"ub:0x0", "s32", {7, -7, 5, 3}}, {"ub:0x100", "s32", {2, 2, 0, -1}}}, "",
+       "vrem dst=ub:0x200, a=ub:0x0, b=ub:0x100, count=4, dtype=s32", "",
+       {"ub:0x200", "s32", {1, -1, 5, 0}}, 1 + 4 + 8, 16, 0},
       {"vcmp", {{"ub:0x0", "f32", a}, {"ub:0x100", "f32", b}}, "",
        "vcmp dst=ub:0x200, a=ub:0x0, b=ub:0x100, count=4, dtype=f32, cmp=lt", "",
        {"ub:0x200", "pred", {1, 1, 0, 0}}, 1 + 4, 4, 0},

@@ -77,7 +77,7 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kSqrt: case Opcode::kNegate: case Opcode::kAbs: case Opcode::kAnd: case Opcode::kOr:
     case Opcode::kXor: case Opcode::kNot:
     case Opcode::kCompare: case Opcode::kSelect: case Opcode::kShiftLeft:
-    case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
+    case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical: case Opcode::kRemainder:
       return Native(RowOpTypes(op));
     // vcvt, keyed on the operand type: from each type some convert of it computes exactly.
     case Opcode::kConvert: {
@@ -119,7 +119,7 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kBitcastConvert: case Opcode::kCbrt: case Opcode::kClz:
     case Opcode::kIsFinite: case Opcode::kPopulationCount: case Opcode::kReducePrecision:
     case Opcode::kSign: case Opcode::kTan:
-    case Opcode::kAtan2: case Opcode::kRemainder:
+    case Opcode::kAtan2:
       return Host(no_vector_op);
     // x^2 and x^-0.5 (row_program.cc, DefinePower); IntrinsicHostReason sends the rest.
     case Opcode::kPower:

@@ -23,7 +23,8 @@ std::optional<systolic::Opcode> VectorBinary(Opcode op) {
     default: return std::nullopt;
   }
 }
-// Binary integer-only HLO ops (shifts and bitwise logic) with a one-instruction equivalent.
+// Binary integer-only HLO ops (shifts, bitwise logic, division) with a one-instruction
+// equivalent.
 std::optional<systolic::Opcode> VectorIntegerBinary(Opcode op) {
   switch (op) {
     case Opcode::kShiftLeft: return systolic::Opcode::kVShl;
@@ -32,6 +33,8 @@ std::optional<systolic::Opcode> VectorIntegerBinary(Opcode op) {
     case Opcode::kAnd: return systolic::Opcode::kVAnd;
     case Opcode::kOr: return systolic::Opcode::kVOr;
     case Opcode::kXor: return systolic::Opcode::kVXor;
+    case Opcode::kDivide: return systolic::Opcode::kVDiv;
+    case Opcode::kRemainder: return systolic::Opcode::kVRem;
     default: return std::nullopt;
   }
 }
