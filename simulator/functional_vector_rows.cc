@@ -104,9 +104,7 @@ void Transpose(const Instruction& inst, Memories& memories) {
 // A key's position in the total order, as a signed integer: floats by their bits (negative
 // ones reversed), integers as they are.
 int64_t TotalOrderKey(Dtype dtype, const uint8_t* element) {
-  if (dtype != Dtype::kF32 && dtype != Dtype::kBf16 && dtype != Dtype::kF16) {
-    return LoadInt(dtype, element);
-  }
+  if (!IsFloatDtype(dtype)) return LoadInt(dtype, element);
   const int bits = systolic::DtypeBytes(dtype) * 8;
   uint64_t raw = 0;
   std::memcpy(&raw, element, static_cast<size_t>(bits / 8));

@@ -34,10 +34,8 @@ void AddRow(Dram& dram, uint64_t address, std::span<const uint8_t> row, systolic
   }
   std::vector<uint8_t> sum(row.size());
   dram.Read(address, sum);
-  const bool is_float = dtype == systolic::Dtype::kBf16 || dtype == systolic::Dtype::kF16 ||
-                        dtype == systolic::Dtype::kF32;
   for (size_t i = 0; i < row.size(); i += bytes) {
-    if (is_float) {
+    if (IsFloatDtype(dtype)) {
       StoreFloat(dtype, &sum[i], LoadFloat(dtype, &sum[i]) + LoadFloat(dtype, &row[i]));
     } else {
       StoreIntWrapping(dtype, &sum[i], LoadInt(dtype, &sum[i]) + LoadInt(dtype, &row[i]));
@@ -89,12 +87,12 @@ void DmaUnit::Execute(size_t index, const systolic::Instruction& inst) {
 }
 
 DmaUnit::Transfer DmaUnit::Decode(const systolic::Instruction& inst) const {
-  const RegisterFile& registers = shared_.run().registers;
-  Transfer t;
-  ConfigRegister dram_row, dram_plane, local_row, local_plane;
   if (inst.opcode == Opcode::kDmaGather || inst.opcode == Opcode::kDmaScatter) {
     return DecodeIndexed(inst);
   }
+  const RegisterFile& registers = shared_.run().registers;
+  Transfer t;
+  ConfigRegister dram_row, dram_plane, local_row, local_plane;
   if (inst.opcode == Opcode::kDmaLoad) {
     t.dram = inst.get(systolic::DmaLoadField::dram);
     t.local = inst.get(systolic::DmaLoadField::local);
@@ -186,7 +184,7 @@ DmaUnit::Transfer DmaUnit::DecodeIndexed(const systolic::Instruction& inst) cons
   }
   if (!gather) {
     const uint64_t add = reg(ConfigRegister::kStoreScatterAdd);
-    if (add > systolic::kDtypeCount) {
+    if (add > systolic::DtypeSymbols().size()) {
       throw hlo::Error("store.scatter_add " + std::to_string(add) + " names no dtype");
     }
     if (add != 0) t.add_dtype = static_cast<systolic::Dtype>(add - 1);

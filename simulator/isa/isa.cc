@@ -101,6 +101,10 @@ constexpr ConfigRegisterRow kConfigRegisters[] = {
 #define ISA_CONFIG_REG(id, name, index, unit, doc) {index, {name, doc}, Unit::unit},
 #include "simulator/isa/isa.def"
 };
+constexpr ConfigRegister kConfigRegisterIds[] = {
+#define ISA_CONFIG_REG(id, name, index, unit, doc) ConfigRegister::id,
+#include "simulator/isa/isa.def"
+};
 
 // The symbol tables must fit the widths of the fields that name them.
 static_assert(std::size(kUnits) <= 8 && std::size(kDtypes) <= 16 && std::size(kCompares) <= 8 &&
@@ -156,6 +160,8 @@ std::span<const SymbolInfo> UnitSymbols() { return kUnits; }
 std::span<const SymbolInfo> DtypeSymbols() { return kDtypes; }
 std::span<const SymbolInfo> CompareSymbols() { return kCompares; }
 std::span<const SymbolInfo> DataflowSymbols() { return kDataflows; }
+
+std::span<const ConfigRegister> AllConfigRegisters() { return kConfigRegisterIds; }
 
 const SymbolInfo* FindConfigRegister(uint64_t index) {
   for (const ConfigRegisterRow& row : kConfigRegisters)

@@ -77,10 +77,6 @@ inline constexpr size_t kUnitCount = 0
 #define ISA_UNIT(id, name, doc) +1
 #include "simulator/isa/isa.def"
     ;
-inline constexpr size_t kDtypeCount = 0
-#define ISA_DTYPE(id, name, bytes, doc) +1
-#include "simulator/isa/isa.def"
-    ;
 inline constexpr int kSemaphoreFieldBits = std::max({0
 #define ISA_FIELD(name, bits, kind, doc) , (FieldKind::k##kind == FieldKind::kSemaphore ? bits : 0)
 #define ISA_INSTR(id, mnemonic, opcode, unit, summary, ...) __VA_ARGS__
@@ -170,6 +166,8 @@ std::span<const SymbolInfo> UnitSymbols();
 std::span<const SymbolInfo> DtypeSymbols();
 std::span<const SymbolInfo> CompareSymbols();
 std::span<const SymbolInfo> DataflowSymbols();
+// Every config register, in table order.
+std::span<const ConfigRegister> AllConfigRegisters();
 // Config registers are sparse in principle: index -> name, or nullptr if unassigned.
 const SymbolInfo* FindConfigRegister(uint64_t index);
 std::optional<uint64_t> FindConfigRegisterByName(std::string_view name);

@@ -297,11 +297,7 @@ void SegmentBuilder::ReplayInto(const ProgramBuilder& op, uint64_t ub_offset,
                                 const std::function<void(uint64_t, uint64_t)>& before_load) {
   int64_t row_stride = 0, plane_stride = 0;  // load.dram_* registers, as the op sets them
   bool dynamic = false;  // load.dram_offset written by cfg.load: a load may read anywhere
-  for (uint64_t index = 0; index < 32; ++index) {
-    if (FindConfigRegister(index) != nullptr) {
-      builder_.SetRegister(static_cast<ConfigRegister>(index), 0);
-    }
-  }
+  for (ConfigRegister reg : AllConfigRegisters()) builder_.SetRegister(reg, 0);
   for (const systolic::Instruction& i : op.program().instructions) {
     if (i.opcode == systolic::Opcode::kCfgSet) {
       auto reg = static_cast<ConfigRegister>(i.get(CfgSetField::reg));
