@@ -17,7 +17,7 @@ namespace {
 using hlo::Instruction;
 using hlo::Opcode;
 
-constexpr int64_t kMaxField = 65535;  // 16-bit rows and row_bytes of a DMA instruction
+constexpr int64_t kMaxField = kMaxDmaRowBytes;  // 16-bit rows and row_bytes of a DMA
 
 std::vector<int64_t> ByteStrides(const hlo::Shape& shape, int64_t element_bytes) {
   std::vector<int64_t> strides = hlo::RowMajorStrides(shape.dims);
@@ -470,8 +470,6 @@ bool EmitIota(ProgramBuilder& builder, const hlo::Instruction& iota, const ArchC
   // wait (segment_builder.h), so the previous op on this half has stored what it held there.
   builder.Signal(Unit::kLoad, Unit::kVector);
   builder.Wait(Unit::kLoad, Unit::kVector);
-  builder.SetRegister(ConfigRegister::kIotaInner, inner);
-  builder.SetRegister(ConfigRegister::kIotaModulus, shape.dims[dim]);
   const int64_t b = DtypeBytes(*dtype);
   const int64_t half = config.ub_bytes / 2;
   // The viota count field holds 20 bits.
@@ -486,12 +484,7 @@ bool EmitIota(ProgramBuilder& builder, const hlo::Instruction& iota, const ArchC
     const int64_t count = std::min(per_tile, elements - start);
     const uint64_t local = static_cast<uint64_t>((t % 2) * half);
     if (t >= 2) builder.Wait(Unit::kStore, Unit::kVector);
-    systolic::Instruction inst = MakeInstruction(systolic::Opcode::kVIota);
-    inst.set(VIotaField::dst, local);
-    inst.set(VIotaField::count, static_cast<uint64_t>(count));
-    inst.set(VIotaField::dtype, static_cast<uint64_t>(*dtype));
-    inst.set(VIotaField::start, static_cast<uint64_t>(start));
-    builder.Append(inst);
+    EmitViota(builder, local, count, *dtype, start, inner, shape.dims[dim]);
     builder.Signal(Unit::kVector, Unit::kStore);
     builder.Wait(Unit::kVector, Unit::kStore);
     const int64_t bytes = count * b;

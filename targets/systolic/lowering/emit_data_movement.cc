@@ -11,7 +11,7 @@ namespace {
 using hlo::Instruction;
 using hlo::Opcode;
 
-constexpr int64_t kMaxField = 65535;  // 16-bit rows and row_bytes
+constexpr int64_t kMaxField = kMaxDmaRowBytes;  // 16-bit rows and row_bytes
 
 bool ReshapeLike(const Instruction* inst) {
   Opcode op = inst->opcode();
@@ -39,7 +39,7 @@ bool EmitVectorTranspose(ProgramBuilder& builder, const std::vector<Axis>& axes,
   const Axis cols = axes[axes.size() - 2];  // contiguous in the source: the tile's columns
   const Axis rows = axes.back();            // the output's rows: the tile's rows
   const std::vector<Axis> outer(axes.begin(), axes.end() - 2);
-  const int64_t half = config.ub_bytes / 2 / kLocalAlignment * kLocalAlignment;
+  const int64_t half = AlignedHalf(config.ub_bytes);
   const int64_t field = kMaxField / b;  // elements of one DMA row, and a vtrans side
   // Square-ish tiles: each side long enough for whole bursts, two tiles (source and
   // transposed) in half the buffer.
@@ -51,8 +51,7 @@ bool EmitVectorTranspose(ProgramBuilder& builder, const std::vector<Axis>& axes,
     if (why) *why = "a transpose tile does not fit half the UB";
     return false;
   }
-  const int64_t tile_bytes = (tr * tc * b + kLocalAlignment - 1) / kLocalAlignment *
-                             kLocalAlignment;
+  const int64_t tile_bytes = AlignedLocal(tr * tc * b);
   const int64_t row_chunks = (rows.extent + tr - 1) / tr;
   const int64_t col_chunks = (cols.extent + tc - 1) / tc;
   int64_t tiles = row_chunks * col_chunks;

@@ -7,7 +7,7 @@ namespace systolic::lowering {
 namespace {
 
 int64_t SlotBytes(int64_t count) {
-  return (count * 4 + kLocalAlignment - 1) / kLocalAlignment * kLocalAlignment;
+  return AlignedLocal(count * 4);
 }
 
 }  // namespace

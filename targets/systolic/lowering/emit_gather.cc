@@ -10,22 +10,16 @@
 namespace systolic::lowering {
 namespace {
 
-constexpr int64_t kMaxRowBytes = 65535;  // dma.gather's 16-bit row_bytes
-
-int64_t AlignUp(int64_t bytes) {
-  return (bytes + kLocalAlignment - 1) / kLocalAlignment * kLocalAlignment;
-}
-
 // The bytes one tile of `rows` index vectors takes in its half.
 int64_t TileBytes(const RowGatherPlan& plan, int64_t rows) {
-  return AlignUp(rows * plan.row_bytes) + IndexProgramBytes(plan.components.size(), rows);
+  return AlignedLocal(rows * plan.row_bytes) + IndexProgramBytes(plan.components.size(), rows);
 }
 
 }  // namespace
 
 bool EmitRowGather(ProgramBuilder& builder, const RowGatherPlan& plan, const ArchConfig& config,
                    uint64_t operand, uint64_t indices, uint64_t result, std::string* why) {
-  const int64_t half = config.ub_bytes / 2 / kLocalAlignment * kLocalAlignment;
+  const int64_t half = AlignedHalf(config.ub_bytes);
   const auto k = static_cast<int64_t>(plan.components.size());
   // The largest tile that fits: the footprint grows with the rows, so search downwards from
   // the estimate that ignores the slots' alignment.
@@ -40,8 +34,6 @@ bool EmitRowGather(ProgramBuilder& builder, const RowGatherPlan& plan, const Arc
   std::vector<IndexTerm> terms;
   for (const RowGatherComponent& c : plan.components) terms.push_back({0, 4 * k, c.max, c.scale});
   if (!IndexTermsFit(terms, 0, why)) return false;
-  // Column chunks of whole elements that fit the row_bytes field.
-  const int64_t chunk = kMaxRowBytes / plan.element_bytes * plan.element_bytes;
   const int64_t tiles = (plan.index_vectors + rows - 1) / rows;
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t first = t * rows;
@@ -52,15 +44,13 @@ bool EmitRowGather(ProgramBuilder& builder, const RowGatherPlan& plan, const Arc
       terms[static_cast<size_t>(j)].dram = indices + static_cast<uint64_t>((first * k + j) * 4);
     }
     const IndexProgramLayout index = EmitIndexProgram(
-        builder, terms, 0, count, base + static_cast<uint64_t>(AlignUp(rows * plan.row_bytes)));
+        builder, terms, 0, count,
+        base + static_cast<uint64_t>(AlignedLocal(rows * plan.row_bytes)));
     builder.Signal(Unit::kVector, Unit::kLoad);
     builder.Wait(Unit::kVector, Unit::kLoad);
     builder.SetRegister(ConfigRegister::kLoadIndexBound, plan.table_rows);
-    for (int64_t c0 = 0; c0 < plan.row_bytes; c0 += chunk) {
-      const auto offset = static_cast<uint64_t>(c0);
-      builder.Gather(operand + offset, plan.row_bytes, base + offset, plan.row_bytes,
-                     index.result, std::min(chunk, plan.row_bytes - c0), count);
-    }
+    builder.Gather(operand, plan.row_bytes, base, plan.row_bytes, index.result, plan.row_bytes,
+                   count);
     builder.Signal(Unit::kLoad, Unit::kStore);
     builder.Wait(Unit::kLoad, Unit::kStore);
     const int64_t bytes = count * plan.row_bytes;

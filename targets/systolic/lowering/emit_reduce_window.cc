@@ -16,10 +16,6 @@ namespace {
 
 using hlo::Instruction;
 
-int64_t AlignUp(int64_t bytes) {
-  return (bytes + kLocalAlignment - 1) / kLocalAlignment * kLocalAlignment;
-}
-
 // Floor division for a possibly negative numerator and a positive divisor.
 int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
@@ -50,8 +46,8 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
   // in f32 and the broadcast weights, and the result converted back.
   const int64_t per_element = acc_b + b + (fold.weights ? 2 * acc_b : 0) +
                               (fold.out_dtype != fold.acc_dtype ? out_b : 0);
-  const int64_t half = config.ub_bytes / 2 / kLocalAlignment * kLocalAlignment;
-  const int64_t row_bytes = fold.weights ? AlignUp(channels * b) + AlignUp(channels * acc_b) : 0;
+  const int64_t half = AlignedHalf(config.ub_bytes);
+  const int64_t row_bytes = fold.weights ? AlignedLocal(channels * b) + AlignedLocal(channels * acc_b) : 0;
   const int64_t budget = half - row_bytes - 6 * kLocalAlignment;
   // Tiles: ranges of dimension t_dim for one index of every dimension before it (a contiguous
   // run of the result), t_dim the first one longer than one whose index fits the budget. With
@@ -94,7 +90,7 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
     uint64_t next = static_cast<uint64_t>((t % 2) * half);
     auto take = [&](int64_t bytes) {
       const uint64_t at = next;
-      next += static_cast<uint64_t>(AlignUp(bytes));
+      next += static_cast<uint64_t>(AlignedLocal(bytes));
       return at;
     };
     const uint64_t acc = take(elements * acc_b);

@@ -8,22 +8,13 @@
 #include "targets/systolic/lowering/row_program.h"
 
 namespace systolic::lowering {
-namespace {
-
-constexpr int64_t kMaxRowBytes = 65535;  // dma.scatter's 16-bit row_bytes
-
-int64_t AlignUp(int64_t bytes) {
-  return (bytes + kLocalAlignment - 1) / kLocalAlignment * kLocalAlignment;
-}
-
-}  // namespace
 
 bool EmitRowScatter(ProgramBuilder& builder, const RowScatterPlan& plan, const ArchConfig& config,
                     uint64_t operand, uint64_t indices, uint64_t updates, uint64_t result,
                     std::string* why) {
-  const int64_t half = config.ub_bytes / 2 / kLocalAlignment * kLocalAlignment;
+  const int64_t half = AlignedHalf(config.ub_bytes);
   int64_t rows = std::min(plan.updates, half / (plan.row_bytes + 4) + 1);
-  while (rows > 0 && AlignUp(rows * plan.row_bytes) + AlignUp(rows * 4) > half) --rows;
+  while (rows > 0 && AlignedLocal(rows * plan.row_bytes) + AlignedLocal(rows * 4) > half) --rows;
   if (rows <= 0) {
     *why = "a scattered row of " + std::to_string(plan.row_bytes) + " bytes exceeds half the UB";
     return false;
@@ -48,12 +39,11 @@ bool EmitRowScatter(ProgramBuilder& builder, const RowScatterPlan& plan, const A
   for (int64_t t = 0; t < std::min<int64_t>(tiles, 2); ++t) {
     builder.Signal(Unit::kStore, Unit::kLoad);
   }
-  const int64_t chunk = kMaxRowBytes / plan.element_bytes * plan.element_bytes;
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t first = t * rows;
     const int64_t count = std::min(rows, plan.updates - first);
     const auto base = static_cast<uint64_t>((t % 2) * half);
-    const uint64_t index = base + static_cast<uint64_t>(AlignUp(rows * plan.row_bytes));
+    const uint64_t index = base + static_cast<uint64_t>(AlignedLocal(rows * plan.row_bytes));
     builder.Wait(Unit::kStore, Unit::kLoad);
     builder.Load(indices + static_cast<uint64_t>(first * 4), count * 4, index, count * 4,
                  count * 4, 1);
@@ -65,11 +55,7 @@ bool EmitRowScatter(ProgramBuilder& builder, const RowScatterPlan& plan, const A
     builder.SetRegister(ConfigRegister::kStoreIndexBound, plan.table_rows);
     builder.SetRegister(ConfigRegister::kStoreScatterAdd,
                         add_dtype ? static_cast<int64_t>(*add_dtype) + 1 : 0);
-    for (int64_t c0 = 0; c0 < plan.row_bytes; c0 += chunk) {
-      const auto offset = static_cast<uint64_t>(c0);
-      builder.Scatter(base + offset, plan.row_bytes, result + offset, plan.row_bytes, index,
-                      std::min(chunk, plan.row_bytes - c0), count);
-    }
+    builder.Scatter(base, plan.row_bytes, result, plan.row_bytes, index, plan.row_bytes, count);
     if (t + 2 < tiles) builder.Signal(Unit::kStore, Unit::kLoad);
   }
   return true;

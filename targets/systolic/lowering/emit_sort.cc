@@ -7,10 +7,6 @@
 namespace systolic::lowering {
 namespace {
 
-int64_t AlignUp(int64_t bytes) {
-  return (bytes + kLocalAlignment - 1) / kLocalAlignment * kLocalAlignment;
-}
-
 // The key that sorts after every other in the order (the total order's far end): all
 // magnitude bits set, positive for an ascending order, negative for a descending one.
 uint32_t SentinelBits(Dtype dtype, bool descending) {
@@ -36,18 +32,14 @@ bool EmitSort(ProgramBuilder& builder, const SortPlan& plan, const ArchConfig& c
   }
   const int64_t b = DtypeBytes(*dtype);
   const bool payload = plan.payload || plan.top_k;
-  const int64_t half = config.ub_bytes / 2 / kLocalAlignment * kLocalAlignment;
-  const int64_t key_bytes = AlignUp(plan.padded * b);
-  if (key_bytes + (payload ? AlignUp(plan.padded * 4) : 0) > half) {
+  const int64_t half = AlignedHalf(config.ub_bytes);
+  const int64_t key_bytes = AlignedLocal(plan.padded * b);
+  if (key_bytes + (payload ? AlignedLocal(plan.padded * 4) : 0) > half) {
     *why = "a sort row of " + std::to_string(plan.padded) + " keys exceeds half the UB";
     return false;
   }
   int stages_log = 0;
   while ((int64_t{1} << stages_log) < plan.padded) ++stages_log;
-  if (plan.top_k) {
-    builder.SetRegister(ConfigRegister::kIotaInner, 1);
-    builder.SetRegister(ConfigRegister::kIotaModulus, plan.padded);
-  }
   for (int64_t r = 0; r < plan.rows; ++r) {
     const auto keys = static_cast<uint64_t>((r % 2) * half);
     const uint64_t values = keys + static_cast<uint64_t>(key_bytes);
@@ -70,11 +62,7 @@ bool EmitSort(ProgramBuilder& builder, const SortPlan& plan, const ArchConfig& c
       }
     }
     if (plan.top_k) {
-      systolic::Instruction iota = MakeInstruction(systolic::Opcode::kVIota);
-      iota.set(VIotaField::dst, values);
-      iota.set(VIotaField::count, static_cast<uint64_t>(plan.padded));
-      iota.set(VIotaField::dtype, static_cast<uint64_t>(Dtype::kS32));
-      builder.Append(iota);
+      EmitViota(builder, values, plan.padded, Dtype::kS32, 0, 1, plan.padded);
     }
     for (int k = 1; k <= stages_log; ++k) {
       for (int j = k - 1; j >= 0; --j) {

@@ -391,6 +391,18 @@ void EmitBroadcastRows(ProgramBuilder& builder, uint64_t dst, uint64_t src, int6
   }
 }
 
+void EmitViota(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, int64_t start,
+               int64_t inner, int64_t modulus) {
+  builder.SetRegister(ConfigRegister::kIotaInner, inner);
+  builder.SetRegister(ConfigRegister::kIotaModulus, modulus);
+  Instruction inst = MakeInstruction(Opcode::kVIota);
+  inst.set(VIotaField::dst, dst);
+  inst.set(VIotaField::count, static_cast<uint64_t>(count));
+  inst.set(VIotaField::dtype, static_cast<uint64_t>(dtype));
+  inst.set(VIotaField::start, static_cast<uint64_t>(start));
+  builder.Append(inst);
+}
+
 void EmitFill(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, uint32_t bits) {
   VectorEmitter(builder).Fill(dst, count, dtype, bits);
 }

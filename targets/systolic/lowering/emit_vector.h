@@ -22,6 +22,7 @@
 #include "simulator/isa/arch_config.h"
 #include "targets/systolic/lowering/program_builder.h"
 #include "targets/systolic/lowering/row_program.h"
+#include "targets/systolic/lowering/scratchpad.h"
 
 namespace systolic::lowering {
 
@@ -36,6 +37,10 @@ struct TileBuffers {
 };
 
 inline constexpr int64_t kLocalAlignment = 64;
+// `bytes` of local memory rounded up to kLocalAlignment.
+inline int64_t AlignedLocal(int64_t bytes) { return AlignUp(bytes, kLocalAlignment); }
+// One of the two double-buffered halves of `bytes` of local memory, aligned down.
+inline int64_t AlignedHalf(int64_t bytes) { return bytes / 2 / kLocalAlignment * kLocalAlignment; }
 
 std::optional<TileBuffers> PlanTileBuffers(const RowProgram& program, int64_t rows, int64_t cols,
                                            int64_t capacity);
@@ -74,6 +79,11 @@ void EmitConvert(ProgramBuilder& builder, uint64_t dst, uint64_t src, int64_t co
 // dst[r][c] = src[c] for `rows` rows of `cols` (vbcast, split by rows; cols at most 65535).
 void EmitBroadcastRows(ProgramBuilder& builder, uint64_t dst, uint64_t src, int64_t rows,
                        int64_t cols, Dtype dtype);
+// viota of `count` elements (below 2^20, the count field) whose first is row-major index
+// `start`: ((start + k) / inner) % modulus as `dtype` (the iota registers written when they
+// change).
+void EmitViota(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, int64_t start,
+               int64_t inner, int64_t modulus);
 // `count` elements of `dtype` at `dst` set to the bit pattern `bits` (vfill, split to the field).
 void EmitFill(ProgramBuilder& builder, uint64_t dst, int64_t count, Dtype dtype, uint32_t bits);
 // One vrequant pass of `count` elements with `quant`'s registers (written only when they

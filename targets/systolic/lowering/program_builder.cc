@@ -9,9 +9,9 @@
 namespace systolic::lowering {
 namespace {
 
-// ISA field limits (isa.def): row_bytes and rows are 16-bit, planes 12-bit.
-constexpr int64_t kMaxRowBytes = 65535;
-constexpr int64_t kMaxRows = 65535;
+// ISA field limits (isa.def): row_bytes and rows are 16-bit (program_builder.h), planes 12-bit.
+constexpr int64_t kMaxRowBytes = kMaxDmaRowBytes;
+constexpr int64_t kMaxRows = kMaxDmaRows;
 constexpr int64_t kMaxPlanes = 4095;
 constexpr int64_t kMaxGatherRows = 4095;  // dma.gather's and dma.scatter's 12-bit rows
 // The cached value of a register cfg.load wrote: no value SetRegister is asked for equals it.
@@ -96,29 +96,31 @@ void ProgramBuilder::IndexedTransfer(Opcode opcode, uint64_t dram, uint64_t loca
                                      int64_t local_row_stride, uint64_t index, int64_t row_bytes,
                                      int64_t rows) {
   const bool gather = opcode == Opcode::kDmaGather;
-  if (row_bytes > kMaxRowBytes) {
-    throw hlo::Error("a row of " + std::to_string(row_bytes) + " bytes does not fit " +
-                     std::string(GetInstrInfo(opcode).mnemonic) + "'s 16-bit row_bytes");
-  }
-  for (int64_t first = 0; first < rows; first += kMaxGatherRows) {
-    const int64_t count = std::min(kMaxGatherRows, rows - first);
-    Instruction inst = MakeInstruction(opcode);
-    const uint64_t row_local = local + static_cast<uint64_t>(first * local_row_stride);
-    const uint64_t row_index = index + static_cast<uint64_t>(first * 4);
-    if (gather) {
-      inst.set(DmaGatherField::dram, dram);
-      inst.set(DmaGatherField::local, row_local);
-      inst.set(DmaGatherField::index, row_index);
-      inst.set(DmaGatherField::row_bytes, static_cast<uint64_t>(row_bytes));
-      inst.set(DmaGatherField::rows, static_cast<uint64_t>(count));
-    } else {
-      inst.set(DmaScatterField::local, row_local);
-      inst.set(DmaScatterField::dram, dram);
-      inst.set(DmaScatterField::index, row_index);
-      inst.set(DmaScatterField::row_bytes, static_cast<uint64_t>(row_bytes));
-      inst.set(DmaScatterField::rows, static_cast<uint64_t>(count));
+  // Column chunks of whole 8-byte words: a scatter-add must not cut an element in two.
+  constexpr int64_t kColumnChunk = kMaxRowBytes / 8 * 8;
+  for (int64_t col = 0; col < row_bytes; col += kColumnChunk) {
+    const int64_t width = std::min(kColumnChunk, row_bytes - col);
+    for (int64_t first = 0; first < rows; first += kMaxGatherRows) {
+      const int64_t count = std::min(kMaxGatherRows, rows - first);
+      Instruction inst = MakeInstruction(opcode);
+      const uint64_t row_dram = dram + static_cast<uint64_t>(col);
+      const uint64_t row_local = local + static_cast<uint64_t>(first * local_row_stride + col);
+      const uint64_t row_index = index + static_cast<uint64_t>(first * 4);
+      if (gather) {
+        inst.set(DmaGatherField::dram, row_dram);
+        inst.set(DmaGatherField::local, row_local);
+        inst.set(DmaGatherField::index, row_index);
+        inst.set(DmaGatherField::row_bytes, static_cast<uint64_t>(width));
+        inst.set(DmaGatherField::rows, static_cast<uint64_t>(count));
+      } else {
+        inst.set(DmaScatterField::local, row_local);
+        inst.set(DmaScatterField::dram, row_dram);
+        inst.set(DmaScatterField::index, row_index);
+        inst.set(DmaScatterField::row_bytes, static_cast<uint64_t>(width));
+        inst.set(DmaScatterField::rows, static_cast<uint64_t>(count));
+      }
+      Append(inst);
     }
-    Append(inst);
   }
 }
 

@@ -25,6 +25,11 @@
 
 namespace systolic::lowering {
 
+// The DMA instructions' 16-bit `row_bytes` and `rows` fields (isa.def): the longest contiguous
+// row and the most rows one instruction moves.
+inline constexpr int64_t kMaxDmaRowBytes = 65535;
+inline constexpr int64_t kMaxDmaRows = 65535;
+
 class ProgramBuilder {
  public:
   ProgramBuilder() = default;
@@ -48,9 +53,11 @@ class ProgramBuilder {
   // cfg.load from the 4 bytes at `local`: the register's value is unknown afterwards (the next
   // SetRegister of it always emits).
   void LoadRegister(ConfigRegister reg, uint64_t local);
-  // dma.gather of `rows` rows of `row_bytes` (at most 65535, else an hlo::Error): row r from
-  // dram + index[r] * dram_row_stride to local + r * local_row_stride; split into instructions
-  // of at most 4095 rows. Sets the load row-stride registers; load.index_bound is the caller's.
+  // dma.gather of `rows` rows of `row_bytes`: row r from dram + index[r] * dram_row_stride to
+  // local + r * local_row_stride; split into instructions of at most 4095 rows, and of column
+  // chunks of whole 8-byte words when a row is longer than the row_bytes field (so no element
+  // of up to 8 bytes is cut). Sets the load row-stride registers; load.index_bound is the
+  // caller's.
   void Gather(uint64_t dram, int64_t dram_row_stride, uint64_t local, int64_t local_row_stride,
               uint64_t index, int64_t row_bytes, int64_t rows);
   // dma.scatter, the reverse (the store row-stride registers; store.index_bound and
