@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "compiler/target_description.h"
 #include "hlo/literal.h"
 #include "targets/systolic/lowering/emit_dynamic_index.h"
 #include "targets/systolic/lowering/native_ops.h"
@@ -58,19 +57,10 @@ BlockCopyPlan PlanConcatenate(const Instruction& concat, int64_t b) {
   return plan;
 }
 
-std::optional<BlockCopyPlan> PlanPad(const Instruction& pad, int64_t b, std::string* why) {
+// A constant padding value and non-negative edge padding (IntrinsicHostReason checked them).
+BlockCopyPlan PlanPad(const Instruction& pad, int64_t b) {
   const Instruction* value = pad.operand(1);
-  if (value->opcode() != Opcode::kConstant) {
-    *why = "pad with a computed padding value";
-    return std::nullopt;
-  }
   const auto& dims = pad.attr<hlo::PadAttrs>().dims;
-  for (const hlo::PadDim& d : dims) {
-    if (d.lo < 0 || d.hi < 0) {
-      *why = "pad with negative edge padding";
-      return std::nullopt;
-    }
-  }
   const std::vector<int64_t> out = ByteStrides(pad.shape(), b);
   CopyBox fill;
   fill.extents = pad.shape().dims;
@@ -89,11 +79,10 @@ std::optional<BlockCopyPlan> PlanPad(const Instruction& pad, int64_t b, std::str
 }
 
 // The start indices of a dynamic-slice / dynamic-update-slice (operands first_start...): the
-// constant ones clamped here into the box's offset (`offset`, bytes), the others as terms.
-// False for a computed start that is not s32.
-bool PlanStarts(const Instruction& inst, int64_t first_start, const std::vector<int64_t>& sizes,
-                int64_t b, int64_t* offset, std::vector<DynamicStart>* dynamic,
-                std::string* why) {
+// constant ones clamped here into the box's offset (`offset`, bytes), the others (s32 or u32:
+// IntrinsicHostReason checked them) as terms.
+void PlanStarts(const Instruction& inst, int64_t first_start, const std::vector<int64_t>& sizes,
+                int64_t b, int64_t* offset, std::vector<DynamicStart>* dynamic) {
   const hlo::Shape& shape = inst.operand(0)->shape();
   const std::vector<int64_t> strides = hlo::RowMajorStrides(shape.dims);
   for (size_t d = 0; d < shape.dims.size(); ++d) {
@@ -110,39 +99,27 @@ bool PlanStarts(const Instruction& inst, int64_t first_start, const std::vector<
       }
       *offset += clamped * strides[d] * b;
     } else if (max > 0) {
-      const hlo::PrimitiveType type = start->shape().type;
-      if (type != hlo::PrimitiveType::kS32 && type != hlo::PrimitiveType::kU32) {
-        *why = "a computed start index of type " +
-               std::string(hlo::PrimitiveTypeName(start->shape().type)) + " (the index program "
-               "reads s32 or u32)";
-        return false;
-      }
       dynamic->push_back({first_start + static_cast<int64_t>(d), max, strides[d],
-                          type == hlo::PrimitiveType::kU32});
+                          start->shape().type == hlo::PrimitiveType::kU32});
     }
   }
-  return true;
 }
 
-std::optional<BlockCopyPlan> PlanDynamicSlice(const Instruction& ds, int64_t b,
-                                              std::string* why) {
+BlockCopyPlan PlanDynamicSlice(const Instruction& ds, int64_t b) {
   CopyBox box;
   box.operand = 0;
   box.extents = ds.shape().dims;
   box.src_strides = ByteStrides(ds.operand(0)->shape(), b);
   box.dst_strides = ByteStrides(ds.shape(), b);
   BlockCopyPlan plan{{}, b, {}};
-  if (!PlanStarts(ds, 1, ds.shape().dims, b, &box.src_offset, &plan.dynamic, why)) {
-    return std::nullopt;
-  }
+  PlanStarts(ds, 1, ds.shape().dims, b, &box.src_offset, &plan.dynamic);
   box.dynamic_src = !plan.dynamic.empty();
   plan.boxes.push_back(std::move(box));
   return plan;
 }
 
 // The operand copied whole, then the update stored over it.
-std::optional<BlockCopyPlan> PlanDynamicUpdateSlice(const Instruction& dus, int64_t b,
-                                                    std::string* why) {
+BlockCopyPlan PlanDynamicUpdateSlice(const Instruction& dus, int64_t b) {
   const hlo::Shape& update = dus.operand(1)->shape();
   CopyBox whole;
   whole.operand = 0;
@@ -154,9 +131,7 @@ std::optional<BlockCopyPlan> PlanDynamicUpdateSlice(const Instruction& dus, int6
   box.src_strides = ByteStrides(update, b);
   box.dst_strides = ByteStrides(dus.shape(), b);
   BlockCopyPlan plan{{}, b, {}};
-  if (!PlanStarts(dus, 2, update.dims, b, &box.dst_offset, &plan.dynamic, why)) {
-    return std::nullopt;
-  }
+  PlanStarts(dus, 2, update.dims, b, &box.dst_offset, &plan.dynamic);
   box.dynamic_dst = !plan.dynamic.empty();
   plan.boxes.push_back(std::move(whole));
   plan.boxes.push_back(std::move(box));
@@ -164,9 +139,8 @@ std::optional<BlockCopyPlan> PlanDynamicUpdateSlice(const Instruction& dus, int6
 }
 
 // A reverse as one box per index of the reversed dimensions (each box a positive-stride copy
-// of the rest), while there are at most kMaxReverseBoxes of them (native_ops.h).
-std::optional<BlockCopyPlan> PlanReverse(const Instruction& reverse, int64_t b,
-                                         std::string* why) {
+// of the rest; IntrinsicHostReason keeps them to kMaxReverseBoxes, native_ops.h).
+BlockCopyPlan PlanReverse(const Instruction& reverse, int64_t b) {
   const hlo::Shape& shape = reverse.shape();
   std::vector<bool> reversed(shape.dims.size(), false);
   int64_t boxes = 1;
@@ -174,11 +148,6 @@ std::optional<BlockCopyPlan> PlanReverse(const Instruction& reverse, int64_t b,
     if (reversed[static_cast<size_t>(d)] || shape.dims[static_cast<size_t>(d)] == 1) continue;
     reversed[static_cast<size_t>(d)] = true;
     boxes *= shape.dims[static_cast<size_t>(d)];
-    if (boxes > kMaxReverseBoxes) {
-      *why = "a reverse of more than " + std::to_string(kMaxReverseBoxes) +
-             " rows or elements (one DMA box each)";
-      return std::nullopt;
-    }
   }
   const std::vector<int64_t> strides = ByteStrides(shape, b);
   BlockCopyPlan plan{{}, b, {}};
@@ -270,29 +239,18 @@ std::optional<BlockCopyPlan> PlanBlockCopies(const hlo::Instruction& inst, std::
       return fail("an operand without default layout");
     }
   }
-  if (compiler::ComplexAndNarrowTypes().count(shape.type)) {
-    return fail("the accelerator holds no " + std::string(hlo::PrimitiveTypeName(shape.type)));
-  }
+  if (std::optional<std::string> reason = DmaElementTypeReason(shape.type)) return fail(*reason);
+  // Forms the plan does not take, as the target description states them (native_ops.h).
+  if (std::optional<std::string> reason = IntrinsicHostReason(inst)) return fail(*reason);
   const int64_t b = hlo::ByteSize(shape.type);
-  if (b <= 0 || b > 8 || shape.ElementCount() == 0) return fail("an empty or tuple result");
-  std::string reason;
+  if (shape.ElementCount() == 0) return fail("an empty result");
   switch (inst.opcode()) {
     case Opcode::kSlice: return PlanSlice(inst, b);
     case Opcode::kConcatenate: return PlanConcatenate(inst, b);
-    case Opcode::kPad:
-      if (std::optional<BlockCopyPlan> plan = PlanPad(inst, b, &reason)) return plan;
-      return fail(reason);
-    case Opcode::kDynamicSlice:
-      if (std::optional<BlockCopyPlan> plan = PlanDynamicSlice(inst, b, &reason)) return plan;
-      return fail(reason);
-    case Opcode::kReverse:
-      if (std::optional<BlockCopyPlan> plan = PlanReverse(inst, b, &reason)) return plan;
-      return fail(reason);
-    case Opcode::kDynamicUpdateSlice:
-      if (std::optional<BlockCopyPlan> plan = PlanDynamicUpdateSlice(inst, b, &reason)) {
-        return plan;
-      }
-      return fail(reason);
+    case Opcode::kPad: return PlanPad(inst, b);
+    case Opcode::kDynamicSlice: return PlanDynamicSlice(inst, b);
+    case Opcode::kDynamicUpdateSlice: return PlanDynamicUpdateSlice(inst, b);
+    case Opcode::kReverse: return PlanReverse(inst, b);
     default:
       return fail("not a slice, concatenate, pad, reverse or dynamic slice");
   }

@@ -8,6 +8,7 @@
 #include "hlo/literal.h"
 #include "targets/systolic/lowering/emit_block_copy.h"
 #include "targets/systolic/lowering/emit_vector.h"
+#include "targets/systolic/lowering/native_ops.h"
 #include "targets/systolic/lowering/row_op_table.h"
 #include "targets/systolic/lowering/row_program.h"
 
@@ -190,23 +191,21 @@ bool EmitReduceWindow(ProgramBuilder& builder, const Instruction& rw, const Arch
     *why = reason;
     return false;
   };
-  if (rw.operand_count() != 2 || !rw.shape().IsArray()) return fail("a variadic reduce-window");
+  // The combiner, the init value and the window: as the target description states them.
+  if (std::optional<std::string> reason = IntrinsicHostReason(rw)) return fail(*reason);
+  if (!rw.shape().IsArray()) return fail("a variadic reduce-window");
   const hlo::Shape& in = rw.operand(0)->shape();
   const hlo::Shape& out = rw.shape();
   if (!in.HasDefaultLayout() || !out.HasDefaultLayout()) {
     return fail("a reduce-window with a non-default layout");
   }
-  std::optional<VectorReducer> reducer = VectorReducerOf(rw);
+  const VectorReducer reducer = *VectorReducerOf(rw);
   std::optional<Dtype> dtype = IsaDtype(out.type);
-  if (!reducer || (*reducer != VectorReducer::kSum && *reducer != VectorReducer::kMax) ||
-      !dtype || *dtype == Dtype::kPred) {
-    return fail("a reduce-window other than a max from -inf or a sum from 0 of numbers");
-  }
+  if (!dtype || *dtype == Dtype::kPred) return fail("a reduce-window of other than numbers");
   WindowFold fold;
   fold.in = in;
   fold.out = out;
   fold.window = rw.attr<hlo::WindowAttrs>().window.dims;
-  if (!NoDilation(fold.window)) return fail("a dilated, reversed or negatively padded window");
   if (fold.window.size() != in.dims.size() || out.ElementCount() == 0) {
     return fail("an empty reduce-window");
   }
@@ -214,7 +213,7 @@ bool EmitReduceWindow(ProgramBuilder& builder, const Instruction& rw, const Arch
   std::memcpy(&fold.init_bits, rw.operand(1)->attr<hlo::ConstantAttrs>().literal.bytes().data(),
               static_cast<size_t>(DtypeBytes(*dtype)));
   fold.pad_bits = fold.init_bits;
-  fold.combine = *reducer == VectorReducer::kSum ? Opcode::kVAdd : Opcode::kVMax;
+  fold.combine = reducer == VectorReducer::kSum ? Opcode::kVAdd : Opcode::kVMax;
   return EmitWindowFold(builder, fold, config, operand, result, why);
 }
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "hlo/minifloat.h"
+#include "targets/systolic/lowering/native_ops.h"
 
 namespace systolic::lowering {
 
@@ -19,12 +19,8 @@ std::optional<RowGatherPlan> PlanRowGather(const hlo::Instruction& gather, std::
       !operand.HasDefaultLayout() || !indices.HasDefaultLayout() || !result.HasDefaultLayout()) {
     return fail("a gather with a non-default layout");
   }
-  const hlo::PrimitiveType type = result.type;
-  const int64_t b = hlo::ByteSize(type);
-  if (hlo::IsComplex(type) || hlo::IsMinifloat(type) || type == hlo::PrimitiveType::kS4 ||
-      type == hlo::PrimitiveType::kU4 || b <= 0 || b > 8) {
-    return fail("the accelerator holds no " + std::string(hlo::PrimitiveTypeName(type)));
-  }
+  if (std::optional<std::string> reason = DmaElementTypeReason(result.type)) return fail(*reason);
+  const int64_t b = hlo::ByteSize(result.type);
   if (indices.type != hlo::PrimitiveType::kS32) {
     return fail("gather indices of type " + std::string(hlo::PrimitiveTypeName(indices.type)) +
                 " (the index program computes in s32)");

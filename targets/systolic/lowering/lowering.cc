@@ -143,39 +143,32 @@ class Lowerer {
     if (pair && TryFuseWithConsumer(inst, *pair)) return;
     std::string why;
     bool no_instruction = false;
-    const Opcode op = inst.opcode();
-    if (op == Opcode::kSlice || op == Opcode::kConcatenate || op == Opcode::kPad ||
-        op == Opcode::kDynamicSlice || op == Opcode::kDynamicUpdateSlice ||
-        op == Opcode::kReverse) {
-      if (!TryBlockCopies(inst, &why)) LowerOnHost(inst, why);
-      return;
-    }
-    if (op == Opcode::kGather) {
-      if (!TryGather(inst, &why)) LowerOnHost(inst, why);
-      return;
-    }
-    if (op == Opcode::kScatter) {
-      if (!TryScatter(inst, &why)) LowerOnHost(inst, why);
-      return;
-    }
-    if (op == Opcode::kReduceWindow) {
-      if (!TryReduceWindow(inst, &why)) LowerOnHost(inst, why);
-      return;
-    }
-    if (op == Opcode::kConvolution && IsDepthwiseConv(inst, nullptr)) {
-      if (!TryDepthwiseConv(inst, &why)) LowerOnHost(inst, why);
-      return;
-    }
-    if (op == Opcode::kSort || op == Opcode::kTopK) {
-      if (!TrySort(inst, &why)) LowerOnHost(inst, why);
-      return;
-    }
-    if (op == Opcode::kIota) {
-      if (!TryIota(inst, &why)) LowerOnHost(inst, why);
+    if (std::optional<bool> own = TryOwnProgram(inst, &why)) {
+      if (!*own) LowerOnHost(inst, why);
       return;
     }
     if (TryNative(inst, &why, &no_instruction)) return;
     LowerOnHost(inst, why, no_instruction && inst.opcode() != Opcode::kFusion);
+  }
+
+  // The ops that are programs of their own (never fused: TargetDescription::unfused_opcodes,
+  // and a depthwise convolution): whether the program was emitted, or nullopt for any other op.
+  std::optional<bool> TryOwnProgram(const Instruction& inst, std::string* why) {
+    switch (inst.opcode()) {
+      case Opcode::kSlice: case Opcode::kConcatenate: case Opcode::kPad:
+      case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kReverse:
+        return TryBlockCopies(inst, why);
+      case Opcode::kGather: return TryGather(inst, why);
+      case Opcode::kScatter: return TryScatter(inst, why);
+      case Opcode::kReduceWindow: return TryReduceWindow(inst, why);
+      case Opcode::kSort: case Opcode::kTopK: return TrySort(inst, why);
+      case Opcode::kIota: return TryIota(inst, why);
+      case Opcode::kConvolution:
+        if (IsDepthwiseConv(inst, nullptr)) return TryDepthwiseConv(inst, why);
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
   }
 
   // A dot or convolution with a lone elementwise user is one op, the user its epilogue
@@ -535,10 +528,6 @@ class Lowerer {
 
   // A reduce-window as strided boxes folded on the vector unit (emit_reduce_window.h).
   bool TryReduceWindow(const Instruction& inst, std::string* why) {
-    if (inst.operand_count() != 2 || inst.operand(1)->opcode() != Opcode::kConstant) {
-      *why = "a variadic reduce-window or one with a computed init value";
-      return false;
-    }
     const uint64_t operand = OperandAddresses(inst)[0];
     return AppendOwnOp(inst, why, [&](ProgramBuilder& b, const ArchConfig& config,
                                       uint64_t result, std::string* reason) {

@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "compiler/target_description.h"
 #include "simulator/isa/arch_config.h"
 #include "targets/systolic/lowering/gather_plan.h"
 #include "targets/systolic/lowering/scatter_plan.h"
@@ -160,6 +161,14 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
   return std::nullopt;
 }
 
+std::optional<std::string> DmaElementTypeReason(PrimitiveType type) {
+  const int64_t b = hlo::ByteSize(type);
+  if (compiler::ComplexAndNarrowTypes().count(type) || b <= 0 || b > 8) {
+    return "the accelerator holds no " + std::string(hlo::PrimitiveTypeName(type));
+  }
+  return std::nullopt;
+}
+
 bool InNativeIdiom(const hlo::Instruction& inst) {
   // Only the s64 steps need the idiom to be native (the s32 ones have rules of their own); the
   // walk is not started for anything else, so ownership stays linear in the module.
@@ -264,8 +273,9 @@ std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
         return "a reduce-window other than a max from -inf or a sum from 0";
       }
       for (const hlo::WindowDim& d : inst.attr<hlo::WindowAttrs>().window.dims) {
-        if (d.base_dilation != 1 || d.window_dilation != 1 || d.reversal) {
-          return "a dilated or reversed reduce-window";
+        if (d.base_dilation != 1 || d.window_dilation != 1 || d.reversal || d.stride <= 0 ||
+            d.pad_lo < 0 || d.pad_hi < 0) {
+          return "a dilated, reversed or negatively padded reduce-window";
         }
       }
       break;

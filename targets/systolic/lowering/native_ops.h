@@ -36,6 +36,10 @@ std::optional<OpcodeSupport> SupportFor(hlo::Opcode op);
 // users that make it part of an idiom); nullopt otherwise.
 std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst);
 
+// Why DMA cannot move elements of `type` (nullopt when it can): elements of one to eight whole
+// bytes of a type the accelerator holds (compiler::ComplexAndNarrowTypes are the host's).
+std::optional<std::string> DmaElementTypeReason(hlo::PrimitiveType type);
+
 // A reverse is one DMA box per index of its reversed dimensions (emit_block_copy.h), up to
 // this many boxes; a longer one is a host step.
 inline constexpr int64_t kMaxReverseBoxes = 4096;

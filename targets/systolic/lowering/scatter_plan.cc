@@ -1,7 +1,7 @@
 // PlanRowScatter (scatter_plan.h).
 #include "targets/systolic/lowering/scatter_plan.h"
 
-#include "hlo/minifloat.h"
+#include "targets/systolic/lowering/native_ops.h"
 
 namespace systolic::lowering {
 
@@ -28,11 +28,8 @@ std::optional<RowScatterPlan> PlanRowScatter(const hlo::Instruction& scatter, st
     return fail("a scatter with a non-default layout");
   }
   const PrimitiveType type = operand.type;
+  if (std::optional<std::string> reason = DmaElementTypeReason(type)) return fail(*reason);
   const int64_t b = hlo::ByteSize(type);
-  if (hlo::IsComplex(type) || hlo::IsMinifloat(type) || type == PrimitiveType::kS4 ||
-      type == PrimitiveType::kU4 || b <= 0 || b > 8) {
-    return fail("the accelerator holds no " + std::string(hlo::PrimitiveTypeName(type)));
-  }
   if (indices.type != PrimitiveType::kS32) {
     return fail("scatter indices of type " + std::string(hlo::PrimitiveTypeName(indices.type)));
   }
