@@ -15,8 +15,10 @@ using systolic_testing::Outcome;
 
 Outcome RunOnGemmini(const std::string& text) {
   // 256 KiB of unified buffer: the larger cases need several tiles.
+  // Every result here is moved or computed exactly (copies, maxima, f32 sums in the
+  // interpreter's order): no difference is allowed.
   return systolic_testing::RunAgainstInterpreter(text, systolic::LoadArchConfig("gemmini", {}),
-                                                 5);
+                                                 5, {}, &systolic_testing::kExact);
 }
 
 void ExpectNative(const Outcome& outcome, double native) {

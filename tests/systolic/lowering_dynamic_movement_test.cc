@@ -38,7 +38,8 @@ Outcome RunWithIndices(const std::string& text, const std::vector<int32_t>& indi
     if (type != hlo::PrimitiveType::kS32 && type != hlo::PrimitiveType::kU32) continue;
     for (int32_t& value : input.mutable_data<int32_t>()) value = indices[next++ % indices.size()];
   }
-  return systolic_testing::RunAgainstInterpreter(text, Gemmini(), 11, std::move(inputs));
+  return systolic_testing::RunAgainstInterpreter(text, Gemmini(), 11, std::move(inputs),
+                                                 &systolic_testing::kExact);
 }
 
 void ExpectNative(const Outcome& outcome, double native) {

@@ -18,7 +18,7 @@ Outcome RunOnTpuV1(const std::string& text) {
   return systolic_testing::RunAgainstInterpreter(
       text,
       systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.dtypes=int8,bf16,f32"}),
-      7);
+      7, {}, &systolic_testing::kExact);
 }
 
 void ExpectNative(const Outcome& outcome, double native) {

@@ -20,15 +20,19 @@ struct Outcome {
   std::string assembly;  // the backend's program.sasm: segments and "# host:" lines
 };
 
-// `inputs` empty: io::MakeRandomInputs(module, seed).
+// No difference allowed: for results the accelerator moves or computes exactly.
+inline constexpr io::Tolerance kExact{0, 0};
+
+// `inputs` empty: io::MakeRandomInputs(module, seed); `tolerance` null: the per-type defaults.
 inline Outcome RunAgainstInterpreter(const std::string& text, const systolic::ArchConfig& config,
-                                     uint64_t seed, std::vector<hlo::Literal> inputs = {}) {
+                                     uint64_t seed, std::vector<hlo::Literal> inputs = {},
+                                     const io::Tolerance* tolerance = nullptr) {
   auto module = testing_support::ParseAndVerify(text);
   auto backend =
       targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
   if (inputs.empty()) inputs = io::MakeRandomInputs(*module, seed);
   testing_support::ComparedRun run =
-      testing_support::RunAgainstInterpreter(*backend, *module, inputs, nullptr);
+      testing_support::RunAgainstInterpreter(*backend, *module, inputs, tolerance);
   const auto artifacts = run.executable->artifacts();
   const auto assembly = artifacts.find("program.sasm");
   return {run.comparison, run.executable->profile().counters,
