@@ -195,10 +195,6 @@ std::optional<double> ScalarFloatConstant(const hlo::Instruction* e,
   return e->attr<hlo::ConstantAttrs>().literal.GetAsDouble(0);
 }
 
-std::optional<double> ConstantPowerExponent(const hlo::Instruction& power) {
-  return ScalarFloatConstant(power.operand(1));
-}
-
 bool VectorPowerExponent(double exponent) { return exponent == 2.0 || exponent == -0.5; }
 
 bool IsVectorFloat(Dtype d) { return d == Dtype::kF32 || d == Dtype::kBf16 || d == Dtype::kF16; }

@@ -41,9 +41,7 @@ std::optional<VectorReducer> VectorReducerOf(const hlo::Instruction& reduce);
 // nullopt; `*through` (when given) is set to the instruction the walk stopped at.
 std::optional<double> ScalarFloatConstant(const hlo::Instruction* value,
                                           const hlo::Instruction** through = nullptr);
-// The exponent of `power` when it is such a constant: the vector unit runs x^2 (vmul) and
-// x^-0.5 (vrsqrt, RMS normalization) and no other power.
-std::optional<double> ConstantPowerExponent(const hlo::Instruction& power);
+// The powers the vector unit runs: x^2 (vmul) and x^-0.5 (vrsqrt, RMS normalization).
 bool VectorPowerExponent(double exponent);
 
 // f32, bf16 or f16: the float types the vector unit holds.
