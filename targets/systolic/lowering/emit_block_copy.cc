@@ -331,7 +331,8 @@ bool EmitBlockCopies(ProgramBuilder& builder, const BlockCopyPlan& plan, const A
     if (fill) {
       // One tile's worth of the value, stored again for every tile.
       const int64_t count = rows_per_tile * planes_per_tile * row_elements;
-      const Dtype dtype = b == 1 ? Dtype::kU8 : b == 2 ? Dtype::kBf16 : Dtype::kS32;
+      // An 8-byte value is two 4-byte words.
+      const Dtype dtype = *RawDtype(b == 8 ? 4 : b);
       const int64_t words = b == 8 ? 2 : 1;
       const uint32_t low = static_cast<uint32_t>(box.fill_bits);
       if (b == 8 && static_cast<uint32_t>(box.fill_bits >> 32) != low) {

@@ -56,9 +56,7 @@ bool EmitVectorTranspose(ProgramBuilder& builder, const std::vector<Axis>& axes,
   const int64_t col_chunks = (cols.extent + tc - 1) / tc;
   int64_t tiles = row_chunks * col_chunks;
   for (const Axis& axis : outer) tiles *= axis.extent;
-  const std::optional<Dtype> dtype =
-      b == 1 ? Dtype::kU8 : b == 2 ? std::optional(Dtype::kBf16)
-                                   : b == 4 ? std::optional(Dtype::kS32) : std::nullopt;
+  const std::optional<Dtype> dtype = RawDtype(b);
   if (!dtype) {
     if (why) *why = "a transpose of " + std::to_string(b) + "-byte elements on the vector unit";
     return false;

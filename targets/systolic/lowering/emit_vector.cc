@@ -371,6 +371,15 @@ void EmitTileCopyPiecesToLocal(ProgramBuilder& builder, const RowProgram& progra
   }
 }
 
+std::optional<Dtype> RawDtype(int64_t bytes) {
+  switch (bytes) {
+    case 1: return Dtype::kU8;
+    case 2: return Dtype::kBf16;
+    case 4: return Dtype::kS32;
+    default: return std::nullopt;
+  }
+}
+
 void EmitBinary(ProgramBuilder& builder, Opcode op, uint64_t dst, uint64_t a, uint64_t b,
                 int64_t count, Dtype dtype) {
   VectorEmitter(builder).Binary(op, dst, a, b, count, dtype);

@@ -39,6 +39,9 @@ struct TileBuffers {
 inline constexpr int64_t kLocalAlignment = 64;
 // `bytes` of local memory rounded up to kLocalAlignment.
 inline int64_t AlignedLocal(int64_t bytes) { return AlignUp(bytes, kLocalAlignment); }
+// A vector dtype whose elements are `bytes` wide (1, 2 or 4), for work that moves bytes without
+// reading them as numbers (a fill's bit pattern, a transpose); nullopt for other widths.
+std::optional<Dtype> RawDtype(int64_t bytes);
 // One of the two double-buffered halves of `bytes` of local memory, aligned down.
 inline int64_t AlignedHalf(int64_t bytes) { return bytes / 2 / kLocalAlignment * kLocalAlignment; }
 
