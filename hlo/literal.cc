@@ -111,6 +111,16 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
   }
 }
 
+Literal Literal::ForOverwrite(const Shape& shape) {
+  if (!shape.IsArray()) return Literal(shape);
+  CheckAllocationLimit(shape);
+  Literal literal;
+  literal.shape_ = shape;
+  literal.data_ = std::make_shared<LiteralBytes>(
+      static_cast<size_t>(shape.ElementCount() * ByteSize(shape.type)));
+  return literal;
+}
+
 const LiteralBytes& Literal::Bytes() const {
   static const LiteralBytes* const kEmpty = new LiteralBytes();
   return data_ != nullptr ? *data_ : *kEmpty;

@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hlo/diagnostic.h"
@@ -39,6 +40,17 @@ struct LiteralBytesAllocator {
   LiteralBytesAllocator(const LiteralBytesAllocator<U>&) {}
   T* allocate(size_t n);
   void deallocate(T* p, size_t n) noexcept;
+  // Value-less construction default-initializes (bytes keep whatever the allocation held), so
+  // LiteralBytes(n) does not write n zeros that a kernel overwrites next; LiteralBytes(n, 0)
+  // zero-fills.
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
   template <typename U>
   bool operator==(const LiteralBytesAllocator<U>&) const { return true; }
 };
@@ -80,6 +92,9 @@ class Literal {
   Literal() = default;
   // Zero-initialized value of `shape`. Throws hlo::Error when the size exceeds GlobalLimits().
   explicit Literal(const Shape& shape);
+  // A value of array `shape` whose bytes are not initialized: for a producer that writes every
+  // byte next (a backend's result, a copy). Reading a byte before writing it is a defect.
+  static Literal ForOverwrite(const Shape& shape);
   static Literal Tuple(std::vector<Literal> elements);
 
   const Shape& shape() const { return shape_; }

@@ -112,7 +112,7 @@ void LiteralToPhysical(const hlo::Literal& literal, const hlo::Shape& shape, uin
 }
 
 hlo::Literal PhysicalToLiteral(const hlo::Shape& shape, const uint8_t* src) {
-  hlo::Literal literal(shape);
+  hlo::Literal literal = hlo::Literal::ForOverwrite(shape);  // both branches copy every element
   uint8_t* dst = literal.mutable_bytes().data();
   const int64_t bytes = ArrayByteSize(shape);
   if (shape.HasDefaultLayout() || shape.rank() <= 1) {

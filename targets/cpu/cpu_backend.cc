@@ -151,8 +151,9 @@ class CpuExecutable final : public targets::Executable {
     context.device = device;
     const ValueLayout& root = entry_->root();
     if (WritesRootInPlace(root)) {
-      // Zero-copy result: the thunks write the root straight into the returned literal.
-      hlo::Literal result(root.shape);
+      // Zero-copy result: the thunks write the root straight into the returned literal, every
+      // byte of it (a value's producer defines all of it), so it is not zero-filled first.
+      hlo::Literal result = hlo::Literal::ForOverwrite(root.shape);
       entry_->Redirect(root.buffer, result.mutable_bytes().data());
       try {
         entry_->Run(context);
