@@ -304,9 +304,6 @@ bool ThunkBuilder::TryRowKernel(const Instruction& inst, Scope& scope, const Val
   const std::map<const Instruction*, size_t> cached = RowCachedValues(*plan, root, outputs[0]);
   auto make = [&](ElementalEmitter& emitter, std::vector<ElementGenerator> loads,
                   const std::vector<llvm::Value*>& row_values) {
-    if (widened)
-      emitter.set_fast_math_predicate(
-          [&](const Instruction& m) { return widened->widened.count(&m) > 0; });
     RowGenerators result;
     std::map<const Instruction*, ElementGenerator> generators;
     for (const auto& member : fused.instructions()) {

@@ -210,12 +210,12 @@ std::vector<llvm::Value*> ElementalEmitter::EmitScalarComputation(
 // (NVPTX cannot select llvm.exp.f64 and friends; a GPU backend maps the names instead). ----
 
 llvm::Value* ElementalEmitter::EmitExp(llvm::Value* x) {
-  if (x->getType()->isFloatTy()) return math::EmitExpF32(b_, x);
+  if (x->getType()->isFloatTy()) return math::EmitExpF32Fast(b_, x);
   return EmitLibmCallF64("exp", {x});
 }
 
 llvm::Value* ElementalEmitter::EmitLog(llvm::Value* x) {
-  if (x->getType()->isFloatTy()) return math::EmitLogF32(b_, x);
+  if (x->getType()->isFloatTy()) return math::EmitLogF32Fast(b_, x);
   return EmitLibmCallF64("log", {x});
 }
 

@@ -121,12 +121,6 @@ class ElementalEmitter {
   llvm::IRBuilder<>& builder() { return b_; }
   llvm::Module& module() { return module_; }
 
-  // Instructions whose f32 `exponential` may use llvm_math_fast.h (within 3 f32 ulp instead of
-  // 1, and twice the vector width on the CPU): a backend sets this for values it rounds to
-  // bf16/f16 anyway (e.g. a bf16 fusion evaluated in f32 under excess precision). Default: none.
-  void set_fast_math_predicate(std::function<bool(const hlo::Instruction&)> predicate) {
-    fast_math_ = std::move(predicate);
-  }
 
  protected:
   // Hooks a backend may override (the GPU backend maps some math to libdevice-free NVVM
@@ -166,7 +160,6 @@ class ElementalEmitter {
   // if/loop it built). Memoized values are reused in every block their block dominates, so a
   // reduce loop sees values computed before it. Blocks are assumed to outlive the emitter.
   std::map<llvm::BasicBlock*, llvm::BasicBlock*> dominating_block_;
-  std::function<bool(const hlo::Instruction&)> fast_math_;  // see set_fast_math_predicate
 };
 
 

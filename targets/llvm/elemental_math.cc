@@ -320,7 +320,6 @@ llvm::Value* ElementalEmitter::EmitFloatUnary(const Instruction& inst, llvm::Val
     case Opcode::kRsqrt:
       return b_.CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt));
     case Opcode::kExp:
-      if (f32 && fast_math_ && fast_math_(inst)) return math::EmitExpF32Fast(b_, x);
       return EmitExp(x);
     case Opcode::kLog:
       return EmitLog(x);
@@ -331,7 +330,7 @@ llvm::Value* ElementalEmitter::EmitFloatUnary(const Instruction& inst, llvm::Val
     case Opcode::kLog1p:
       return f32 ? math::EmitLog1pF32(b_, x) : EmitLibmCallF64("log1p", {x});
     case Opcode::kLogistic:
-      if (f32) return math::EmitLogisticF32(b_, x);
+      if (f32) return math::EmitLogisticF32Fast(b_, x);
       return b_.CreateFDiv(one, b_.CreateFAdd(one, EmitExp(b_.CreateFNeg(x))));
     case Opcode::kSin:
       return f32 ? math::EmitSinF32(b_, x) : EmitLibmCallF64("sin", {x});

@@ -264,27 +264,12 @@ llvm::Value* KeepInput(Builder& b, llvm::Value* keep, llvm::Value* x, llvm::Valu
 
 }  // namespace
 
-llvm::Value* EmitExpF32(Builder& b, llvm::Value* x) {
-  llvm::Value* result = Round(b, ExpD(b, Clamp(b, Widen(b, x), -200.0, 200.0)));
-  return KeepInput(b, b.CreateFCmpUNO(x, x), x, result);
-}
-
 llvm::Value* EmitExpm1F32(Builder& b, llvm::Value* x) {
   llvm::Value* result = Round(b, Expm1D(b, Clamp(b, Widen(b, x), -200.0, 200.0)));
   // ±0 and NaN are their own expm1 (the series would turn -0 into +0).
   llvm::Value* keep = b.CreateOr(b.CreateFCmpUNO(x, x),
                                  b.CreateFCmpOEQ(x, llvm::ConstantFP::get(x->getType(), 0.0)));
   return KeepInput(b, keep, x, result);
-}
-
-llvm::Value* EmitLogF32(Builder& b, llvm::Value* x) {
-  llvm::Type* f32 = x->getType();
-  llvm::Value* result = Round(b, LogD(b, Widen(b, x)));
-  result = b.CreateSelect(b.CreateFCmpOEQ(x, llvm::ConstantFP::getInfinity(f32)), x, result);
-  result = b.CreateSelect(b.CreateFCmpOEQ(x, llvm::ConstantFP::get(f32, 0.0)),
-                          llvm::ConstantFP::getInfinity(f32, /*Negative=*/true), result);
-  return b.CreateSelect(b.CreateFCmpULT(x, llvm::ConstantFP::get(f32, 0.0)),
-                        llvm::ConstantFP::getNaN(f32), result);  // x < 0 or NaN
 }
 
 llvm::Value* EmitLog1pF32(Builder& b, llvm::Value* x) {
@@ -299,17 +284,6 @@ llvm::Value* EmitLog1pF32(Builder& b, llvm::Value* x) {
                           llvm::ConstantFP::getInfinity(f32, true), result);
   return b.CreateSelect(b.CreateFCmpULT(x, llvm::ConstantFP::get(f32, -1.0)),
                         llvm::ConstantFP::getNaN(f32), result);
-}
-
-llvm::Value* EmitLogisticF32(Builder& b, llvm::Value* x) {
-  llvm::Value* e = ExpD(b, b.CreateFNeg(Clamp(b, Widen(b, x), -200.0, 200.0)));
-  llvm::Value* result = Round(b, b.CreateFDiv(D(b, 1.0), b.CreateFAdd(D(b, 1.0), e)));
-  // XLA defines logistic as 1 / (1 + e^-x) in the element type: once e^-x overflows f32 the
-  // result is +0, not the (denormal) exact value. Follow that definition (the interpreter's).
-  llvm::Value* overflows =
-      b.CreateFCmpOGE(b.CreateFNeg(x), llvm::ConstantFP::get(x->getType(), 88.72283935546875));
-  result = b.CreateSelect(overflows, llvm::ConstantFP::get(x->getType(), 0.0), result);
-  return KeepInput(b, b.CreateFCmpUNO(x, x), x, result);
 }
 
 llvm::Value* EmitSinF32(Builder& b, llvm::Value* x) {

@@ -9,15 +9,12 @@
 // values (NaN, ±inf, ±0) follow C's <cmath> (C99 Annex F) and are selected explicitly.
 //
 // Measured max error in f32 ulp against the C library evaluated in double and rounded to f32
-// (tests/llvm/llvm_math_test.cc prints these; it asserts <= 1 ulp, tan <= 2). f32 tanh is
-// llvm_math_fast.h's, evaluated in f32 (<= 2 ulp):
+// (tests/llvm/llvm_math_test.cc prints these; it asserts <= 1 ulp, tan <= 2). exp, log, tanh
+// and logistic are llvm_math_fast.h's, evaluated in f32 (the table there):
 //
 //   function   max ulp   swept (values)
-//   exp        0         [-104, 89] and tiny ±x (205k)
-//   log        0         1000 per binade of [2^-149, 2^128), denormals included (277k)
 //   log1p      0         (-1, 1], [2^-30, 2^100), tiny ±x (171k)
 //   expm1      0         [-20, 89], tiny ±x (206k)
-//   logistic   0         [-88, 100] (200k; below -88.72 it returns +0, XLA's definition)
 //   sin, cos   0         [-1e5, 1e5], [-10, 10], tiny ±x (306k); 300 per binade of
 //                        ±[2^15, 2^128) (68k); 200k random finite f32 bit patterns
 //   tan        0         the first two sets of sin
@@ -34,11 +31,8 @@
 namespace llvm_codegen::math {
 
 // Each takes f32 value(s) (`float` type) and returns an f32 value.
-llvm::Value* EmitExpF32(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitExpm1F32(llvm::IRBuilder<>& b, llvm::Value* x);
-llvm::Value* EmitLogF32(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitLog1pF32(llvm::IRBuilder<>& b, llvm::Value* x);
-llvm::Value* EmitLogisticF32(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitSinF32(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitCosF32(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitTanF32(llvm::IRBuilder<>& b, llvm::Value* x);

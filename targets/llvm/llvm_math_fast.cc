@@ -1,16 +1,21 @@
-// f32-only exp and tanh (see llvm_math_fast.h).
+// f32-evaluated exp, log, tanh and logistic (see llvm_math_fast.h).
 //
 // exp: n = round(x / ln 2), r = x - n ln 2 with ln 2
 // split in a 9-bit head (n * head is exact for |n| <= 150) and a tail, e^r by its Taylor series
-// to r^6 (|r| <= ln2/2: truncation error below 1.2e-7 relative), then 2^n applied as two
+// to r^7 (|r| <= ln2/2: truncation error below 5.3e-9 relative; with r^6 it was 1.2e-7, a
+// whole ulp, and the sweep measured 3 ulp), then 2^n applied as two
 // power-of-two factors 2^(n/2) and 2^(n - n/2), each a normal f32, so results down in the
 // denormal range are scaled (and rounded) once by the last multiply.
 //
 // tanh: below |x| = 0.625, x + x·s·Q(s) with s = x² and Q a degree-6 fit of (tanh x / x - 1) / s
 // (Lawson-reweighted least squares for the smallest relative error; the x·s·Q term is below a
 // third of x, so its rounding costs under half an ulp); above, 1 - 2 / (e^(2|x|) + 1) with the exp
-// above, where 2 / (e + 1) <= 0.45 keeps exp's 3 ulp to about 1.6 ulp of the result; |x| is
+// above, where 2 / (e + 1) <= 0.45 keeps exp's error below half that of the result; |x| is
 // clamped to 10, beyond which tanh rounds to 1.
+//
+// log: x = m·2^e with m in [sqrt(1/2), sqrt 2) (denormals scaled by 2^23 first), f = m - 1
+// exact, log(1 + f) = f - f²/2 + f³·P(f) with Cephes' degree-8 P, e·ln 2 added in the exp's two
+// parts (e·head exact), smallest terms first.
 #include "targets/llvm/llvm_math_fast.h"
 
 #include <numbers>
@@ -42,6 +47,11 @@ constexpr double kLn2Head = 0.693359375;            // 355/512: 9 significant bi
 constexpr double kLn2Tail = -2.12194440054690583e-4;  // ln 2 - kLn2Head
 // Beyond these e^x is +0 (below half the smallest denormal) or +inf in f32.
 constexpr double kLowest = -104.0;
+// log(1 + f) = f - f²/2 + f³·P(f) on [sqrt(1/2) - 1, sqrt 2 - 1): the degree-8 coefficients of
+// Cephes' logf (peak relative error 7.6e-8 stated there), highest degree first.
+constexpr double kLogP[] = {7.0376836292e-2,  -1.1514610310e-1, 1.1676998740e-1,
+                            -1.2420140846e-1, 1.4249322787e-1,  -1.6668057665e-1,
+                            2.0000714765e-1,  -2.4999993993e-1, 3.3333331174e-1};
 constexpr double kHighest = 89.0;
 
 // e^y for y already in [kLowest, kHighest] (no NaN): the reduction, the polynomial and 2^n.
@@ -55,16 +65,68 @@ llvm::Value* ExpInRange(Builder& b, llvm::Value* y) {
       llvm::Intrinsic::roundeven, b.CreateFMul(y, F(b, y, 1.0 / std::numbers::ln2)));
   llvm::Value* r = MulAdd(b, n, F(b, y, -kLn2Head), y);
   r = MulAdd(b, n, F(b, y, -kLn2Tail), r);
-  // 1 + r + r^2/2! + ... + r^6/6!, Horner form.
-  llvm::Value* p = F(b, y, 1.0 / 720.0);
-  for (double c : {1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) p = MulAdd(b, p, r, F(b, y, c));
+  // 1 + r + r^2/2! + ... + r^7/7!, Horner form (the r^8 term is below 0.05 ulp).
+  llvm::Value* p = F(b, y, 1.0 / 5040.0);
+  for (double c : {1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
+    p = MulAdd(b, p, r, F(b, y, c));
   llvm::Value* k = b.CreateFPToSI(n, int_type);  // in [-150, 128]
   llvm::Value* half = b.CreateAShr(k, I(b, int_type, 1));
   return b.CreateFMul(b.CreateFMul(p, PowerOfTwo(b, half, float_type)),
                       PowerOfTwo(b, b.CreateSub(k, half), float_type));
 }
 
+// The f32 type's integer twin (i32 or <N x i32>).
+llvm::Type* IntTypeLike(Builder& b, llvm::Type* float_type) {
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(float_type))
+    return llvm::VectorType::get(b.getInt32Ty(), vector);
+  return b.getInt32Ty();
+}
+
 }  // namespace
+
+llvm::Value* EmitLogF32Fast(Builder& b, llvm::Value* x) {
+  llvm::Type* float_type = x->getType();
+  llvm::Type* int_type = IntTypeLike(b, float_type);
+  // Denormals are scaled into the normal range first (their exponent corrected by 23).
+  llvm::Value* denormal = b.CreateFCmpOLT(x, F(b, x, 0x1p-126));
+  llvm::Value* normal = b.CreateSelect(denormal, b.CreateFMul(x, F(b, x, 0x1p23)), x);
+  llvm::Value* bits = b.CreateBitCast(normal, int_type);
+  // x = m · 2^e with m in [0.5, 1): the exponent field, and the mantissa under exponent -1.
+  llvm::Value* e = b.CreateSub(b.CreateAnd(b.CreateLShr(bits, I(b, int_type, 23)),
+                                           I(b, int_type, 0xff)),
+                               b.CreateSelect(denormal, I(b, int_type, 126 + 23),
+                                              I(b, int_type, 126)));
+  llvm::Value* m = b.CreateBitCast(
+      b.CreateOr(b.CreateAnd(bits, I(b, int_type, 0x007fffff)), I(b, int_type, 0x3f000000)),
+      float_type);
+  // m below sqrt(1/2) is doubled (e lowered) so f = m - 1 lies in [sqrt(1/2) - 1, sqrt 2 - 1);
+  // both subtractions are exact.
+  llvm::Value* low = b.CreateFCmpOLT(m, F(b, x, std::numbers::sqrt2 / 2));
+  llvm::Value* f = b.CreateFSub(b.CreateSelect(low, b.CreateFAdd(m, m), m), F(b, x, 1.0));
+  llvm::Value* ef = b.CreateSIToFP(
+      b.CreateSub(e, b.CreateSelect(low, I(b, int_type, 1), I(b, int_type, 0))), float_type);
+  llvm::Value* z = b.CreateFMul(f, f);
+  llvm::Value* p = F(b, x, kLogP[0]);
+  for (size_t i = 1; i < std::size(kLogP); ++i) p = MulAdd(b, p, f, F(b, x, kLogP[i]));
+  // log(1 + f) = f - f²/2 + f³·P(f), then e·ln 2 added in its two parts, the small ones first.
+  llvm::Value* y = b.CreateFMul(b.CreateFMul(f, z), p);
+  y = MulAdd(b, ef, F(b, x, kLn2Tail), y);
+  y = MulAdd(b, z, F(b, x, -0.5), y);
+  llvm::Value* result = MulAdd(b, ef, F(b, x, kLn2Head), b.CreateFAdd(f, y));
+  result = b.CreateSelect(b.CreateFCmpOEQ(x, llvm::ConstantFP::getInfinity(float_type)), x,
+                          result);
+  result = b.CreateSelect(b.CreateFCmpOEQ(x, F(b, x, 0.0)),
+                          llvm::ConstantFP::getInfinity(float_type, /*Negative=*/true), result);
+  return b.CreateSelect(b.CreateFCmpULT(x, F(b, x, 0.0)), llvm::ConstantFP::getNaN(float_type),
+                        result);  // x < 0 or NaN
+}
+
+llvm::Value* EmitLogisticF32Fast(Builder& b, llvm::Value* x) {
+  // 1 / (1 + e^-x) in f32, XLA's definition: +0 once e^-x overflows (the exp gives +inf there).
+  llvm::Value* result =
+      b.CreateFDiv(F(b, x, 1.0), b.CreateFAdd(F(b, x, 1.0), EmitExpF32Fast(b, b.CreateFNeg(x))));
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+}
 
 llvm::Value* EmitExpF32Fast(Builder& b, llvm::Value* x) {
   // Clamp (NaN becomes kLowest here and is selected back at the end).

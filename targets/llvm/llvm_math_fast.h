@@ -1,15 +1,20 @@
-// f32-only transcendentals for values that are rounded to bf16/f16 afterwards (or kept in f32
-// under a backend's excess-precision rule): straight-line IR with no f64 step, so a loop over
-// them vectorizes at the full f32 width (16 lanes on AVX-512 instead of 8 for llvm_math.h's
-// f64-evaluated versions).
+// f32 transcendentals evaluated in f32: straight-line IR with no f64 step, so a loop over them
+// vectorizes at the full f32 width (16 lanes on AVX-512 instead of 8 for llvm_math.h's
+// f64-evaluated functions). They are the elemental emitter's f32 exp, log, tanh and logistic on
+// every backend: the functions a memory-bound kernel (softmax, log-softmax, a gated activation)
+// meets, where the f64 route made the kernel compute-bound.
 //
-// Accuracy: within 3 f32 ulp of e^x for normal results (a numpy emulation of the same
-// operation sequence over 5.5M points of [-87.3, 88.7] measured at most 2.71 ulp with fused
-// multiply-adds, 2.96 without), i.e. far below a bf16 ulp (2^-8 relative): for every bf16 input
-// in [-110, 95] the result rounds to the correctly rounded bf16 or one bf16 ulp next to it
-// (tests/cpu/cpu_excess_precision_test.cc). Overflow gives +inf, underflow gives scaled
-// denormals and then +0, NaN stays NaN, +inf gives +inf and -inf gives +0. Use llvm_math.h
-// where an f32 result must be within 1 ulp.
+// Measured max error in f32 ulp against the C library evaluated in double and rounded to f32
+// (tests/llvm/llvm_math_test.cc prints these and asserts them):
+//
+//   function   max ulp   swept (values)
+//   exp        1         [-104, 89] and tiny ±x (205k)
+//   log        1         1000 per binade of [2^-149, 2^128), denormals included (277k)
+//   tanh       1         [-20, 20] and tiny ±x (205k)
+//   logistic   2         [-88, 100] (200k; below -88.72 it returns +0, XLA's definition)
+//
+// exp overflows to +inf, underflows through scaled denormals to +0; NaN stays NaN, +inf gives
+// +inf and -inf +0.
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -19,11 +24,17 @@ namespace llvm_codegen::math {
 // e^x for an f32 `x` (`float` type, scalar or vector), f32 result.
 llvm::Value* EmitExpF32Fast(llvm::IRBuilder<>& b, llvm::Value* x);
 
-// tanh x for an f32 `x`, f32 result: every f32 tanh of the elemental emitter (the f64-evaluated
-// version cost ~4x as much, and a scan of small tanh steps is a common loop body). Within 2 f32
-// ulp of the correctly rounded value (tests/llvm/llvm_math_test.cc sweeps [-20, 20] and tiny
-// values; a numpy emulation measured 0.77 ulp below |x| = 0.625 and 1.6 above). ±0 and NaN are
-// kept, ±inf gives ±1.
+// log x for an f32 `x`, f32 result: m·2^e with m reduced to [sqrt(1/2), sqrt 2), log(1 + f) by
+// a degree-10 polynomial, e·ln 2 in two parts. Denormals are scaled first; +inf gives +inf,
+// ±0 gives -inf, x < 0 and NaN give NaN.
+llvm::Value* EmitLogF32Fast(llvm::IRBuilder<>& b, llvm::Value* x);
+
+// logistic x = 1 / (1 + e^-x) in f32 with the exp above; +0 once e^-x overflows (XLA's
+// definition), NaN stays NaN.
+llvm::Value* EmitLogisticF32Fast(llvm::IRBuilder<>& b, llvm::Value* x);
+
+// tanh x for an f32 `x`, f32 result (the f64-evaluated version cost ~4x as much, and a scan of
+// small tanh steps is a common loop body). ±0 and NaN are kept, ±inf gives ±1.
 llvm::Value* EmitTanhF32Fast(llvm::IRBuilder<>& b, llvm::Value* x);
 
 }  // namespace llvm_codegen::math
