@@ -37,10 +37,34 @@ int64_t Product(const std::vector<int64_t>& dims, const std::vector<int64_t>& wh
   return p;
 }
 
+// Whether `group` is the run of dimensions first, first + 1, ... (possibly empty).
+bool IsRunFrom(const std::vector<int64_t>& group, int64_t first) {
+  return IsRange(group, first, static_cast<int64_t>(group.size()));
+}
+
 // Brings one operand to [batch..., middle, last]: transpose to batch ++ middle ++ last, then
-// reshape collapsing `middle` and `last` into one dimension each.
+// reshape collapsing `middle` and `last` into one dimension each. An operand already laid out
+// as [batch..., last..., middle...] (a weight stored [n, k] read as the rhs, whose canonical
+// form is [k, n]) is reshaped first and then transposed in its last two dimensions only: the
+// same values, and a transpose a backend can read through as a transposed matrix instead of a
+// rotation of several dimensions.
 Instruction* Canonicalize(RewriteBuilder& b, Instruction* x, const std::vector<int64_t>& batch,
                           const std::vector<int64_t>& middle, const std::vector<int64_t>& last) {
+  const int64_t batch_rank = static_cast<int64_t>(batch.size());
+  if (IsRange(batch, 0, batch_rank) && !middle.empty() && !last.empty() &&
+      IsRunFrom(last, batch_rank) &&
+      IsRunFrom(middle, batch_rank + static_cast<int64_t>(last.size()))) {
+    const std::vector<int64_t>& dims = x->shape().dims;
+    std::vector<int64_t> swapped(dims.begin(), dims.begin() + batch_rank);
+    swapped.push_back(Product(dims, last));
+    swapped.push_back(Product(dims, middle));
+    if (x->shape().dims != swapped) x = b.Reshape(x, swapped);
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < batch_rank; ++d) perm.push_back(d);
+    perm.push_back(batch_rank + 1);
+    perm.push_back(batch_rank);
+    return b.Transpose(x, perm);
+  }
   std::vector<int64_t> perm = batch;
   perm.insert(perm.end(), middle.begin(), middle.end());
   perm.insert(perm.end(), last.begin(), last.end());

@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "compiler/passes/dot_canonicalizer.h"
+#include "targets/cpu/gemm_rows.h"
+#include "targets/cpu/vector_clones.h"
 #include "targets/cpu/gemm.h"
 
 namespace cpu {
@@ -27,13 +29,7 @@ inline uint16_t RoundToBF16(float value) {
 }
 
 // The conversion loops over whole rows, compiled for AVX-512 and AVX2 next to the baseline
-// (GCC function multiversioning picks one at load time): the library is built for baseline
-// x86-64, where these loops get 4-wide SSE2 — a fifth of mha_block's profile was them.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define RETARGET_VECTOR_CLONES __attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
-#else
-#define RETARGET_VECTOR_CLONES
-#endif
+// (vector_clones.h): a fifth of mha_block's profile was them in 4-wide SSE2.
 RETARGET_VECTOR_CLONES void WidenBF16Row(const uint16_t* __restrict in, float* __restrict out,
                                          int64_t count) {
   for (int64_t i = 0; i < count; ++i) out[i] = WidenBF16(in[i]);
@@ -179,9 +175,10 @@ class BoundEpilogue {
 class DotThunk final : public Thunk {
  public:
   DotThunk(const hlo::Instruction& dot, std::string name, int64_t lhs, int64_t rhs, int64_t out,
-           std::shared_ptr<TileEpilogue> epilogue)
+           std::shared_ptr<TileEpilogue> epilogue, bool rhs_transposed)
       : Thunk(std::move(name)), epilogue_(std::move(epilogue)), lhs_id_(lhs), rhs_id_(rhs), out_id_(out),
-        lhs_(dot.operand(0)->shape()), rhs_(dot.operand(1)->shape()), out_(dot.shape()) {
+        lhs_(dot.operand(0)->shape()), rhs_(dot.operand(1)->shape()), out_(dot.shape()),
+        rhs_type_(dot.operand(1)->shape().type), rhs_transposed_(rhs_transposed) {
     const hlo::Shape& a = dot.operand(0)->shape();
     const hlo::Shape& b = dot.operand(1)->shape();
     const size_t r = a.dims.size();
@@ -199,14 +196,33 @@ class DotThunk final : public Thunk {
     args.k = k_;
     args.a = lhs_.Load(sequence.buffer(lhs_id_), context.pool);
     args.lda = k_;
-    args.b = rhs_.Load(sequence.buffer(rhs_id_), context.pool);
-    args.ldb = n_;
     uint8_t* out = sequence.buffer(out_id_);
     args.c = out_.Target(out);
     args.ldc = n_;
     BoundEpilogue epilogue(epilogue_.get(), sequence);
     args.epilogue = epilogue.callback(&out_, out, m_);
-    if (batch_ > 1 && m_ * n_ * k_ <= kTinyGemm) {
+    if (ReadsRhsRowsInPlace()) {
+      TransposedRowsArgs rows;
+      rows.m = m_;
+      rows.n = n_;
+      rows.k = k_;
+      rows.a = args.a;
+      rows.lda = k_;
+      rows.b = sequence.buffer(rhs_id_);
+      rows.b_bf16 = rhs_type_ == PrimitiveType::kBF16;
+      rows.c = args.c;
+      rows.ldc = n_;
+      rows.epilogue = args.epilogue;
+      GemmTransposedRows(rows, context.pool);
+      if (!epilogue_) out_.Store(out, context.pool);
+      for (F32View* view : {&lhs_, &out_}) view->Release();
+      return;
+    }
+    args.b = rhs_.Load(sequence.buffer(rhs_id_), context.pool);
+    // A transposed rhs ([batch..., n, k] in memory) is B transposed with k elements per row.
+    args.trans_b = rhs_transposed_;
+    args.ldb = rhs_transposed_ ? k_ : n_;
+    if (batch_ > 1 && m_ * n_ * k_ <= kTinyGemm && !rhs_transposed_) {
       TinyBatched(args, context.pool);
     } else if (batch_ == 1) {
       Sgemm(args, context.pool);
@@ -247,9 +263,18 @@ class DotThunk final : public Thunk {
   }
 
  private:
+  // A few rows against a transposed f32/bf16 rhs: its rows are read where they are, not widened
+  // into a copy (gemm_rows.h).
+  bool ReadsRhsRowsInPlace() const {
+    return rhs_transposed_ && batch_ == 1 && m_ <= kTransposedRowsMaxM &&
+           (rhs_type_ == PrimitiveType::kF32 || rhs_type_ == PrimitiveType::kBF16);
+  }
+
   std::shared_ptr<TileEpilogue> epilogue_;
   int64_t lhs_id_, rhs_id_, out_id_;
   F32View lhs_, rhs_, out_;
+  PrimitiveType rhs_type_;
+  bool rhs_transposed_;
   int64_t m_ = 0, n_ = 0, k_ = 0, batch_ = 1;
 };
 
@@ -343,17 +368,27 @@ bool SupportsTileEpilogue(const hlo::Instruction& contraction) {
   return contraction.opcode() == hlo::Opcode::kConvolution;
 }
 
+bool GemmCoversDot(const hlo::Instruction& dot) {
+  if (dot.opcode() != hlo::Opcode::kDot || dot.operand_count() != 2 || !DefaultLayouts(dot))
+    return false;
+  for (const hlo::Instruction* operand : dot.operands())
+    if (!IsGemmType(operand->shape().type)) return false;
+  return IsGemmType(dot.shape().type) && compiler::IsCanonicalDot(dot);
+}
+
 std::unique_ptr<Thunk> MakeContractionThunk(const hlo::Instruction& contraction,
                                             const std::string& name, int64_t lhs, int64_t rhs,
-                                            int64_t output, std::shared_ptr<TileEpilogue> epilogue) {
+                                            int64_t output, std::shared_ptr<TileEpilogue> epilogue,
+                                            bool rhs_transposed) {
   if (contraction.operand_count() != 2 || !DefaultLayouts(contraction)) return nullptr;
   for (const hlo::Instruction* operand : contraction.operands())
     if (!IsGemmType(operand->shape().type)) return nullptr;
   if (!IsGemmType(contraction.shape().type)) return nullptr;
   if (epilogue && !SupportsTileEpilogue(contraction)) return nullptr;
   if (contraction.opcode() == hlo::Opcode::kDot) {
-    if (!compiler::IsCanonicalDot(contraction)) return nullptr;
-    return std::make_unique<DotThunk>(contraction, name, lhs, rhs, output, std::move(epilogue));
+    if (!GemmCoversDot(contraction)) return nullptr;
+    return std::make_unique<DotThunk>(contraction, name, lhs, rhs, output, std::move(epilogue),
+                                      rhs_transposed);
   }
   if (contraction.opcode() == hlo::Opcode::kConvolution) {
     if (!IsNhwcConvolution(contraction)) return nullptr;

@@ -33,11 +33,16 @@ struct TileEpilogue {
 // nullptr when `contraction` (a dot or convolution) is outside the covered set above.
 // lhs/rhs/output are buffer ids of the sequence that will run the thunk. With an epilogue
 // (only for an f32 result without batch dimensions, viewed as rows x last dimension), it runs
-// on every block of the result.
+// on every block of the result. `rhs_transposed` (dots only): the rhs buffer holds the rhs
+// with its last two dimensions swapped ([batch..., n, k] row-major) — the operand of a
+// transpose the caller did not materialize — and the GEMM reads it as a transposed B.
 std::unique_ptr<Thunk> MakeContractionThunk(const hlo::Instruction& contraction,
                                             const std::string& name, int64_t lhs, int64_t rhs,
                                             int64_t output,
-                                            std::shared_ptr<TileEpilogue> epilogue = nullptr);
+                                            std::shared_ptr<TileEpilogue> epilogue = nullptr,
+                                            bool rhs_transposed = false);
+// Whether MakeContractionThunk returns a thunk for the dot `dot` (no epilogue).
+bool GemmCoversDot(const hlo::Instruction& dot);
 // Whether MakeContractionThunk accepts an epilogue for `contraction`.
 bool SupportsTileEpilogue(const hlo::Instruction& contraction);
 

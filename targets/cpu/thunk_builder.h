@@ -113,6 +113,8 @@ class ThunkBuilder {
   hlo::CustomCallRegistry builtin_calls_;
   ThunkBuildResult result_;
   std::set<std::string> kernel_names_;
+  // Transposes whose value is their operand's bytes, read as a transposed B by their dots.
+  std::set<const hlo::Instruction*> read_transposed_;
 };
 
 }  // namespace cpu

@@ -112,6 +112,24 @@ TEST(DotCanonicalizer, OperandsAreTransposedBatchFreeContracting) {
             (std::vector<int64_t>{0, 2, 1}));
 }
 
+TEST(DotCanonicalizer, WeightStoredOutputMajorIsReshapedThenTransposedInItsLastTwoDims) {
+  // rhs f32[2,6,5] contracting {2}: laid out [free..., contracting], so it becomes
+  // reshape to [12, 5] and transpose {1,0} to [5, 12] (not a rotation {2,0,1} then a reshape),
+  // which a backend reads as a transposed matrix.
+  auto module = testing_support::ParseAndVerify(Entry(R"(p0 = f32[3,5] parameter(0)
+  p1 = f32[2,6,5] parameter(1)
+  ROOT r = f32[3,2,6] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={2})"));
+  compiler::DotCanonicalizer pass;
+  auto result = RunPass(pass, *module, true, Compare::kTolerance);
+  const hlo::Instruction* rhs = Find(*result, hlo::Opcode::kDot)[0]->operand(1);
+  ASSERT_EQ(rhs->opcode(), hlo::Opcode::kTranspose);
+  EXPECT_EQ(rhs->shape().dims, (std::vector<int64_t>{5, 12}));
+  EXPECT_EQ(rhs->attr<hlo::DimensionsAttrs>().dimensions, (std::vector<int64_t>{1, 0}));
+  ASSERT_EQ(rhs->operand(0)->opcode(), hlo::Opcode::kReshape);
+  EXPECT_EQ(rhs->operand(0)->shape().dims, (std::vector<int64_t>{12, 5}));
+  EXPECT_EQ(rhs->operand(0)->operand(0)->opcode(), hlo::Opcode::kParameter);
+}
+
 // ----- ConvCanonicalizer ----------------------------------------------------------------------
 
 const char* kDepthwise = R"(x = bf16[1,8,6,6] parameter(0)

@@ -212,4 +212,69 @@ ENTRY e {
   }
 }
 
+// A weight stored [n, k] (rhs contracting its last dimension: `x @ w.T`, an embedding read as
+// logits) is read by the GEMM through the transpose the canonicalizer puts before the dot: no
+// transpose kernel runs. Few rows (<= 16) take the row-streaming path in f32 and bf16 (a
+// decoder's logits), more rows the blocked GEMM with a transposed B; a batched dot too.
+TEST(CpuContraction, WeightsStoredByOutputRowAreReadThroughTheirTranspose) {
+  struct Case { const char* type; int64_t m, k, n; };
+  const Case cases[] = {{"f32", 1, 37, 300}, {"bf16", 1, 64, 520}, {"bf16", 11, 40, 33},
+                        {"f32", 16, 16, 5},  {"f32", 17, 23, 70},  {"bf16", 40, 9, 300}};
+  uint64_t seed = 40;
+  for (const Case& c : cases) {
+    const std::string t = c.type, m = std::to_string(c.m), k = std::to_string(c.k),
+                      n = std::to_string(c.n);
+    const std::string text = "HloModule logits\nENTRY e {\n  x = " + t + "[" + m + "," + k +
+                             "] parameter(0)\n  w = " + t + "[" + n + "," + k +
+                             "] parameter(1)\n  ROOT d = " + t + "[" + m + "," + n +
+                             "] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n}\n";
+    SCOPED_TRACE(text);
+    const io::Tolerance tolerance =
+        t == "bf16" ? io::Tolerance{2e-2, 2e-2} : io::Tolerance{1e-4, 1e-4};
+    cpu_tests::CpuRun run = ExpectMatchesInterp(text, seed++, &tolerance);
+    EXPECT_EQ(Counter(run, "transposes.read-by-gemm"), 1);
+    EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
+    EXPECT_EQ(Counter(run, "thunks.kernel"), 0);  // no transpose kernel
+  }
+  cpu_tests::CpuRun batched = ExpectMatchesInterp(R"(
+HloModule batched_nk
+ENTRY e {
+  a = f32[3,20,7] parameter(0)
+  b = f32[3,9,7] parameter(1)
+  ROOT d = f32[3,20,9] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+})", 46, &kF32Gemm);
+  EXPECT_EQ(Counter(batched, "transposes.read-by-gemm"), 1);
+  EXPECT_EQ(Counter(batched, "thunks.kernel"), 0);
+}
+
+// gemma3's MLP weights [2, 6912, 1152] contracted on their last dimension: the canonicalizer
+// reshapes them to [13824, 1152] and transposes that, loop fusion fuses the two, and the GEMM
+// still reads the parameter in place.
+TEST(CpuContraction, StackedWeightsAreReadThroughTheirReshapeAndTranspose) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule mlp
+ENTRY e {
+  x = bf16[11,40] parameter(0)
+  w = bf16[2,24,40] parameter(1)
+  ROOT d = bf16[11,2,24] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={2}
+})", 47, nullptr);
+  EXPECT_EQ(Counter(run, "transposes.read-by-gemm"), 1);
+  EXPECT_EQ(Counter(run, "thunks.kernel"), 0);
+}
+
+// A transposed weight that something else reads too is materialized as before.
+TEST(CpuContraction, TransposeWithAnotherReaderIsMaterialized) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule shared
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  w = f32[6,8] parameter(1)
+  t = f32[8,6] transpose(w), dimensions={1,0}
+  d = f32[4,6] dot(x, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = (f32[4,6], f32[8,6]) tuple(d, t)
+})", 48, &kF32Gemm);
+  EXPECT_EQ(Counter(run, "transposes.read-by-gemm"), 0);
+  EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
+}
+
 }  // namespace

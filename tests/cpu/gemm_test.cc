@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <cmath>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include "hlo/diagnostic.h"
 #include "targets/cpu/gemm_driver.h"
 #include "targets/cpu/gemm_kernels.h"
+#include "targets/cpu/gemm_rows.h"
 #include "targets/cpu/thread_pool.h"
 
 namespace {
@@ -347,6 +349,62 @@ TEST(Sgemm, RejectsBadArguments) {
   ExpectError(bad, "C is null");
   EXPECT_THROW(cpu::SgemmBatched(good, -1, 0, 0, 0, nullptr), hlo::Error);
   EXPECT_THROW(cpu::SgemmBatched(good, 2, -16, 0, 0, nullptr), hlo::Error);
+}
+
+// GemmTransposedRows: C = A · Bᵀ with B's n rows of k elements in f32 or bf16 bits, for every m
+// from 1 to 16, k below, at and beyond the 16 lanes (tails), against a double reference of the
+// same (bf16-rounded) values; every column chunk's epilogue sees its finished values once.
+TEST(GemmTransposedRows, MatchesReferenceForEveryRowCountInF32AndBf16) {
+  cpu::ThreadPool pool(2);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (bool bf16 : {false, true}) {
+    for (int64_t m = 1; m <= cpu::kTransposedRowsMaxM; ++m) {
+      for (int64_t k : {1, 15, 16, 37, 300}) {
+        const int64_t n = m % 2 == 0 ? 700 : 3;  // several chunks of 256 columns, or one
+        const int64_t lda = k + 2, ldc = n + 1;
+        std::vector<float> a(m * lda, kSentinel), b(n * k), c(m * ldc, kSentinel);
+        std::vector<uint16_t> b_bits(n * k);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t p = 0; p < k; ++p) a[i * lda + p] = dist(rng);
+        for (int64_t i = 0; i < n * k; ++i) {
+          b_bits[i] = static_cast<uint16_t>(std::bit_cast<uint32_t>(dist(rng)) >> 16);
+          b[i] = bf16 ? std::bit_cast<float>(static_cast<uint32_t>(b_bits[i]) << 16) : dist(rng);
+        }
+        cpu::TransposedRowsArgs args;
+        args.m = m, args.n = n, args.k = k;
+        args.a = a.data(), args.lda = lda;
+        args.b = bf16 ? static_cast<const void*>(b_bits.data()) : b.data();
+        args.b_bf16 = bf16;
+        args.c = c.data(), args.ldc = ldc;
+        std::vector<std::atomic<int>> seen(m * n);
+        args.epilogue = [&](const cpu::GemmBlock& block) {
+          EXPECT_EQ(block.row, 0);
+          EXPECT_EQ(block.rows, m);
+          EXPECT_EQ(block.c, c.data() + block.col);
+          for (int64_t i = 0; i < block.rows; ++i)
+            for (int64_t j = block.col; j < block.col + block.cols; ++j) seen[i * n + j] += 1;
+        };
+        cpu::GemmTransposedRows(args, m % 3 == 0 ? nullptr : &pool);
+        int reported = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            double want = 0;
+            for (int64_t p = 0; p < k; ++p)
+              want += static_cast<double>(a[i * lda + p]) * static_cast<double>(b[j * k + p]);
+            const double got = c[i * ldc + j];
+            if (!(std::abs(got - want) <= 1e-5 * static_cast<double>(k)) && reported++ < 3)
+              ADD_FAILURE() << (bf16 ? "bf16" : "f32") << " m=" << m << " k=" << k << ": C[" << i
+                            << "][" << j << "] = " << got << ", expected " << want;
+            if (seen[i * n + j].load() != 1 && reported++ < 3)
+              ADD_FAILURE() << "element " << i << "," << j << " in " << seen[i * n + j].load()
+                            << " epilogue blocks";
+          }
+          EXPECT_EQ(c[i * ldc + n], kSentinel);  // the row's padding is left alone
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
