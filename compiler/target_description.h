@@ -124,6 +124,10 @@ struct TargetDescription {
   // slice, concatenate and pad are DMA programs, not steps a vector-unit fusion can take):
   // the fusion passes never fuse them with other code.
   std::set<hlo::Opcode> unfused_opcodes;
+  // The target's GEMM reads an operand stored with its last two dimensions swapped as a
+  // transposed matrix (the CPU's Sgemm): a transpose that swaps them (SwapsLastTwoDims) and is
+  // read only by dots moves no bytes there, so the fusion passes leave it unfused.
+  bool gemm_reads_transposed_operands = false;
 
   // Layouts. Convolutions are canonicalized to this dim_labels form, e.g. "b01f_01io->b01f";
   // empty = leave as is.

@@ -2,6 +2,7 @@
 #include "compiler/fusion/fusion_placement.h"
 
 #include "compiler/ownership.h"
+#include "compiler/passes/dot_canonicalizer.h"
 
 namespace compiler::fusion {
 namespace {
@@ -45,12 +46,24 @@ std::string Name(const hlo::Instruction& inst) {
   return op;
 }
 
+// A transpose of the last two dimensions whose readers are all dots.
+bool IsTransposeReadByDots(const hlo::Instruction& inst) {
+  if (!SwapsLastTwoDims(inst) || inst.users().empty()) return false;
+  for (const hlo::Instruction* user : inst.users())
+    if (user->opcode() != hlo::Opcode::kDot) return false;
+  return true;
+}
+
 }  // namespace
 
 Placement PlacementOf(const hlo::Instruction& inst, const TargetDescription& target) {
   // A fusion's owner is already "host fallback" when any member is (ownership.cc, OwnFusion).
   const Placement side = FromOwner(InstructionOwner(inst, target).owner);
   if (side == Placement::kDevice && target.unfused_opcodes.count(inst.opcode())) {
+    return Placement::kAlone;
+  }
+  if (side == Placement::kDevice && target.gemm_reads_transposed_operands &&
+      IsTransposeReadByDots(inst)) {
     return Placement::kAlone;
   }
   return side;

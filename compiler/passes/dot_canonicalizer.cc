@@ -125,6 +125,20 @@ bool IsCanonicalDot(const hlo::Instruction& dot) {
          IsRange(dn.lhs_contracting, b + 1, 1) && IsRange(dn.rhs_contracting, b, 1);
 }
 
+bool SwapsLastTwoDims(const hlo::Instruction& inst) {
+  if (inst.opcode() != Opcode::kTranspose) return false;
+  const hlo::Shape& shape = inst.shape();
+  if (!shape.IsArray() || shape.rank() < 2 || !shape.HasDefaultLayout() ||
+      !inst.operand(0)->shape().HasDefaultLayout())
+    return false;
+  const std::vector<int64_t>& perm = inst.attr<hlo::DimensionsAttrs>().dimensions;
+  const int64_t rank = shape.rank();
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    if (perm[static_cast<size_t>(d)] != d) return false;
+  return perm[static_cast<size_t>(rank - 2)] == rank - 1 &&
+         perm[static_cast<size_t>(rank - 1)] == rank - 2;
+}
+
 bool DotCanonicalizer::Run(hlo::Module& module) {
   bool changed = false;
   for (const auto& computation : module.computations()) {

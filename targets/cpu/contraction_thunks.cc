@@ -175,10 +175,11 @@ class BoundEpilogue {
 class DotThunk final : public Thunk {
  public:
   DotThunk(const hlo::Instruction& dot, std::string name, int64_t lhs, int64_t rhs, int64_t out,
-           std::shared_ptr<TileEpilogue> epilogue, bool rhs_transposed)
+           std::shared_ptr<TileEpilogue> epilogue, bool lhs_transposed, bool rhs_transposed)
       : Thunk(std::move(name)), epilogue_(std::move(epilogue)), lhs_id_(lhs), rhs_id_(rhs), out_id_(out),
         lhs_(dot.operand(0)->shape()), rhs_(dot.operand(1)->shape()), out_(dot.shape()),
-        rhs_type_(dot.operand(1)->shape().type), rhs_transposed_(rhs_transposed) {
+        rhs_type_(dot.operand(1)->shape().type), lhs_transposed_(lhs_transposed),
+        rhs_transposed_(rhs_transposed) {
     const hlo::Shape& a = dot.operand(0)->shape();
     const hlo::Shape& b = dot.operand(1)->shape();
     const size_t r = a.dims.size();
@@ -195,7 +196,9 @@ class DotThunk final : public Thunk {
     args.n = n_;
     args.k = k_;
     args.a = lhs_.Load(sequence.buffer(lhs_id_), context.pool);
-    args.lda = k_;
+    // A transposed lhs ([batch..., k, m] in memory) is A transposed with m elements per row.
+    args.trans_a = lhs_transposed_;
+    args.lda = lhs_transposed_ ? m_ : k_;
     uint8_t* out = sequence.buffer(out_id_);
     args.c = out_.Target(out);
     args.ldc = n_;
@@ -222,7 +225,7 @@ class DotThunk final : public Thunk {
     // A transposed rhs ([batch..., n, k] in memory) is B transposed with k elements per row.
     args.trans_b = rhs_transposed_;
     args.ldb = rhs_transposed_ ? k_ : n_;
-    if (batch_ > 1 && m_ * n_ * k_ <= kTinyGemm && !rhs_transposed_) {
+    if (batch_ > 1 && m_ * n_ * k_ <= kTinyGemm && !lhs_transposed_ && !rhs_transposed_) {
       TinyBatched(args, context.pool);
     } else if (batch_ == 1) {
       Sgemm(args, context.pool);
@@ -266,7 +269,7 @@ class DotThunk final : public Thunk {
   // A few rows against a transposed f32/bf16 rhs: its rows are read where they are, not widened
   // into a copy (gemm_rows.h).
   bool ReadsRhsRowsInPlace() const {
-    return rhs_transposed_ && batch_ == 1 && m_ <= kTransposedRowsMaxM &&
+    return rhs_transposed_ && !lhs_transposed_ && batch_ == 1 && m_ <= kTransposedRowsMaxM &&
            (rhs_type_ == PrimitiveType::kF32 || rhs_type_ == PrimitiveType::kBF16);
   }
 
@@ -274,7 +277,7 @@ class DotThunk final : public Thunk {
   int64_t lhs_id_, rhs_id_, out_id_;
   F32View lhs_, rhs_, out_;
   PrimitiveType rhs_type_;
-  bool rhs_transposed_;
+  bool lhs_transposed_, rhs_transposed_;
   int64_t m_ = 0, n_ = 0, k_ = 0, batch_ = 1;
 };
 
@@ -379,7 +382,7 @@ bool GemmCoversDot(const hlo::Instruction& dot) {
 std::unique_ptr<Thunk> MakeContractionThunk(const hlo::Instruction& contraction,
                                             const std::string& name, int64_t lhs, int64_t rhs,
                                             int64_t output, std::shared_ptr<TileEpilogue> epilogue,
-                                            bool rhs_transposed) {
+                                            bool lhs_transposed, bool rhs_transposed) {
   if (contraction.operand_count() != 2 || !DefaultLayouts(contraction)) return nullptr;
   for (const hlo::Instruction* operand : contraction.operands())
     if (!IsGemmType(operand->shape().type)) return nullptr;
@@ -388,7 +391,7 @@ std::unique_ptr<Thunk> MakeContractionThunk(const hlo::Instruction& contraction,
   if (contraction.opcode() == hlo::Opcode::kDot) {
     if (!GemmCoversDot(contraction)) return nullptr;
     return std::make_unique<DotThunk>(contraction, name, lhs, rhs, output, std::move(epilogue),
-                                      rhs_transposed);
+                                      lhs_transposed, rhs_transposed);
   }
   if (contraction.opcode() == hlo::Opcode::kConvolution) {
     if (!IsNhwcConvolution(contraction)) return nullptr;

@@ -33,13 +33,15 @@ struct TileEpilogue {
 // nullptr when `contraction` (a dot or convolution) is outside the covered set above.
 // lhs/rhs/output are buffer ids of the sequence that will run the thunk. With an epilogue
 // (only for an f32 result without batch dimensions, viewed as rows x last dimension), it runs
-// on every block of the result. `rhs_transposed` (dots only): the rhs buffer holds the rhs
-// with its last two dimensions swapped ([batch..., n, k] row-major) — the operand of a
-// transpose the caller did not materialize — and the GEMM reads it as a transposed B.
+// on every block of the result. `lhs_transposed` / `rhs_transposed` (dots only): that
+// operand's buffer holds it with its last two dimensions swapped ([batch..., k, m] /
+// [batch..., n, k] row-major) — the operand of a transpose the caller did not materialize —
+// and the GEMM reads it as a transposed A / B.
 std::unique_ptr<Thunk> MakeContractionThunk(const hlo::Instruction& contraction,
                                             const std::string& name, int64_t lhs, int64_t rhs,
                                             int64_t output,
                                             std::shared_ptr<TileEpilogue> epilogue = nullptr,
+                                            bool lhs_transposed = false,
                                             bool rhs_transposed = false);
 // Whether MakeContractionThunk returns a thunk for the dot `dot` (no epilogue).
 bool GemmCoversDot(const hlo::Instruction& dot);

@@ -85,6 +85,7 @@ TargetDescription MakeCpuDescription() {
   t.max_fusion_instructions = 64;
   t.max_duplication_factor = 1.5;
   t.multi_output_fusion = false;
+  t.gemm_reads_transposed_operands = true;  // Sgemm's trans_a / trans_b (thunk_builder.cc)
   // The convolution runtime (targets/cpu/conv.cc) is NHWC input, HWIO kernel, NHWC output.
   t.preferred_conv_dim_labels = "b01f_01io->b01f";
   t.prefers_row_major = true;

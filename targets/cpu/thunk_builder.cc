@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "compiler/memory/schedule.h"
+#include "compiler/passes/dot_canonicalizer.h"
 #include "targets/cpu/contraction_thunks.h"
 #include "targets/cpu/description.h"
 #include "targets/cpu/gather_emitter.h"
@@ -31,31 +32,16 @@ bool IsCollective(Opcode opcode) {
   return hlo::OpcodeClass(opcode) == hlo::OpClass::kCollective;
 }
 
-// A transpose that swaps the last two dimensions of a row-major value.
-bool SwapsLastTwoDims(const Instruction& inst) {
-  if (inst.opcode() != Opcode::kTranspose) return false;
-  const hlo::Shape& shape = inst.shape();
-  if (!shape.IsArray() || shape.rank() < 2 || !shape.HasDefaultLayout() ||
-      !inst.operand(0)->shape().HasDefaultLayout())
-    return false;
-  const std::vector<int64_t>& perm = inst.attr<hlo::DimensionsAttrs>().dimensions;
-  const int64_t rank = shape.rank();
-  for (int64_t d = 0; d + 2 < rank; ++d)
-    if (perm[static_cast<size_t>(d)] != d) return false;
-  return perm[static_cast<size_t>(rank - 2)] == rank - 1 &&
-         perm[static_cast<size_t>(rank - 1)] == rank - 2;
-}
-
 // Whether `inst` is its operand 0's bytes with the last two dimensions swapped: such a
 // transpose, or a loop fusion of one (after reshapes / bitcasts between row-major layouts,
 // which move no bytes) — what the dot canonicalizer leaves for a weight stored [n, k].
 bool IsTransposedView(const Instruction& inst) {
-  if (SwapsLastTwoDims(inst)) return true;
+  if (compiler::SwapsLastTwoDims(inst)) return true;
   if (inst.opcode() != Opcode::kFusion || inst.operand_count() != 1 ||
       inst.attr<hlo::FusionAttrs>().kind != hlo::FusionKind::kLoop)
     return false;
   const Instruction* root = inst.called_computations().at(0)->root();
-  if (!SwapsLastTwoDims(*root)) return false;
+  if (!compiler::SwapsLastTwoDims(*root)) return false;
   const Instruction* value = root->operand(0);
   while (value->opcode() == Opcode::kReshape || value->opcode() == Opcode::kBitcast) {
     if (!value->shape().HasDefaultLayout() || value->shape().type != root->shape().type)
@@ -66,16 +52,16 @@ bool IsTransposedView(const Instruction& inst) {
          value->shape().type == root->shape().type;
 }
 
-// A transposed view read only as the rhs of dots the GEMM runs: those dots read its operand
-// as a transposed B (contraction_thunks.h), so it moves no bytes (XLA's layout assignment
+// A transposed view read only as an operand of dots the GEMM runs: those dots read its operand
+// as a transposed A or B (contraction_thunks.h), so it moves no bytes (XLA's layout assignment
 // turns the same transpose into a bitcast). gemma3's 262,144 x 1,152 embedding and its MLP
-// weights were copied on every run only to be read once by their dots.
+// weights were copied on every run only to be read once by their dots, a training step's
+// activations to be read once by a weight gradient's dot.
 bool FoldsIntoDots(const Instruction& inst) {
   if (inst.users().empty() || !IsTransposedView(inst)) return false;
   if (inst.parent() != nullptr && inst.parent()->root() == &inst) return false;
   for (const Instruction* user : inst.users())
-    if (user->opcode() != Opcode::kDot || user->operand(0) == &inst || !GemmCoversDot(*user))
-      return false;
+    if (user->opcode() != Opcode::kDot || !GemmCoversDot(*user)) return false;
   return true;
 }
 
@@ -335,17 +321,18 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
     }
     case Opcode::kDot:
     case Opcode::kConvolution: {
+      const bool lhs_transposed = read_transposed_.count(inst.operand(0)) != 0;
       const bool rhs_transposed = read_transposed_.count(inst.operand(1)) != 0;
       if (auto thunk = MakeContractionThunk(inst, inst.name(), operand_buffer(0),
                                             operand_buffer(1), output.buffer, nullptr,
-                                            rhs_transposed)) {
+                                            lhs_transposed, rhs_transposed)) {
         result_.counters[inst.opcode() == Opcode::kDot ? "thunks.gemm" : "thunks.conv"] += 1;
         sequence.AddThunk(std::move(thunk));
         return;
       }
-      if (rhs_transposed)  // FoldsIntoDots promised the GEMM would take this dot
+      if (lhs_transposed || rhs_transposed)  // FoldsIntoDots promised the GEMM would take it
         throw hlo::Error(inst.location(), "cpu backend: internal: " + Describe(inst) +
-                                              " reads a transposed rhs but has no GEMM thunk");
+                                              " reads a transposed operand but has no GEMM thunk");
       Fallback(inst, scope, output, "contraction form not covered by gemm.h");
       return;
     }

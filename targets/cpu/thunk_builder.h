@@ -90,6 +90,9 @@ class ThunkBuilder {
   // An input fusion whose reductions run along the output's rows as one row kernel
   // (thunk_builder_rows.cc); false when the fusion does not have that form.
   bool TryRowKernel(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
+  // A fusion (or reduce) ending in a reduction over leading dimensions, as a kernel that folds
+  // the input row by row into the output (thunk_builder_columns.cc); false for other forms.
+  bool TryColumnReduction(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
   // scatter as one generated single-threaded kernel, in place when an operand dies here
   // (thunk_builder_scatter.cc); false for forms it does not cover. May rebind `output`.
   bool TryScatter(const hlo::Instruction& inst, Scope& scope, ValueLayout& output);

@@ -55,6 +55,8 @@ bool ThunkBuilder::TryKernel(const Instruction& inst, Scope& scope, const ValueL
   const bool fused = inst.opcode() == Opcode::kFusion;
   const hlo::Computation* computation = fused ? inst.called_computations().at(0) : nullptr;
   if (fused && TryRowKernel(inst, scope, output)) return true;
+  if ((fused || inst.opcode() == Opcode::kReduce) && TryColumnReduction(inst, scope, output))
+    return true;
   // Reductions inside a fusion whose values feed other elements (a softmax's max and sum, a
   // layer norm's mean and variance) are computed once each into a scratch buffer by their own
   // kernel, in definition order; left inside the element loop they would be recomputed for

@@ -277,4 +277,26 @@ ENTRY e {
   EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
 }
 
+// A weight gradient x^T · dy: the activation x [batch, in] is the dot's lhs transposed. The
+// transpose stays out of the relu-backward fusion (the CPU target's placement) and the GEMM
+// reads x with trans_a; the fused producer on the other side still runs as a kernel.
+TEST(CpuContraction, ActivationReadTransposedByAWeightGradient) {
+  cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
+HloModule weight_grad
+ENTRY e {
+  x = f32[64,24] parameter(0)
+  y = f32[64,40] parameter(1)
+  dy = f32[64,40] parameter(2)
+  zero = f32[] constant(0)
+  zeros = f32[64,40] broadcast(zero), dimensions={}
+  positive = pred[64,40] compare(y, zeros), direction=GT
+  g = f32[64,40] select(positive, dy, zeros)
+  gt = f32[40,64] transpose(g), dimensions={1,0}
+  ROOT dw = f32[40,24] dot(gt, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})", 49, &kF32Gemm);
+  EXPECT_EQ(Counter(run, "transposes.read-by-gemm"), 1);
+  EXPECT_EQ(Counter(run, "thunks.gemm"), 1);
+  EXPECT_EQ(Counter(run, "thunks.kernel"), 1);  // the select, without the transpose
+}
+
 }  // namespace

@@ -22,6 +22,7 @@ max_f32 { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT m = f32[] maximum
 min_f32 { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT m = f32[] minimum(a, b) }
 add_f32 { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
 max_bf16 { a = bf16[] parameter(0)  b = bf16[] parameter(1)  ROOT m = bf16[] maximum(a, b) }
+add_bf16 { a = bf16[] parameter(0)  b = bf16[] parameter(1)  ROOT s = bf16[] add(a, b) }
 )";
 
 std::string Module(const std::string& name, const std::string& entry) {
@@ -145,6 +146,41 @@ TEST(CpuRowKernel, ReducedValueCrossingRowsIsNotRowFused) {
   ROOT r = f32[8,8] multiply(x, sb))"), 13, &tolerance);
   EXPECT_EQ(Counter(run, "kernels.row-fused"), 0);
   EXPECT_EQ(Counter(run, "thunks.fallback"), 0);
+}
+
+// Reductions over leading dimensions (a bias gradient: the sum over the batch) fold the input
+// row by row (thunk_builder_columns.cc) and combine each element's inputs in the interpreter's
+// order and type: bit-identical results (tolerance 0), fused with a relu-backward producer, in
+// bf16 (rounded after every add), over two leading dims with two kept ones, and unfused; a
+// reduction over a minor dimension is not one of them (a row reduction, summed in lanes).
+TEST(CpuColumnReduction, LeadingDimensionReductionsMatchTheInterpreterBitForBit) {
+  const io::Tolerance exact{0, 0};
+  cpu_tests::CpuRun relu_grad = ExpectMatchesInterp(Module("bias_grad", R"(
+  x = f32[300,70] parameter(0)
+  dy = f32[300,70] parameter(1)
+  zero = f32[] constant(0)
+  zeros = f32[300,70] broadcast(zero), dimensions={}
+  positive = pred[300,70] compare(x, zeros), direction=GT
+  g = f32[300,70] select(positive, dy, zeros)
+  s = f32[70] reduce(g, zero), dimensions={0}, to_apply=add_f32
+  ROOT r = f32[1,70] reshape(s))"), 21, &exact);
+  EXPECT_EQ(Counter(relu_grad, "kernels.column-reduce"), 1);
+  cpu_tests::CpuRun bf16 = ExpectMatchesInterp(Module("bf16_columns", R"(
+  x = bf16[6,50,3,33] parameter(0)
+  zero = bf16[] constant(0)
+  ROOT s = bf16[3,33] reduce(x, zero), dimensions={0,1}, to_apply=add_bf16)"), 22, &exact);
+  EXPECT_EQ(Counter(bf16, "kernels.column-reduce"), 1);
+  cpu_tests::CpuRun max = ExpectMatchesInterp(Module("max_columns", R"(
+  x = f32[129,17] parameter(0)
+  low = f32[] constant(-inf)
+  ROOT m = f32[17] reduce(x, low), dimensions={0}, to_apply=max_f32)"), 23, &exact);
+  EXPECT_EQ(Counter(max, "kernels.column-reduce"), 1);
+  const io::Tolerance row_tolerance{1e-5, 1e-6};  // row sums are vectorized (reassociated)
+  cpu_tests::CpuRun rows = ExpectMatchesInterp(Module("row_sum", R"(
+  x = f32[40,30] parameter(0)
+  zero = f32[] constant(0)
+  ROOT s = f32[40] reduce(x, zero), dimensions={1}, to_apply=add_f32)"), 24, &row_tolerance);
+  EXPECT_EQ(Counter(rows, "kernels.column-reduce"), 0);
 }
 
 // The root is written straight into the returned literal: a second run must not touch the
