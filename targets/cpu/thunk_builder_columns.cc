@@ -78,12 +78,7 @@ bool ThunkBuilder::TryColumnReduction(const Instruction& inst, Scope& scope,
   LoopKernelSpec spec;
   spec.name = KernelSymbol(module_, inst.name());
   std::vector<int64_t> buffers;
-  for (const Instruction* operand : inst.operands()) {
-    const ValueLayout& value = scope[operand];
-    if (!value.shape.IsArray()) return false;
-    spec.operands.push_back(value.shape);
-    buffers.push_back(value.buffer);
-  }
+  if (!scope.AppendArrayOperands(inst, spec.operands, buffers)) return false;
   buffers.push_back(output.buffer);
   const hlo::Shape kept = reduce->shape();  // the output's bytes, row-major
   const std::vector<int64_t>& input_dims = reduce->operand(0)->shape().dims;

@@ -17,6 +17,18 @@ struct ThunkBuilder::Scope {
   ThunkSequence& sequence;
   std::map<const hlo::Instruction*, ValueLayout> values;
   const ValueLayout& operator[](const hlo::Instruction* inst) const { return values.at(inst); }
+  // The shapes and buffers of `inst`'s operands, appended to `shapes` and `buffers`; false when
+  // one is a tuple (no kernel takes those).
+  bool AppendArrayOperands(const hlo::Instruction& inst, std::vector<hlo::Shape>& shapes,
+                           std::vector<int64_t>& buffers) const {
+    for (const hlo::Instruction* operand : inst.operands()) {
+      const ValueLayout& value = values.at(operand);
+      if (!value.shape.IsArray()) return false;
+      shapes.push_back(value.shape);
+      buffers.push_back(value.buffer);
+    }
+    return true;
+  }
 
   // Owned buffers whose values are dead, by size: a later instruction's output or scratch
   // reuses one (thunks run in schedule order, so a buffer is free once its last reader ran).

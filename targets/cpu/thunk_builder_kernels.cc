@@ -289,12 +289,7 @@ bool ThunkBuilder::TryOutputFusion(const Instruction& inst, Scope& scope,
   LoopKernelSpec spec;
   spec.name = KernelSymbol(module_, inst.name() + ".epilogue");
   std::vector<int64_t> buffers;
-  for (const Instruction* operand : inst.operands()) {
-    const ValueLayout& value = scope[operand];
-    if (!value.shape.IsArray()) return false;
-    spec.operands.push_back(value.shape);
-    buffers.push_back(value.buffer);
-  }
+  if (!scope.AppendArrayOperands(inst, spec.operands, buffers)) return false;
   const int64_t target = scope.Acquire(ArrayByteSize(contraction->shape()), scope.scratch_acquired);
   spec.operands.push_back(contraction->shape());
   buffers.push_back(target);

@@ -291,12 +291,7 @@ bool ThunkBuilder::TryRowKernel(const Instruction& inst, Scope& scope, const Val
   spec.outputs = outputs;
   spec.column_dims = plan->column_dims;
   std::vector<int64_t> buffers;
-  for (const Instruction* operand : inst.operands()) {
-    const ValueLayout& value = scope[operand];
-    if (!value.shape.IsArray()) return false;
-    spec.operands.push_back(value.shape);
-    buffers.push_back(value.buffer);
-  }
+  if (!scope.AppendArrayOperands(inst, spec.operands, buffers)) return false;
   std::vector<const ValueLayout*> output_leaves;
   CollectLeaves(output, output_leaves);
   for (const ValueLayout* leaf : output_leaves) buffers.push_back(leaf->buffer);
