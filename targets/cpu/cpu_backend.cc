@@ -15,6 +15,7 @@
 #include "compiler/target_pipelines.h"
 #include "targets/cpu/aot.h"
 #include "targets/cpu/jit.h"
+#include "targets/cpu/kernel_cache.h"
 #include "targets/cpu/thunk_builder.h"
 #include "targets/cpu/description.h"
 
@@ -343,25 +344,24 @@ class CpuBackend final : public targets::Backend {
     if (!options_.dump_dir.empty()) DumpKernels(*llvm_module, built, options_.dump_dir, ".ll");
 
     auto llvm_start = std::chrono::steady_clock::now();
-    std::unique_ptr<llvm::TargetMachine> machine = MakeHostTargetMachine();
-    OptimizeModule(*llvm_module, *machine);
-    if (options_.keep_ir) artifacts["kernels.opt.ll"] = ModuleToString(*llvm_module);
-    if (options_.keep_object) artifacts["kernels.o"] = EmitObjectFile(*llvm_module, *machine);
-    if (!options_.dump_dir.empty()) DumpKernels(*llvm_module, built, options_.dump_dir, ".opt.ll");
-
+    const bool needs_jit =
+        (!built.kernels.empty() || !built.tile_epilogues.empty() || !built.functions.empty()) &&
+        !options_.skip_jit;
     std::unique_ptr<Jit> jit;
-    if ((!built.kernels.empty() || !built.tile_epilogues.empty() || !built.functions.empty()) &&
-        !options_.skip_jit) {
-      jit = std::make_unique<Jit>(std::move(llvm_module), std::move(context));
-      for (KernelThunk* kernel : built.kernels)
-        kernel->set_function(reinterpret_cast<KernelFunction>(jit->Lookup(kernel->symbol())));
-      for (auto& epilogue : built.tile_epilogues)
-        epilogue->function = reinterpret_cast<TileFunction>(jit->Lookup(epilogue->symbol));
-      for (auto& function : built.functions)
-        function->address = jit->Lookup(function->symbol);
-      for (WhileThunk* loop : built.compiled_loops)
-        loop->set_compiled_function(
-            reinterpret_cast<CompiledLoopFunction>(jit->Lookup(loop->compiled_symbol())));
+    if (needs_jit && !options_.cache_dir.empty() && !options_.keep_ir && !options_.keep_object &&
+        options_.dump_dir.empty())
+      jit = CompileThroughCache(*llvm_module, built, counters);
+    if (!jit) {
+      std::unique_ptr<llvm::TargetMachine> machine = MakeHostTargetMachine();
+      OptimizeModule(*llvm_module, *machine);
+      if (options_.keep_ir) artifacts["kernels.opt.ll"] = ModuleToString(*llvm_module);
+      if (options_.keep_object) artifacts["kernels.o"] = EmitObjectFile(*llvm_module, *machine);
+      if (!options_.dump_dir.empty())
+        DumpKernels(*llvm_module, built, options_.dump_dir, ".opt.ll");
+      if (needs_jit) {
+        jit = std::make_unique<Jit>(std::move(llvm_module), std::move(context));
+        BindKernels(*jit, built);
+      }
     }
     counters["compile_ms.llvm"] = MillisecondsSince(llvm_start);
     counters["compile_ms"] = MillisecondsSince(start);
@@ -371,6 +371,46 @@ class CpuBackend final : public targets::Backend {
   }
 
  private:
+  // Points every thunk at its compiled function.
+  static void BindKernels(Jit& jit, ThunkBuildResult& built) {
+    for (KernelThunk* kernel : built.kernels)
+      kernel->set_function(reinterpret_cast<KernelFunction>(jit.Lookup(kernel->symbol())));
+    for (auto& epilogue : built.tile_epilogues)
+      epilogue->function = reinterpret_cast<TileFunction>(jit.Lookup(epilogue->symbol));
+    for (auto& function : built.functions) function->address = jit.Lookup(function->symbol);
+    for (WhileThunk* loop : built.compiled_loops)
+      loop->set_compiled_function(
+          reinterpret_cast<CompiledLoopFunction>(jit.Lookup(loop->compiled_symbol())));
+  }
+
+  // The kernels from options_.cache_dir when an earlier compile stored them under this IR's key,
+  // else compiled to an object, stored there and loaded. nullptr when the cached object does not
+  // link (the caller then compiles `module` as usual): a cache never fails a compile.
+  std::unique_ptr<Jit> CompileThroughCache(llvm::Module& module, ThunkBuildResult& built,
+                                           std::map<std::string, double>& counters) const {
+    const KernelCache cache(options_.cache_dir);
+    const std::string key = CompiledObjectKey(module);
+    if (std::optional<std::string> object = cache.Find(key)) {
+      try {
+        auto jit = std::make_unique<Jit>(*object, key + ".o");
+        BindKernels(*jit, built);
+        counters["kernel_cache.hit"] = 1;
+        return jit;
+      } catch (const hlo::Error&) {
+        counters["kernel_cache.unusable"] = 1;
+        return nullptr;
+      }
+    }
+    std::unique_ptr<llvm::TargetMachine> machine = MakeHostTargetMachine();
+    OptimizeModule(module, *machine);
+    const std::string object = EmitObjectFile(module, *machine);
+    counters["kernel_cache.stored"] = cache.Store(key, object) ? 1 : 0;
+    auto jit = std::make_unique<Jit>(object, key + ".o");
+    BindKernels(*jit, built);
+    counters["kernel_cache.hit"] = 0;
+    return jit;
+  }
+
   CpuBackendOptions options_;
 };
 

@@ -29,6 +29,9 @@ struct CpuBackendOptions {
                                 // retarget_model_run, aot.h) and "model.h"; when the module
                                 // cannot be run ahead of time, "aot_error" says why instead
   bool skip_jit = false;        // compile only (for --emit): the Executable cannot Run kernels
+  std::string cache_dir;        // non-empty: compiled kernels are loaded from and kept in this
+                                // directory (kernel_cache.h); not used with dump_dir, keep_ir
+                                // or keep_object, which need LLVM's own output
 };
 
 std::unique_ptr<targets::Backend> MakeCpuBackend(CpuBackendOptions options = {});

@@ -15,7 +15,11 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SHA256.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
@@ -184,7 +188,37 @@ namespace {
 std::string TakeMessage(llvm::Error error) { return llvm::toString(std::move(error)); }
 }  // namespace
 
+// Bump when OptimizeModule, MakeHostTargetMachine or the JIT's code generation settings change:
+// objects cached under an older version are then never found again.
+constexpr int kPipelineVersion = 1;
+
+std::string CompiledObjectKey(const llvm::Module& module) {
+  llvm::SHA256 hash;
+  const std::string header = "retarget cpu object v" + std::to_string(kPipelineVersion) +
+                             "\nllvm " LLVM_VERSION_STRING "\ncpu " + HostCpuName() + "\n" +
+                             HostCpuFeatures() + "\n";
+  hash.update(header);
+  hash.update(ModuleToString(module));
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
 Jit::Jit(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context) {
+  CreateWithRuntime();
+  module->setDataLayout(jit_->getDataLayout());
+  if (llvm::Error error = jit_->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+    throw hlo::Error("cpu backend: JIT rejected the module: " + TakeMessage(std::move(error)));
+}
+
+Jit::Jit(const std::string& object, const std::string& name) {
+  CreateWithRuntime();
+  if (llvm::Error error =
+          jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, name)))
+    throw hlo::Error("cpu backend: JIT rejected the object " + name + ": " +
+                     TakeMessage(std::move(error)));
+}
+
+void Jit::CreateWithRuntime() {
   InitializeLlvmOnce();
   auto machine_builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machine_builder)
@@ -207,10 +241,6 @@ Jit::Jit(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext
   if (llvm::Error error =
           jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
     throw hlo::Error("cpu backend: " + TakeMessage(std::move(error)));
-  module->setDataLayout(jit_->getDataLayout());
-  if (llvm::Error error = jit_->addIRModule(
-          llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
-    throw hlo::Error("cpu backend: JIT rejected the module: " + TakeMessage(std::move(error)));
 }
 
 void* Jit::Lookup(const std::string& name) {

@@ -36,13 +36,23 @@ std::string EmitObjectFile(llvm::Module& module, llvm::TargetMachine& machine);
 
 std::string ModuleToString(const llvm::Module& module);
 
-// An LLJIT holding one optimized module; Lookup returns a kernel's address.
+// What the object OptimizeModule + EmitObjectFile make of `module` (not yet optimized) depends
+// on: a SHA-256 over its IR, this machine's CPU name and features, the LLVM version and the
+// version of this file's pipeline (bumped whenever OptimizeModule or the target machine's
+// settings change). The key of kernel_cache.h.
+std::string CompiledObjectKey(const llvm::Module& module);
+
+// An LLJIT holding one optimized module, or the object file compiled from one; Lookup returns a
+// kernel's address.
 class Jit {
  public:
   Jit(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context);
+  // `object`: EmitObjectFile's bytes for this machine; `name` says where they came from.
+  Jit(const std::string& object, const std::string& name);
   void* Lookup(const std::string& name);
 
  private:
+  void CreateWithRuntime();  // the LLJIT, process symbols and the runtime functions
   std::unique_ptr<llvm::orc::LLJIT> jit_;
 };
 

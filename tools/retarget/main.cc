@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "targets/cpu/cpu_backend.h"
+#include "targets/cpu/kernel_cache.h"
 #include "targets/gpu/emulator/gpu_backend.h"
 #include "targets/interp/interp_backend.h"
 #include "simulator/isa/arch_config.h"
@@ -86,7 +87,9 @@ int Dispatch(const std::vector<std::string>& args, const cli::Context& context) 
 int main(int argc, char** argv) {
   targets::BackendRegistry backends;
   backends.Add(targets::MakeInterpBackend());
-  backends.Add(cpu::MakeCpuBackend());
+  cpu::CpuBackendOptions cpu_options;  // compiled kernels kept across runs (kernel_cache.h)
+  cpu_options.cache_dir = cpu::DefaultKernelCacheDirectory().string();
+  backends.Add(cpu::MakeCpuBackend(cpu_options));
   // This process has no GPU runtime: `run --target gpu` executes the generated artifact by host
   // emulation (retarget-gpu-run runs it on a real GPU).
   backends.Add(gpu::emulator::MakeGpuBackend());
