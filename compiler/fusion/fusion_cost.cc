@@ -148,11 +148,24 @@ bool IsExpensive(const Instruction& inst) {
   return IsTranscendentalOrDivision(inst.opcode());
 }
 
+namespace {
+
+// A scalar constant, or a broadcast of a scalar: a kernel holds it as an immediate operand, so
+// it costs a fusion nothing (JAX's polynomial expansions of erf/erfc carry 30 of each).
+bool IsFreeInFusion(const Instruction& inst) {
+  if (inst.opcode() == Opcode::kConstant) return inst.shape().IsArray() && inst.shape().rank() == 0;
+  return inst.opcode() == Opcode::kBroadcast && inst.operand(0)->shape().IsArray() &&
+         inst.operand(0)->shape().rank() == 0;
+}
+
+}  // namespace
+
 int64_t FusedSize(const Instruction& inst) {
-  if (inst.opcode() != Opcode::kFusion || inst.called_computations().empty()) return 1;
+  if (inst.opcode() != Opcode::kFusion || inst.called_computations().empty())
+    return IsFreeInFusion(inst) ? 0 : 1;
   int64_t n = 0;
   for (const auto& body : inst.called_computations()[0]->instructions()) {
-    if (body->opcode() != Opcode::kParameter) ++n;
+    if (body->opcode() != Opcode::kParameter && !IsFreeInFusion(*body)) ++n;
   }
   return n;
 }

@@ -45,7 +45,8 @@ double Work(const hlo::Instruction& instruction);
 bool IsExpensive(const hlo::Instruction& instruction);
 
 // How many instructions an instruction contributes to a fusion (a fusion: its non-parameter
-// body; anything else: 1).
+// body; anything else: 1), not counting scalar constants and broadcasts of scalars, which a
+// kernel holds as immediates.
 int64_t FusedSize(const hlo::Instruction& instruction);
 
 // Whether `consumer` reads elements of its operand `operand_index` more than once per element

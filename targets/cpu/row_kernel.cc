@@ -100,9 +100,6 @@ void EmitRowKernel(llvm::Module& module, const RowKernelSpec& spec,
   llvm::IRBuilder<> b(module.getContext());
   KernelPrologue kernel = BeginKernelFunction(b, module, spec.name, spec.operands, spec.outputs,
                                               /*index_arguments=*/2);
-  // LLVM prefers 256-bit vectors on AVX-512 hosts; these loops are short and hot (measured:
-  // layer_norm's row kernel 2.8 -> 2.4 ms with full-width vectors).
-  kernel.function->addFnAttr("prefer-vector-width", "512");
   llvm::Argument* begin = kernel.function->getArg(1);
   llvm::Argument* end = kernel.function->getArg(2);
   std::vector<ElementGenerator> loads = OperandLoads(b, kernel.operands);

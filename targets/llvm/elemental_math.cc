@@ -341,7 +341,7 @@ llvm::Value* ElementalEmitter::EmitFloatUnary(const Instruction& inst, llvm::Val
     case Opcode::kCbrt:
       return f32 ? math::EmitCbrtF32(b_, x) : EmitLibmCallF64("cbrt", {x});
     case Opcode::kErf:
-      return f32 ? math::EmitErfF32(b_, x) : EmitLibmCallF64("erf", {x});
+      return f32 ? math::EmitErfF32Fast(b_, x) : EmitLibmCallF64("erf", {x});
     default:
       break;
   }

@@ -344,31 +344,6 @@ llvm::Value* EmitAtan2F32(Builder& b, llvm::Value* y, llvm::Value* x) {
   return b.CreateSelect(any_nan, llvm::ConstantFP::getNaN(y->getType()), result);
 }
 
-llvm::Value* EmitErfF32(Builder& b, llvm::Value* x) {
-  llvm::Value* ax = Abs(b, Widen(b, x));
-  // |x| < 1: erf(x)/x as a polynomial in x^2; 1 <= |x| < 4: erfc(x) e^(x^2) as a polynomial in
-  // |x| - 2.5; |x| >= 4 rounds to 1. Coefficients: least-squares fits in relative error on
-  // Chebyshev nodes (numpy, against mpmath), max relative error 4e-11 and 6e-9.
-  llvm::Value* small = b.CreateFMul(
-      ax, Polynomial(b, b.CreateFMul(ax, ax),
-                     {1.1283791670801742, -0.37612638552712302, 0.11283783438172011,
-                      -0.026865475026056469, 0.0052211369695983282, -0.00084854093729302255,
-                      0.00011274494876120349, -9.688970479642594e-06}));
-  llvm::Value* scaled_erfc = Polynomial(
-      b, b.CreateFSub(ax, D(b, 2.5)),
-      {0.21080636368892916, -0.074347338251454884, 0.024938007358255028, -0.0080016800544703767,
-       0.0024669976575774845, -0.00073318815328508131, 0.00021105114758911966,
-       -5.9486825448633165e-05, 1.5997185034742363e-05, -3.7636223004046974e-06,
-       1.0234709031690528e-06, -4.2380557847073229e-07, 9.5930990838505619e-08});
-  llvm::Value* medium = b.CreateFSub(
-      D(b, 1.0), b.CreateFMul(ExpD(b, b.CreateFNeg(b.CreateFMul(ax, ax))), scaled_erfc));
-  llvm::Value* magnitude =
-      b.CreateSelect(b.CreateFCmpOLT(ax, D(b, 1.0)), small,
-                     b.CreateSelect(b.CreateFCmpOLT(ax, D(b, 4.0)), medium, D(b, 1.0)));
-  llvm::Value* result = Round(b, CopySign(b, magnitude, Widen(b, x)));
-  return KeepInput(b, b.CreateFCmpUNO(x, x), x, result);
-}
-
 llvm::Value* EmitPowF32(Builder& b, llvm::Value* x, llvm::Value* y) {
   llvm::Value* xd = Widen(b, x);
   llvm::Value* yd = Widen(b, y);

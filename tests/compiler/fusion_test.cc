@@ -163,6 +163,29 @@ TEST(LoopFusion, RespectsTheFusionSizeLimit) {
   }
 }
 
+// Scalar constants and their broadcasts are immediates in a kernel: they do not count toward
+// the size limit (a polynomial's coefficients would otherwise split its evaluation).
+TEST(LoopFusion, ScalarConstantsAndTheirBroadcastsAreFreeUnderTheSizeLimit) {
+  std::string text = "HloModule poly\nENTRY e {\n  x = f32[8] parameter(0)\n  p0 = f32[8] negate(x)\n";
+  for (int i = 1; i <= 4; ++i) {
+    const std::string n = std::to_string(i), prev = std::to_string(i - 1);
+    text += "  c" + n + " = f32[] constant(" + n + ")\n  b" + n + " = f32[8] broadcast(c" + n +
+            "), dimensions={}\n  m" + n + " = f32[8] multiply(p" + prev + ", x)\n  " +
+            (i == 4 ? "ROOT " : "") + "p" + n + " = f32[8] add(m" + n + ", b" + n + ")\n";
+  }
+  text += "}\n";
+  compiler::TargetDescription small = targets::CpuDescription();
+  small.max_fusion_instructions = 9;  // the 9 arithmetic ops; with the 8 constants: 17
+  auto after = FuseAndCheck(text, {"loop-fusion"}, small);
+  const auto fusions = Fusions(*after);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(CountInBody(*fusions[0], Opcode::kMultiply), 4);
+  EXPECT_EQ(CountInBody(*fusions[0], Opcode::kNegate), 1);
+  small.max_fusion_instructions = 8;  // one arithmetic op too many: split
+  EXPECT_EQ(Fusions(*FuseAndCheck(text, {"loop-fusion"}, small)).size(), 1u);
+  EXPECT_EQ(CountTopLevel(*FuseAndCheck(text, {"loop-fusion"}, small), Opcode::kNegate), 1);
+}
+
 TEST(LoopFusion, DataMovementChainsAndSmallConstantsFuse) {
   const std::string text = R"(
 HloModule movement
@@ -189,7 +212,7 @@ ENTRY e {
 
 TEST(LoopFusion, MergesExistingLoopFusions) {
   // A first run with a tiny size limit leaves two fusions and a lone negate; a second run with
-  // the cpu limit (64) fuses them all into one, inlining the existing fusions.
+  // the cpu limit (128) fuses them all into one, inlining the existing fusions.
   std::string text = "HloModule chain\nENTRY e {\n  n0 = f32[8] parameter(0)\n";
   for (int i = 1; i <= 9; ++i) {
     text += std::string(i == 9 ? "  ROOT " : "  ") + "n" + std::to_string(i) +

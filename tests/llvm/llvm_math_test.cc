@@ -177,10 +177,10 @@ TEST(LlvmMathTest, TanhSpecialValues) {
   EXPECT_EQ(y[8], -1.0f);
 }
 
-// exp, log and logistic at their edges: ±0, ±inf, NaN, denormals and the overflow and underflow
-// thresholds, against the C library rounded to f32 (exactly: these are the values where a
+// exp, log, logistic and erf at their edges: ±0, ±inf, NaN, denormals and the overflow and
+// underflow thresholds, against the C library rounded to f32 (exactly: these are the values where a
 // range reduction or a final scaling goes wrong first).
-TEST(LlvmMathTest, ExpLogAndLogisticAtTheirEdges) {
+TEST(LlvmMathTest, ExpLogLogisticAndErfAtTheirEdges) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float denormal_min = std::numeric_limits<float>::denorm_min();
@@ -251,6 +251,19 @@ TEST(LlvmMathTest, ExpLogAndLogisticAtTheirEdges) {
   EXPECT_EQ(std::bit_cast<uint32_t>(logistic_ys[8]), 0u);  // e^88.8 overflows: +0 (XLA's rule)
   EXPECT_EQ(std::bit_cast<uint32_t>(logistic_ys[9]), 0u);
   EXPECT_EQ(logistic_ys[11], 0.5f);
+
+  // erf across its pieces' boundaries (1, 2, 3.92) and beyond, the signed zeros and infinities.
+  const std::vector<float> erf_xs = {0.0f,       -0.0f, inf,         -inf,       nan,
+                                     0.99999994f, 1.0f, -1.00000012f, 1.99999988f, 2.0f,
+                                     3.91999984f, 3.92f, 3.92000008f, -10.0f,     denormal_min};
+  const std::vector<float> erf_ys = run("erf", erf_xs);
+  expect_libm(erf_xs, erf_ys, std::erf, 1);
+  EXPECT_EQ(std::bit_cast<uint32_t>(erf_ys[0]), 0u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(erf_ys[1]), 0x80000000u);
+  EXPECT_EQ(erf_ys[2], 1.0f);
+  EXPECT_EQ(erf_ys[3], -1.0f);
+  EXPECT_TRUE(std::isnan(erf_ys[4]));
+  EXPECT_EQ(erf_ys[13], -1.0f);
 }
 
 TEST(LlvmMathTest, LoopOverExpVectorizesAndItsSpeedIsReported) {
