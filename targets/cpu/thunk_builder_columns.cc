@@ -44,21 +44,26 @@ const Instruction* RootReduce(const hlo::Computation& computation) {
   return root;
 }
 
-// Number of leading dimensions `reduce` folds when it reduces exactly dims 0..j-1 of a
-// row-major input and keeps at least one; 0 otherwise.
-int64_t LeadingReducedDims(const Instruction& reduce) {
-  if (reduce.operand_count() != 2 || !reduce.shape().IsArray()) return 0;
+// The dimensions `reduce` folds, in increasing order, when they lead its row-major input: every
+// kept dimension before one of them has size 1 (mean over [1, 4096, 1024]'s middle axis), at
+// least one is kept, and more than one element folds into each output. Empty otherwise.
+std::vector<int64_t> LeadingReducedDims(const Instruction& reduce) {
+  if (reduce.operand_count() != 2 || !reduce.shape().IsArray()) return {};
   const hlo::Shape& input = reduce.operand(0)->shape();
-  if (!input.HasDefaultLayout() || !reduce.shape().HasDefaultLayout()) return 0;
+  if (!input.HasDefaultLayout() || !reduce.shape().HasDefaultLayout()) return {};
   std::vector<int64_t> dims = reduce.attr<hlo::DimensionsAttrs>().dimensions;
   std::sort(dims.begin(), dims.end());
-  const auto j = static_cast<int64_t>(dims.size());
-  if (j == 0 || j >= input.rank()) return 0;
-  for (int64_t d = 0; d < j; ++d)
-    if (dims[static_cast<size_t>(d)] != d) return 0;
+  if (dims.empty() || static_cast<int64_t>(dims.size()) >= input.rank()) return {};
   int64_t rows = 1;
-  for (int64_t d = 0; d < j; ++d) rows *= input.dims[static_cast<size_t>(d)];
-  return rows > 1 ? j : 0;
+  for (int64_t d = 0; d <= dims.back(); ++d) {
+    const int64_t extent = input.dims[static_cast<size_t>(d)];
+    if (std::binary_search(dims.begin(), dims.end(), d)) {
+      rows *= extent;
+    } else if (extent != 1) {
+      return {};  // a kept dimension of its own between folded ones: not rows of the output
+    }
+  }
+  return rows > 1 ? dims : std::vector<int64_t>{};
 }
 
 }  // namespace
@@ -69,8 +74,8 @@ bool ThunkBuilder::TryColumnReduction(const Instruction& inst, Scope& scope,
   const hlo::Computation* computation = fused ? inst.called_computations().at(0) : nullptr;
   const Instruction* reduce = fused ? RootReduce(*computation) : &inst;
   if (reduce == nullptr || reduce->opcode() != Opcode::kReduce) return false;
-  const int64_t reduced_rank = LeadingReducedDims(*reduce);
-  if (reduced_rank == 0 || !output.shape.IsArray() || !output.shape.HasDefaultLayout() ||
+  const std::vector<int64_t> reduced = LeadingReducedDims(*reduce);
+  if (reduced.empty() || !output.shape.IsArray() || !output.shape.HasDefaultLayout() ||
       output.shape.ElementCount() != reduce->shape().ElementCount() ||
       output.shape.type != reduce->shape().type)
     return false;
@@ -133,21 +138,25 @@ bool ThunkBuilder::TryColumnReduction(const Instruction& inst, Scope& scope,
     IrIndex kept_index(static_cast<size_t>(kept.rank()), nullptr);
     over_kept(kept_index, [&](const IrIndex& at) { out.EmitStore(b, at, init(IrIndex{})); });
     IrIndex input_index(input_dims.size(), nullptr);
-    std::function<void(size_t)> rows = [&](size_t d) {
-      if (d == static_cast<size_t>(reduced_rank)) {
+    std::vector<size_t> kept_dims;  // the input dimension of each output dimension
+    for (size_t d = 0; d < input_dims.size(); ++d)
+      if (!std::binary_search(reduced.begin(), reduced.end(), static_cast<int64_t>(d)))
+        kept_dims.push_back(d);
+    std::function<void(size_t)> rows = [&](size_t level) {
+      if (level == reduced.size()) {
         over_kept(kept_index, [&](const IrIndex& at) {
-          for (size_t k = 0; k < at.size(); ++k)
-            input_index[static_cast<size_t>(reduced_rank) + k] = at[k];
+          for (size_t k = 0; k < at.size(); ++k) input_index[kept_dims[k]] = at[k];
           const std::vector<llvm::Value*> arguments = {out.EmitLoad(b, at), input(input_index)};
           std::vector<llvm::Value*> combined = emitter.EmitScalarComputation(reducer, arguments);
           out.EmitStore(b, at, combined.at(0));
         });
         return;
       }
+      const auto d = static_cast<size_t>(reduced[level]);
       EmitForLoop(b, b.getInt64(0), b.getInt64(input_dims[d]), "row" + std::to_string(d),
                   [&](llvm::Value* i) {
                     input_index[d] = i;
-                    rows(d + 1);
+                    rows(level + 1);
                   });
     };
     rows(0);
@@ -158,7 +167,7 @@ bool ThunkBuilder::TryColumnReduction(const Instruction& inst, Scope& scope,
     return false;
   }
   int64_t reduced_elements = 1;
-  for (int64_t d = 0; d < reduced_rank; ++d) reduced_elements *= input_dims[static_cast<size_t>(d)];
+  for (int64_t d : reduced) reduced_elements *= input_dims[static_cast<size_t>(d)];
   AddKernelThunk(inst.name(), scope, spec.name, std::move(buffers), kept, reduced_elements);
   result_.counters["kernels.column-reduce"] += 1;
   return true;

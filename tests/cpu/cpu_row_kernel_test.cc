@@ -155,6 +155,7 @@ TEST(CpuRowKernel, ReducedValueCrossingRowsIsNotRowFused) {
 // reduction over a minor dimension is not one of them (a row reduction, summed in lanes).
 TEST(CpuColumnReduction, LeadingDimensionReductionsMatchTheInterpreterBitForBit) {
   const io::Tolerance exact{0, 0};
+  const io::Tolerance row_tolerance{1e-5, 1e-6};  // other sums are vectorized (reassociated)
   cpu_tests::CpuRun relu_grad = ExpectMatchesInterp(Module("bias_grad", R"(
   x = f32[300,70] parameter(0)
   dy = f32[300,70] parameter(1)
@@ -175,7 +176,19 @@ TEST(CpuColumnReduction, LeadingDimensionReductionsMatchTheInterpreterBitForBit)
   low = f32[] constant(-inf)
   ROOT m = f32[17] reduce(x, low), dimensions={0}, to_apply=max_f32)"), 23, &exact);
   EXPECT_EQ(Counter(max, "kernels.column-reduce"), 1);
-  const io::Tolerance row_tolerance{1e-5, 1e-6};  // row sums are vectorized (reassociated)
+  // The corpus's mean over the middle axis of [1, 4096, 1024]: a kept size-1 dim leads.
+  cpu_tests::CpuRun middle = ExpectMatchesInterp(Module("middle_axis", R"(
+  x = bf16[1,300,40] parameter(0)
+  zero = bf16[] constant(0)
+  ROOT s = bf16[1,40] reduce(x, zero), dimensions={1}, to_apply=add_bf16)"), 25, &exact);
+  EXPECT_EQ(Counter(middle, "kernels.column-reduce"), 1);
+  // A kept dim of size 3 before the folded one: not rows of the output, the general kernel
+  // (which sums in lanes).
+  cpu_tests::CpuRun strided = ExpectMatchesInterp(Module("strided_axis", R"(
+  x = f32[3,50,8] parameter(0)
+  zero = f32[] constant(0)
+  ROOT s = f32[3,8] reduce(x, zero), dimensions={1}, to_apply=add_f32)"), 26, &row_tolerance);
+  EXPECT_EQ(Counter(strided, "kernels.column-reduce"), 0);
   cpu_tests::CpuRun rows = ExpectMatchesInterp(Module("row_sum", R"(
   x = f32[40,30] parameter(0)
   zero = f32[] constant(0)
