@@ -65,10 +65,9 @@ bool IsGemmType(PrimitiveType type) {
 class F32View {
  public:
   static constexpr int64_t kKeptScratchBytes = int64_t{64} << 20;
-  F32View(const hlo::Shape& shape) : type_(shape.type), count_(shape.ElementCount()) {
-    if (widened() && ScratchBytes() <= kKeptScratchBytes)
-      scratch_ = std::make_unique<AlignedBytes>(ScratchBytes());
-  }
+  // The scratch is allocated by the first run that needs it (a dot that reads its rhs in place
+  // never does).
+  F32View(const hlo::Shape& shape) : type_(shape.type), count_(shape.ElementCount()) {}
   // Widens `memory` when needed; returns the f32 data.
   float* Load(uint8_t* memory, ThreadPool* pool) {
     if (!widened()) return reinterpret_cast<float*>(memory);
@@ -361,6 +360,14 @@ bool DefaultLayouts(const hlo::Instruction& inst) {
   return true;
 }
 
+// Two operands and a result of GEMM element types, all in default layouts.
+bool GemmTypesAndLayouts(const hlo::Instruction& contraction) {
+  if (contraction.operand_count() != 2 || !DefaultLayouts(contraction)) return false;
+  for (const hlo::Instruction* operand : contraction.operands())
+    if (!IsGemmType(operand->shape().type)) return false;
+  return IsGemmType(contraction.shape().type);
+}
+
 }  // namespace
 
 bool SupportsTileEpilogue(const hlo::Instruction& contraction) {
@@ -372,24 +379,18 @@ bool SupportsTileEpilogue(const hlo::Instruction& contraction) {
 }
 
 bool GemmCoversDot(const hlo::Instruction& dot) {
-  if (dot.opcode() != hlo::Opcode::kDot || dot.operand_count() != 2 || !DefaultLayouts(dot))
-    return false;
-  for (const hlo::Instruction* operand : dot.operands())
-    if (!IsGemmType(operand->shape().type)) return false;
-  return IsGemmType(dot.shape().type) && compiler::IsCanonicalDot(dot);
+  return dot.opcode() == hlo::Opcode::kDot && GemmTypesAndLayouts(dot) &&
+         compiler::IsCanonicalDot(dot);
 }
 
 std::unique_ptr<Thunk> MakeContractionThunk(const hlo::Instruction& contraction,
                                             const std::string& name, int64_t lhs, int64_t rhs,
                                             int64_t output, std::shared_ptr<TileEpilogue> epilogue,
                                             bool lhs_transposed, bool rhs_transposed) {
-  if (contraction.operand_count() != 2 || !DefaultLayouts(contraction)) return nullptr;
-  for (const hlo::Instruction* operand : contraction.operands())
-    if (!IsGemmType(operand->shape().type)) return nullptr;
-  if (!IsGemmType(contraction.shape().type)) return nullptr;
+  if (!GemmTypesAndLayouts(contraction)) return nullptr;
   if (epilogue && !SupportsTileEpilogue(contraction)) return nullptr;
   if (contraction.opcode() == hlo::Opcode::kDot) {
-    if (!GemmCoversDot(contraction)) return nullptr;
+    if (!compiler::IsCanonicalDot(contraction)) return nullptr;
     return std::make_unique<DotThunk>(contraction, name, lhs, rhs, output, std::move(epilogue),
                                       lhs_transposed, rhs_transposed);
   }
