@@ -37,6 +37,13 @@ llvm::Value* I(Builder& b, llvm::Type* type, int64_t value) {
 llvm::Value* MulAdd(Builder& b, llvm::Value* x, llvm::Value* y, llvm::Value* z) {
   return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {x->getType()}, {x, y, z});
 }
+// The f32 type's integer twin (i32 or <N x i32>).
+llvm::Type* IntTypeLike(Builder& b, llvm::Type* float_type) {
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(float_type))
+    return llvm::VectorType::get(b.getInt32Ty(), vector);
+  return b.getInt32Ty();
+}
+
 // 2^k for an i32 k in [-126, 127] as an f32 (the exponent field built directly).
 llvm::Value* PowerOfTwo(Builder& b, llvm::Value* k, llvm::Type* float_type) {
   llvm::Value* biased = b.CreateAdd(k, I(b, k->getType(), 127));
@@ -47,6 +54,7 @@ constexpr double kLn2Head = 0.693359375;            // 355/512: 9 significant bi
 constexpr double kLn2Tail = -2.12194440054690583e-4;  // ln 2 - kLn2Head
 // Beyond these e^x is +0 (below half the smallest denormal) or +inf in f32.
 constexpr double kLowest = -104.0;
+constexpr double kHighest = 89.0;
 // log(1 + f) = f - f²/2 + f³·P(f) on [sqrt(1/2) - 1, sqrt 2 - 1): the degree-8 coefficients of
 // Cephes' logf (peak relative error 7.6e-8 stated there), highest degree first.
 constexpr double kLogP[] = {7.0376836292e-2,  -1.1514610310e-1, 1.1676998740e-1,
@@ -57,28 +65,25 @@ constexpr double kLogP[] = {7.0376836292e-2,  -1.1514610310e-1, 1.1676998740e-1,
 // fitted here (numpy, Lawson-reweighted least squares on the relative error against the C
 // library in double): 1.2e-9, 1.4e-10 and 2.6e-9 relative. Beyond kErfOne, erf rounds to ±1.
 constexpr double kErfOne = 3.92;
-constexpr double kErfSmall[] = {1.1283791657346427,   -0.37612625846216585, 0.11283585321954326,
+constexpr double kErfSmall[] = {1.1283791657346427, -0.37612625846216585, 0.11283585321954326,
                                 -0.026853817796213205, 0.005188337331104533, -0.0008010269912826119,
                                 7.854093670794861e-05};
 constexpr double kErfCenterLow = 1.5;
-constexpr double kErfLow[] = {0.32158541649949657,    -0.1636229176615187,    0.0761510307544228,
-                              -0.03293090707471316,   0.013377632993214969,   -0.0051459807502563055,
-                              0.0018828690904997315,  -0.0006612872472007891, 0.0002381069343628951,
+constexpr double kErfLow[] = {0.32158541649949657, -0.1636229176615187, 0.0761510307544228,
+                              -0.03293090707471316, 0.013377632993214969, -0.0051459807502563055,
+                              0.0018828690904997315, -0.0006612872472007891, 0.0002381069343628951,
                               -7.653904645780488e-05};
 constexpr double kErfCenterHigh = 2.96;
-constexpr double kErfHigh[] = {0.1812017468841831,     -0.05566482804461688,    0.01643382961152599,
-                               -0.0046804111369237325, 0.0012901355881501427,   -0.0003449340947562566,
-                               8.901078545720224e-05,  -2.2585335196481958e-05, 6.4096179570224415e-06,
+constexpr double kErfHigh[] = {0.1812017468841831, -0.05566482804461688, 0.01643382961152599,
+                               -0.0046804111369237325, 0.0012901355881501427,
+                               -0.0003449340947562566, 8.901078545720224e-05,
+                               -2.2585335196481958e-05, 6.4096179570224415e-06,
                                -1.5259574014079466e-06};
-constexpr double kHighest = 89.0;
 
 // e^y for y already in [kLowest, kHighest] (no NaN): the reduction, the polynomial and 2^n.
 llvm::Value* ExpInRange(Builder& b, llvm::Value* y) {
   llvm::Type* float_type = y->getType();
-  llvm::Type* int_type = float_type->isVectorTy()
-                             ? llvm::VectorType::get(b.getInt32Ty(),
-                                                     llvm::cast<llvm::VectorType>(float_type))
-                             : static_cast<llvm::Type*>(b.getInt32Ty());
+  llvm::Type* int_type = IntTypeLike(b, float_type);
   llvm::Value* n = b.CreateUnaryIntrinsic(
       llvm::Intrinsic::roundeven, b.CreateFMul(y, F(b, y, 1.0 / std::numbers::ln2)));
   llvm::Value* r = MulAdd(b, n, F(b, y, -kLn2Head), y);
@@ -93,12 +98,6 @@ llvm::Value* ExpInRange(Builder& b, llvm::Value* y) {
                       PowerOfTwo(b, b.CreateSub(k, half), float_type));
 }
 
-// The f32 type's integer twin (i32 or <N x i32>).
-llvm::Type* IntTypeLike(Builder& b, llvm::Type* float_type) {
-  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(float_type))
-    return llvm::VectorType::get(b.getInt32Ty(), vector);
-  return b.getInt32Ty();
-}
 
 }  // namespace
 
@@ -145,9 +144,11 @@ llvm::Value* EmitErfF32Fast(Builder& b, llvm::Value* x) {
   // alone is 5e-8 off) and the x·c0 term rounded last, once.
   llvm::Value* z = b.CreateFMul(x, x);
   llvm::Value* q = F(b, x, kErfSmall[std::size(kErfSmall) - 1]);
-  for (size_t i = std::size(kErfSmall) - 1; i-- > 1;) q = MulAdd(b, q, z, F(b, x, kErfSmall[i]));
+  for (size_t i = std::size(kErfSmall) - 1; i-- > 1;)
+    q = MulAdd(b, q, z, F(b, x, kErfSmall[i]));
   const double c0_head = static_cast<float>(kErfSmall[0]);
-  llvm::Value* tail = MulAdd(b, x, F(b, x, kErfSmall[0] - c0_head), b.CreateFMul(b.CreateFMul(x, z), q));
+  llvm::Value* tail =
+      MulAdd(b, x, F(b, x, kErfSmall[0] - c0_head), b.CreateFMul(b.CreateFMul(x, z), q));
   llvm::Value* small = MulAdd(b, x, F(b, x, c0_head), tail);
   // 1 <= |x| < kErfOne: 1 - e^(-x²) · R(|x|), R's coefficients picked per lane for [1, 2) or
   // [2, kErfOne). x² = h + l exactly (l by a fused multiply-add), e^(-x²) = e^(-h) · (1 - l).
@@ -159,7 +160,8 @@ llvm::Value* EmitErfF32Fast(Builder& b, llvm::Value* x) {
   };
   llvm::Value* u = b.CreateFSub(a, pick(kErfCenterLow, kErfCenterHigh));
   llvm::Value* r = pick(kErfLow[std::size(kErfLow) - 1], kErfHigh[std::size(kErfHigh) - 1]);
-  for (size_t i = std::size(kErfLow) - 1; i-- > 0;) r = MulAdd(b, r, u, pick(kErfLow[i], kErfHigh[i]));
+  for (size_t i = std::size(kErfLow) - 1; i-- > 0;)
+    r = MulAdd(b, r, u, pick(kErfLow[i], kErfHigh[i]));
   llvm::Value* h = b.CreateFMul(a, a);
   llvm::Value* l = MulAdd(b, a, a, b.CreateFNeg(h));
   llvm::Value* e = b.CreateFMul(EmitExpF32Fast(b, b.CreateFNeg(h)),

@@ -166,7 +166,8 @@ TEST(LoopFusion, RespectsTheFusionSizeLimit) {
 // Scalar constants and their broadcasts are immediates in a kernel: they do not count toward
 // the size limit (a polynomial's coefficients would otherwise split its evaluation).
 TEST(LoopFusion, ScalarConstantsAndTheirBroadcastsAreFreeUnderTheSizeLimit) {
-  std::string text = "HloModule poly\nENTRY e {\n  x = f32[8] parameter(0)\n  p0 = f32[8] negate(x)\n";
+  std::string text =
+      "HloModule poly\nENTRY e {\n  x = f32[8] parameter(0)\n  p0 = f32[8] negate(x)\n";
   for (int i = 1; i <= 4; ++i) {
     const std::string n = std::to_string(i), prev = std::to_string(i - 1);
     text += "  c" + n + " = f32[] constant(" + n + ")\n  b" + n + " = f32[8] broadcast(c" + n +

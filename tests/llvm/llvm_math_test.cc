@@ -207,8 +207,8 @@ TEST(LlvmMathTest, ExpLogLogisticAndErfAtTheirEdges) {
       }
     }
   };
-  // exp: 88.7228317 is the last f32 with a finite exp, the next (88.7228394) overflows; below -87.3365 results
-  // are denormal, below -103.97 they round to 0.
+  // exp: 88.7228317 is the last f32 with a finite exp, the next (88.7228394) overflows; below
+  // -87.3365 results are denormal, below -103.97 they round to 0.
   const std::vector<float> exp_xs = {0.0f,     -0.0f,       inf,         -inf,
                                      nan,      88.7228317f, 88.7228394f, 89.0f,
                                      -87.336f, -87.337f,    -100.0f,     -103.97f,

@@ -48,7 +48,8 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
   const int64_t per_element = acc_b + b + (fold.weights ? 2 * acc_b : 0) +
                               (fold.out_dtype != fold.acc_dtype ? out_b : 0);
   const int64_t half = AlignedHalf(config.ub_bytes);
-  const int64_t row_bytes = fold.weights ? AlignedLocal(channels * b) + AlignedLocal(channels * acc_b) : 0;
+  const int64_t row_bytes =
+      fold.weights ? AlignedLocal(channels * b) + AlignedLocal(channels * acc_b) : 0;
   const int64_t budget = half - row_bytes - 6 * kLocalAlignment;
   // Tiles: ranges of dimension t_dim for one index of every dimension before it (a contiguous
   // run of the result), t_dim the first one longer than one whose index fits the budget. With
