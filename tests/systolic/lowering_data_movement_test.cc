@@ -11,6 +11,7 @@
 
 namespace {
 
+using systolic_testing::ExpectNative;
 using systolic_testing::Outcome;
 
 Outcome RunOnGemmini(const std::string& text) {
@@ -19,12 +20,6 @@ Outcome RunOnGemmini(const std::string& text) {
   // interpreter's order): no difference is allowed.
   return systolic_testing::RunAgainstInterpreter(text, systolic::LoadArchConfig("gemmini", {}),
                                                  5, {}, &systolic_testing::kExact);
-}
-
-void ExpectNative(const Outcome& outcome, double native) {
-  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
-  EXPECT_EQ(outcome.counters.at("host_instructions"), 0) << outcome.assembly;
-  EXPECT_EQ(outcome.counters.at("native_instructions"), native) << outcome.assembly;
 }
 
 TEST(SystolicDataMovement, SlicesConcatenatesAndPadsOfSmallArrays) {

@@ -18,6 +18,7 @@
 
 namespace {
 
+using systolic_testing::ExpectNative;
 using systolic_testing::Outcome;
 
 const systolic::ArchConfig& Gemmini() {
@@ -40,12 +41,6 @@ Outcome RunWithIndices(const std::string& text, const std::vector<int32_t>& indi
   }
   return systolic_testing::RunAgainstInterpreter(text, Gemmini(), 11, std::move(inputs),
                                                  &systolic_testing::kExact);
-}
-
-void ExpectNative(const Outcome& outcome, double native) {
-  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
-  EXPECT_EQ(outcome.counters.at("host_instructions"), 0) << outcome.assembly;
-  EXPECT_EQ(outcome.counters.at("native_instructions"), native) << outcome.assembly;
 }
 
 constexpr char kDynamicSlices[] = R"(HloModule m

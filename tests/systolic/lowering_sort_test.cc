@@ -12,6 +12,7 @@
 
 namespace {
 
+using systolic_testing::ExpectNative;
 using systolic_testing::Outcome;
 
 Outcome RunOnTpuV1(const std::string& text) {
@@ -19,12 +20,6 @@ Outcome RunOnTpuV1(const std::string& text) {
       text,
       systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.dtypes=int8,bf16,f32"}),
       7, {}, &systolic_testing::kExact);
-}
-
-void ExpectNative(const Outcome& outcome, double native) {
-  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
-  EXPECT_EQ(outcome.counters.at("host_instructions"), 0) << outcome.assembly;
-  EXPECT_EQ(outcome.counters.at("native_instructions"), native) << outcome.assembly;
 }
 
 TEST(SystolicSort, SortsRowsInBothOrdersWithAndWithoutPayload) {

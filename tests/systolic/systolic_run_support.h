@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "hlo/literal.h"
 #include "targets/descriptions.h"
 #include "targets/systolic/systolic_backend.h"
@@ -37,6 +39,13 @@ inline Outcome RunAgainstInterpreter(const std::string& text, const systolic::Ar
   const auto assembly = artifacts.find("program.sasm");
   return {run.comparison, run.executable->profile().counters,
           assembly == artifacts.end() ? "" : assembly->second};
+}
+
+// The outcome matched, nothing ran on the host and `native` instructions ran on the accelerator.
+inline void ExpectNative(const Outcome& outcome, double native) {
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters.at("host_instructions"), 0) << outcome.assembly;
+  EXPECT_EQ(outcome.counters.at("native_instructions"), native) << outcome.assembly;
 }
 
 }  // namespace systolic_testing
