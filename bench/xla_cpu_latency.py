@@ -44,6 +44,7 @@ Usage (repository root, after `make build`):
 """
 
 import argparse
+import functools
 import glob
 import math
 import os
@@ -131,7 +132,9 @@ class XlaModule:
         return [run_once() for _ in range(repeat)]
 
 
+@functools.lru_cache(maxsize=None)
 def retarget_has_flag(retarget, flag):
+    """Whether `retarget run` takes `flag` (asked once per binary and flag)."""
     help_text = subprocess.run([retarget, "run", "--help"], capture_output=True, text=True).stdout
     return flag in help_text
 
