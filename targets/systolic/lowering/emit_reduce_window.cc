@@ -174,17 +174,9 @@ bool EmitWindowFold(ProgramBuilder& builder, const WindowFold& fold, const ArchC
   return true;
 }
 
-bool NoDilation(const std::vector<hlo::WindowDim>& window) {
-  for (const hlo::WindowDim& d : window) {
-    if (d.base_dilation != 1 || d.window_dilation != 1 || d.reversal || d.stride <= 0 ||
-        d.pad_lo < 0 || d.pad_hi < 0) {
-      return false;
-    }
-  }
-  return true;
-}
 
 }  // namespace
+
 
 bool EmitReduceWindow(ProgramBuilder& builder, const Instruction& rw, const ArchConfig& config,
                       uint64_t operand, uint64_t result, std::string* why) {
@@ -238,7 +230,7 @@ bool IsDepthwiseConv(const Instruction& conv, std::string* why) {
       kernel.dims[2] != 1 || kernel.dims[3] != in.dims[3]) {
     return fail("a grouped convolution other than depthwise (one channel per group)");
   }
-  if (!NoDilation(attrs.window.dims)) return fail("a dilated or reversed depthwise convolution");
+  if (!IsPlainWindow(attrs.window.dims)) return fail("a dilated or reversed depthwise convolution");
   if (!in.HasDefaultLayout() || !kernel.HasDefaultLayout() || !conv.shape().HasDefaultLayout()) {
     return fail("a depthwise convolution with non-default layouts");
   }

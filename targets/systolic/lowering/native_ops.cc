@@ -194,6 +194,16 @@ bool InNativeIdiom(const hlo::Instruction& inst) {
   return false;
 }
 
+bool IsPlainWindow(const std::vector<hlo::WindowDim>& window) {
+  for (const hlo::WindowDim& d : window) {
+    if (d.base_dilation != 1 || d.window_dilation != 1 || d.reversal || d.stride <= 0 ||
+        d.pad_lo < 0 || d.pad_hi < 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
   switch (inst.opcode()) {
     case Opcode::kConvert: {
@@ -272,12 +282,8 @@ std::optional<std::string> IntrinsicHostReason(const hlo::Instruction& inst) {
       if (!reducer || (*reducer != VectorReducer::kSum && *reducer != VectorReducer::kMax)) {
         return "a reduce-window other than a max from -inf or a sum from 0";
       }
-      for (const hlo::WindowDim& d : inst.attr<hlo::WindowAttrs>().window.dims) {
-        if (d.base_dilation != 1 || d.window_dilation != 1 || d.reversal || d.stride <= 0 ||
-            d.pad_lo < 0 || d.pad_hi < 0) {
-          return "a dilated, reversed or negatively padded reduce-window";
-        }
-      }
+      if (!IsPlainWindow(inst.attr<hlo::WindowAttrs>().window.dims))
+        return "a dilated, reversed or negatively padded reduce-window";
       break;
     }
     case Opcode::kSort: case Opcode::kTopK: {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "hlo/ir.h"
 
@@ -30,6 +31,11 @@ struct OpcodeSupport {
 // run by the host sequencer with its bodies lowered separately, collectives): the ownership
 // analysis never asks for those.
 std::optional<OpcodeSupport> SupportFor(hlo::Opcode op);
+
+// Whether every window dimension has a positive stride, non-negative padding and no dilation
+// or reversal: the windows the accelerator's window folds take (reduce-window, depthwise
+// convolution: emit_reduce_window.h).
+bool IsPlainWindow(const std::vector<hlo::WindowDim>& window);
 
 // Why `inst` runs on the host although SupportFor(its opcode) covers its element type, when
 // the reason lies in the instruction itself (its attributes, its operand and result types, the
