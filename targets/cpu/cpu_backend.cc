@@ -7,7 +7,10 @@
 #include <fstream>
 #include <mutex>
 
+#include <llvm/IR/StructuralHash.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Transforms/IPO/ConstantMerge.h>
+#include <llvm/Transforms/Utils/FunctionComparator.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "compiler/memory/buffer_assignment.h"
@@ -16,6 +19,7 @@
 #include "targets/cpu/aot.h"
 #include "targets/cpu/jit.h"
 #include "targets/cpu/kernel_cache.h"
+#include "targets/cpu/parallel_codegen.h"
 #include "targets/cpu/thunk_builder.h"
 #include "targets/cpu/description.h"
 
@@ -68,26 +72,32 @@ void VerifyKernels(const llvm::Module& module, const ThunkBuildResult& built,
   }
 }
 
-// Identical kernels (a ResNet has dozens of equal conv epilogues) are compiled once: a kernel
-// whose IR, apart from its name, equals an earlier one's is deleted and its thunk calls the
-// earlier symbol. Returns how many were merged.
+// Identical kernels (a ResNet has dozens of equal conv epilogues, gemma3's 26 layers repeat the
+// same fusions) are compiled once: a kernel equal to an earlier one up to names (of itself, its
+// values and blocks: LLVM's FunctionComparator) is deleted and its thunk calls the earlier
+// symbol. Equal private constants are merged first (each fusion emits its own iota table), so
+// kernels that read equal tables compare equal. Returns how many kernels were merged.
 int MergeIdenticalKernels(llvm::Module& module, ThunkBuildResult& built) {
-  std::map<std::string, std::string> symbol_of_body;
+  llvm::ModuleAnalysisManager no_analyses;
+  llvm::ConstantMergePass().run(module, no_analyses);
+  llvm::GlobalNumberState global_numbers;
+  std::map<llvm::IRHash, std::vector<llvm::Function*>> kept_by_hash;
   int merged = 0;
   // Returns the symbol to call instead of `symbol` (itself when it is the first of its kind).
   auto merge = [&](const std::string& symbol) -> std::string {
     llvm::Function* function = module.getFunction(symbol);
     if (function == nullptr) return symbol;
-    std::string body = FunctionText(*function);
-    const std::string name = "@" + symbol + "(";
-    if (size_t at = body.find(name); at != std::string::npos) body.replace(at, name.size(), "@(");
-    auto [it, inserted] = symbol_of_body.emplace(std::move(body), symbol);
-    if (inserted) return symbol;
-    // A compiled loop calls kernels directly: it calls the kept one now.
-    function->replaceAllUsesWith(module.getFunction(it->second));
-    function->eraseFromParent();
-    ++merged;
-    return it->second;
+    std::vector<llvm::Function*>& candidates = kept_by_hash[llvm::StructuralHash(*function)];
+    for (llvm::Function* kept : candidates) {
+      if (llvm::FunctionComparator(kept, function, &global_numbers).compare() != 0) continue;
+      // A compiled loop calls kernels directly: it calls the kept one now.
+      function->replaceAllUsesWith(kept);
+      function->eraseFromParent();
+      ++merged;
+      return kept->getName().str();
+    }
+    candidates.push_back(function);
+    return symbol;
   };
   for (KernelThunk* kernel : built.kernels) kernel->set_symbol(merge(kernel->symbol()));
   for (auto& epilogue : built.tile_epilogues) epilogue->symbol = merge(epilogue->symbol);
@@ -348,10 +358,8 @@ class CpuBackend final : public targets::Backend {
         (!built.kernels.empty() || !built.tile_epilogues.empty() || !built.functions.empty()) &&
         !options_.skip_jit;
     std::unique_ptr<Jit> jit;
-    if (needs_jit && !options_.cache_dir.empty() && !options_.keep_ir && !options_.keep_object &&
-        options_.dump_dir.empty())
-      jit = CompileThroughCache(*llvm_module, built, counters);
-    if (!jit) {
+    if (options_.keep_ir || options_.keep_object || !options_.dump_dir.empty()) {
+      // The artifacts need the whole module optimized as one.
       std::unique_ptr<llvm::TargetMachine> machine = MakeHostTargetMachine();
       OptimizeModule(*llvm_module, *machine);
       if (options_.keep_ir) artifacts["kernels.opt.ll"] = ModuleToString(*llvm_module);
@@ -362,6 +370,8 @@ class CpuBackend final : public targets::Backend {
         jit = std::make_unique<Jit>(std::move(llvm_module), std::move(context));
         BindKernels(*jit, built);
       }
+    } else if (needs_jit) {
+      jit = CompileKernels(*llvm_module, built, counters);
     }
     counters["compile_ms.llvm"] = MillisecondsSince(llvm_start);
     counters["compile_ms"] = MillisecondsSince(start);
@@ -383,31 +393,32 @@ class CpuBackend final : public targets::Backend {
           reinterpret_cast<CompiledLoopFunction>(jit.Lookup(loop->compiled_symbol())));
   }
 
-  // The kernels from options_.cache_dir when an earlier compile stored them under this IR's key,
-  // else compiled to an object, stored there and loaded. nullptr when the cached object does not
-  // link (the caller then compiles `module` as usual): a cache never fails a compile.
-  std::unique_ptr<Jit> CompileThroughCache(llvm::Module& module, ThunkBuildResult& built,
-                                           std::map<std::string, double>& counters) const {
+  // The kernels compiled on every core (parallel_codegen.h), or loaded from options_.cache_dir
+  // when an earlier compile stored them under this IR's key; a fresh compile is stored there. A
+  // cached entry that does not link is compiled again: a cache never fails a compile.
+  std::unique_ptr<Jit> CompileKernels(llvm::Module& module, ThunkBuildResult& built,
+                                      std::map<std::string, double>& counters) const {
     const KernelCache cache(options_.cache_dir);
-    const std::string key = CompiledObjectKey(module);
-    if (std::optional<std::string> object = cache.Find(key)) {
-      try {
-        auto jit = std::make_unique<Jit>(*object, key + ".o");
-        BindKernels(*jit, built);
-        counters["kernel_cache.hit"] = 1;
-        return jit;
-      } catch (const hlo::Error&) {
-        counters["kernel_cache.unusable"] = 1;
-        return nullptr;
+    const bool cached = !options_.cache_dir.empty();
+    const std::string key = cached ? CompiledObjectKey(module) : "kernels";
+    if (cached) {
+      counters["kernel_cache.hit"] = 0;
+      if (std::optional<std::vector<std::string>> objects = cache.Find(key)) {
+        try {
+          auto jit = std::make_unique<Jit>(*objects, key);
+          BindKernels(*jit, built);
+          counters["kernel_cache.hit"] = 1;
+          return jit;
+        } catch (const hlo::Error&) {
+          counters["kernel_cache.unusable"] = 1;
+        }
       }
     }
-    std::unique_ptr<llvm::TargetMachine> machine = MakeHostTargetMachine();
-    OptimizeModule(module, *machine);
-    const std::string object = EmitObjectFile(module, *machine);
-    counters["kernel_cache.stored"] = cache.Store(key, object) ? 1 : 0;
-    auto jit = std::make_unique<Jit>(object, key + ".o");
+    const std::vector<std::string> objects = CompileToObjects(module, /*threads=*/0);
+    counters["kernels.object_files"] = static_cast<double>(objects.size());
+    if (cached) counters["kernel_cache.stored"] = cache.Store(key, objects) ? 1 : 0;
+    auto jit = std::make_unique<Jit>(objects, key);
     BindKernels(*jit, built);
-    counters["kernel_cache.hit"] = 0;
     return jit;
   }
 

@@ -188,9 +188,10 @@ namespace {
 std::string TakeMessage(llvm::Error error) { return llvm::toString(std::move(error)); }
 }  // namespace
 
-// Bump when OptimizeModule, MakeHostTargetMachine or the JIT's code generation settings change:
+// Bump when OptimizeModule, MakeHostTargetMachine, the partitioning of parallel_codegen.cc or the
+// JIT's code generation settings change:
 // objects cached under an older version are then never found again.
-constexpr int kPipelineVersion = 1;
+constexpr int kPipelineVersion = 2;
 
 std::string CompiledObjectKey(const llvm::Module& module) {
   llvm::SHA256 hash;
@@ -210,12 +211,15 @@ Jit::Jit(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext
     throw hlo::Error("cpu backend: JIT rejected the module: " + TakeMessage(std::move(error)));
 }
 
-Jit::Jit(const std::string& object, const std::string& name) {
+Jit::Jit(const std::vector<std::string>& objects, const std::string& name) {
   CreateWithRuntime();
-  if (llvm::Error error =
-          jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, name)))
-    throw hlo::Error("cpu backend: JIT rejected the object " + name + ": " +
-                     TakeMessage(std::move(error)));
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const std::string part = name + "." + std::to_string(i) + ".o";
+    if (llvm::Error error =
+            jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(objects[i], part)))
+      throw hlo::Error("cpu backend: JIT rejected the object " + part + ": " +
+                       TakeMessage(std::move(error)));
+  }
 }
 
 void Jit::CreateWithRuntime() {

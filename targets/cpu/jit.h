@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/Module.h>
@@ -42,13 +43,14 @@ std::string ModuleToString(const llvm::Module& module);
 // settings change). The key of kernel_cache.h.
 std::string CompiledObjectKey(const llvm::Module& module);
 
-// An LLJIT holding one optimized module, or the object file compiled from one; Lookup returns a
+// An LLJIT holding one optimized module, or the object files compiled from one; Lookup returns a
 // kernel's address.
 class Jit {
  public:
   Jit(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context);
-  // `object`: EmitObjectFile's bytes for this machine; `name` says where they came from.
-  Jit(const std::string& object, const std::string& name);
+  // `objects`: EmitObjectFile's bytes for this machine (CompileToObjects' partitions, linked
+  // together); `name` says where they came from.
+  Jit(const std::vector<std::string>& objects, const std::string& name);
   void* Lookup(const std::string& name);
 
  private:

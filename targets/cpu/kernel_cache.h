@@ -1,11 +1,12 @@
-// An on-disk cache of the CPU backend's compiled kernels: one object file per module, named by
+// An on-disk cache of the CPU backend's compiled kernels: one entry per module holding its object
+// files (the partitions of parallel_codegen.h, in order), named by
 // CompiledObjectKey (jit.h) — a hash of the kernels' IR before optimization and of everything
 // else code generation depends on — so compiling the same module again on the same machine
 // loads the object instead of running LLVM's O3 pipeline and code generator (gemma3_1b: seconds
 // of LLVM work).
 //
 // Guarantees: an entry is written to a temporary file and renamed into place, so a reader sees
-// a whole object or none; a cache that cannot be read or written (permissions, a full disk)
+// a whole entry or none; an entry whose framing does not parse is not found; a cache that cannot be read or written (permissions, a full disk)
 // costs the compile nothing but the time — it never fails it; entries are never trusted beyond
 // their key (a corrupt object is rejected by the JIT's linker, and the compile then falls back
 // to LLVM). Nothing outside the directory is touched.
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cpu {
 
@@ -25,11 +27,11 @@ std::filesystem::path DefaultKernelCacheDirectory();
 class KernelCache {
  public:
   explicit KernelCache(std::filesystem::path directory) : directory_(std::move(directory)) {}
-  // The object stored under `key`, if any.
-  std::optional<std::string> Find(const std::string& key) const;
-  // Stores `object` under `key`; false (and nothing left behind) when the directory cannot
-  // take it.
-  bool Store(const std::string& key, const std::string& object) const;
+  // The objects stored under `key`, if any.
+  std::optional<std::vector<std::string>> Find(const std::string& key) const;
+  // Stores `objects` under `key`; false (and nothing left behind) when the directory cannot
+  // take them.
+  bool Store(const std::string& key, const std::vector<std::string>& objects) const;
 
  private:
   std::filesystem::path PathOf(const std::string& key) const;

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "targets/cpu/cpu_backend.h"
 #include "targets/cpu/kernel_cache.h"
@@ -27,20 +29,45 @@ fs::path FreshDirectory(const std::string& name) {
   return dir;
 }
 
+using Objects = std::vector<std::string>;
+
 TEST(KernelCache, StoresWholeEntriesAndFindsThem) {
   const fs::path dir = FreshDirectory("store");
   cpu::KernelCache cache(dir / "nested");
   EXPECT_FALSE(cache.Find("k1").has_value());
-  ASSERT_TRUE(cache.Store("k1", std::string("object\0bytes", 12)));
-  EXPECT_EQ(cache.Find("k1"), std::string("object\0bytes", 12));
-  ASSERT_TRUE(cache.Store("k1", "replaced"));
-  EXPECT_EQ(cache.Find("k1"), "replaced");
+  const Objects two = {std::string("object\0bytes", 12), std::string("\n12\nsecond")};
+  ASSERT_TRUE(cache.Store("k1", two));
+  EXPECT_EQ(cache.Find("k1"), two);
+  ASSERT_TRUE(cache.Store("k1", Objects{"replaced"}));
+  EXPECT_EQ(cache.Find("k1"), Objects{"replaced"});
   int files = 0;
   for (const auto& entry : fs::directory_iterator(dir / "nested")) {
     ++files;
-    EXPECT_EQ(entry.path().filename(), "k1.o");  // no temporary file left behind
+    EXPECT_EQ(entry.path().filename(), "k1.objects");  // no temporary file left behind
   }
   EXPECT_EQ(files, 1);
+  fs::remove_all(dir);
+}
+
+TEST(KernelCache, AnEntryWhoseFramingDoesNotParseIsNotFound) {
+  const fs::path dir = FreshDirectory("framing");
+  cpu::KernelCache cache(dir);
+  ASSERT_TRUE(cache.Store("k", Objects{"abc", "defg"}));
+  std::ifstream in(dir / "k.objects", std::ios::binary);
+  const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const std::vector<std::string> broken = {
+      "",
+      "not an entry",
+      whole.substr(0, whole.size() - 1),  // the last object cut short
+      whole + "x",                        // bytes after the last object
+      std::string(whole).replace(whole.find("\n2\n"), 3, "\n9\n"),  // more objects than held
+      std::string(whole).replace(whole.find("\n3\n"), 3, "\n-\n"),  // a size that is no number
+  };
+  for (const std::string& bytes : broken) {
+    std::ofstream(dir / "k.objects", std::ios::binary | std::ios::trunc) << bytes;
+    EXPECT_FALSE(cache.Find("k").has_value()) << bytes;
+  }
   fs::remove_all(dir);
 }
 
@@ -49,7 +76,7 @@ TEST(KernelCache, ADirectoryThatCannotBeCreatedStoresNothing) {
   fs::create_directories(dir);
   std::ofstream(dir / "file") << "a file where the cache directory would go";
   cpu::KernelCache cache(dir / "file" / "cache");
-  EXPECT_FALSE(cache.Store("k", "object"));
+  EXPECT_FALSE(cache.Store("k", Objects{"object"}));
   EXPECT_FALSE(cache.Find("k").has_value());
   fs::remove_all(dir);
 }
@@ -121,11 +148,13 @@ TEST(KernelCache, SecondCompileLoadsTheObjectAndComputesTheSame) {
       std::string(kModule).find("multiply"), 8, "add"));
   EXPECT_EQ(CompileAndRun(dir, *other).counters.at("kernel_cache.hit"), 0);
 
-  // Corrupt every entry: the linker rejects it and the compile goes through LLVM again.
+  // Corrupt every entry's object (keeping the framing): the linker rejects it and the compile
+  // goes through LLVM again.
   for (const auto& entry : fs::directory_iterator(dir))
-    std::ofstream(entry.path(), std::ios::trunc) << "not an object file";
+    cpu::KernelCache(dir).Store(entry.path().stem().string(), Objects{"not an object file"});
   const Compiled recovered = CompileAndRun(dir, *module);
   EXPECT_EQ(recovered.counters.at("kernel_cache.unusable"), 1);
+  EXPECT_EQ(recovered.counters.at("kernel_cache.hit"), 0);
   EXPECT_TRUE(recovered.result.BitwiseEqual(first.result));
   fs::remove_all(dir);
 }
