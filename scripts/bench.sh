@@ -4,7 +4,7 @@
 #   scripts/bench.sh [BUILD_DIR]     (default: build; `make bench` calls it after `make build`)
 #
 # Writes BUILD_DIR/bench/:
-#   parse_bench.json, interp_bench.json   Google Benchmark JSON (bench/*.cc)
+#   parse_bench.json, interp_bench.json, compiler_bench.json   Google Benchmark JSON (bench/*.cc)
 #   numpy_1thread.json, numpy_default.json  numpy/OpenBLAS matmul + copy baselines (same run,
 #                                         same machine; the build's venv numpy)
 #   summary.json + the Markdown table printed at the end (ratios and floors; docs/perf.md)
@@ -19,12 +19,13 @@ build=${1:-build}
 out=$build/bench
 mkdir -p "$out"
 
-# Build the two programs if they are missing or stale (a no-op after `make build`).
-cmake --build "$build" -j "${BENCH_JOBS:-$(nproc)}" --target parse_bench interp_bench >/dev/null
+# Build the programs if they are missing or stale (a no-op after `make build`).
+cmake --build "$build" -j "${BENCH_JOBS:-$(nproc)}" --target parse_bench interp_bench compiler_bench \
+  >/dev/null
 
 filter=${BENCH_FILTER:-.}
 min_time=${BENCH_MIN_TIME:-0.5}
-for program in parse_bench interp_bench; do
+for program in parse_bench interp_bench compiler_bench; do
   echo "bench.sh: $program" >&2
   "$build/bin/$program" --benchmark_filter="$filter" --benchmark_min_time="$min_time" \
     --benchmark_out="$out/$program.json" --benchmark_out_format=json

@@ -123,15 +123,15 @@ class BufferAssigner {
           value.assign(whole.begin() + first, whole.begin() + first + count);
           break;
         }
-        case Opcode::kBitcast:
-        case Opcode::kOptimizationBarrier:
-          value = values_.at(inst->operand(0));
-          break;
         default:
-          DefineOwnBuffers(result, inst, t, n, value);
+          if (memory::IsAliasing(*inst)) {  // bitcast, opt-barrier, an annotation
+            value = values_.at(inst->operand(0));
+          } else {
+            DefineOwnBuffers(result, inst, t, n, value);
+          }
           break;
       }
-      if (memory::IsAliasingOp(inst->opcode())) continue;
+      if (memory::IsAliasing(*inst)) continue;
       for (const Instruction* operand : inst->operands()) {
         for (int64_t b : values_.at(operand)) {
           LogicalBuffer& read = result.buffers_[static_cast<size_t>(b)];

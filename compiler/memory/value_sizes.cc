@@ -3,6 +3,8 @@
 
 #include <limits>
 
+#include "hlo/custom_call_targets.h"
+
 namespace compiler::memory {
 namespace {
 
@@ -13,9 +15,20 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
 
 }  // namespace
 
-bool IsAliasingOp(hlo::Opcode opcode) {
-  return opcode == hlo::Opcode::kTuple || opcode == hlo::Opcode::kGetTupleElement ||
-         opcode == hlo::Opcode::kBitcast || opcode == hlo::Opcode::kOptimizationBarrier;
+bool IsAliasing(const hlo::Instruction& instruction) {
+  switch (instruction.opcode()) {
+    case hlo::Opcode::kTuple:
+    case hlo::Opcode::kGetTupleElement:
+    case hlo::Opcode::kBitcast:
+    case hlo::Opcode::kOptimizationBarrier:
+      return true;
+    case hlo::Opcode::kCustomCall:
+      return instruction.operand_count() == 1 &&
+             instruction.shape() == instruction.operand(0)->shape() &&
+             hlo::IsAnnotationCustomCall(instruction.attr<hlo::CustomCallAttrs>().target);
+    default:
+      return false;
+  }
 }
 
 int64_t ArrayBytes(const hlo::Shape& shape) {
@@ -40,7 +53,8 @@ int64_t ShapeBytes(const hlo::Shape& shape) {
 
 int64_t DefinedTempBytes(const hlo::Instruction& instruction) {
   const hlo::Opcode op = instruction.opcode();
-  if (IsAliasingOp(op) || op == hlo::Opcode::kParameter || op == hlo::Opcode::kConstant) return 0;
+  if (IsAliasing(instruction) || op == hlo::Opcode::kParameter || op == hlo::Opcode::kConstant)
+    return 0;
   return ShapeBytes(instruction.shape());
 }
 

@@ -12,10 +12,12 @@
 
 namespace compiler::memory {
 
-// Ops whose result is (part of) an operand's storage, so they create no buffer: tuple (its
-// elements), get-tuple-element (one element), bitcast (a reinterpretation), opt-barrier
-// (identity).
-bool IsAliasingOp(hlo::Opcode opcode);
+// Instructions whose result is (part of) an operand's storage, so they create no buffer: tuple
+// (its elements), get-tuple-element (one element), bitcast (a reinterpretation), opt-barrier
+// (identity), and an annotation custom-call (Sharding, annotate_device_placement, ...:
+// hlo::IsAnnotationCustomCall) of one operand with exactly the operand's shape (a one-device run
+// gives it no code: its value is the operand's).
+bool IsAliasing(const hlo::Instruction& instruction);
 
 // Bytes of one array leaf (element count x element size); 0 for tokens and tuples.
 int64_t ArrayBytes(const hlo::Shape& shape);

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "compiler/memory/schedule.h"
+#include "compiler/memory/value_sizes.h"
 #include "compiler/passes/dot_canonicalizer.h"
 #include "targets/cpu/contraction_thunks.h"
 #include "targets/cpu/description.h"
@@ -110,8 +111,8 @@ std::unique_ptr<ThunkSequence> ThunkBuilder::Build(
     scope.values[parameter] = sequence->mutable_parameters().back();
   }
   // Buffer reuse: an instruction's own buffers become free after the last instruction that
-  // reads its value directly or through aliases (tuple, get-tuple-element, bitcast,
-  // opt-barrier, reshape: conservatively all of them; transposes the dots read through);
+  // reads its value directly or through aliases (compiler::memory::IsAliasing's, reshape:
+  // conservatively all of them; transposes the dots read through);
   // values reaching the root never do.
   std::map<const Instruction*, size_t> position;
   for (size_t t = 0; t < schedule.size(); ++t) position[schedule[t]] = t;
@@ -122,10 +123,7 @@ std::unique_ptr<ThunkSequence> ThunkBuilder::Build(
     size_t last = inst == computation.root() ? kNever : position.at(inst);
     for (const Instruction* user : inst->users()) {
       if (last == kNever) break;
-      const bool alias = user->opcode() == Opcode::kTuple ||
-                         user->opcode() == Opcode::kGetTupleElement ||
-                         user->opcode() == Opcode::kBitcast ||
-                         user->opcode() == Opcode::kOptimizationBarrier ||
+      const bool alias = compiler::memory::IsAliasing(*user) ||
                          user->opcode() == Opcode::kReshape || FoldsIntoDots(*user);
       last = std::max(last, alias ? release_after(user) : position.at(user));
     }
@@ -249,6 +247,13 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
     case Opcode::kOptimizationBarrier:
       scope.values[&inst] = scope[inst.operand(0)];
       return;
+    case Opcode::kCustomCall:
+      if (compiler::memory::IsAliasing(inst)) {  // an annotation: no code, no copy
+        scope.values[&inst] = scope[inst.operand(0)];
+        result_.counters["annotations.aliased"] += 1;
+        return;
+      }
+      break;
     case Opcode::kBitcast: {
       // A bitcast reinterprets the operand's physical bytes (hlo/ir.h): same buffer.
       const ValueLayout& operand = scope[inst.operand(0)];

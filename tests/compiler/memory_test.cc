@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -284,6 +283,25 @@ ENTRY e {
   EXPECT_EQ(a.peak_bytes(), 4096 + a.temp_bytes());
 }
 
+// A Sharding annotation of one device computes nothing: its value is its operand's buffer, like a
+// bitcast's (compiler::memory::IsAliasing). One whose shape differs from its operand's (a
+// memory-space move) is a copy and has a buffer of its own.
+TEST(BufferAssignment, AnnotationsAliasTheirOperand) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY e {
+  p = f32[16] parameter(0)
+  a = f32[16] exponential(p)
+  s = f32[16] custom-call(a), custom_call_target="Sharding", sharding={replicated}
+  h = f32[16]{0:S(5)} custom-call(s), custom_call_target="MoveToHost"
+  ROOT n = f32[16] negate(h)
+})");
+  BufferAssignment a = AssignBuffers(*m, targets::CpuDescription());
+  std::set<std::string> owners;
+  for (const LogicalBuffer& buffer : a.buffers()) owners.insert(buffer.instruction->name());
+  EXPECT_EQ(owners, (std::set<std::string>{"p", "a", "h", "n"}));
+}
+
 TEST(BufferAssignment, TuplesAndBitcastsAliasTheirOperands) {
   auto m = Parse(R"(
 HloModule m
@@ -404,16 +422,14 @@ TEST(BufferAssignment, ConsistentAfterTargetPipelines) {
   }
 }
 
-TEST(BufferAssignment, Gemma3UnderTwoHundredMilliseconds) {
+// The optimizer's largest corpus module: buffers never overlap while live and the peak is what
+// the live set needs. (How long assignment takes is measured in bench/compiler_bench.cc.)
+TEST(BufferAssignment, Gemma3BuffersDoNotOverlap) {
   auto m = LoadCorpus("gemma3_1b_flax_call.hlo");
-  const auto start = std::chrono::steady_clock::now();
   BufferAssignment a = AssignBuffers(*m, targets::CpuDescription());
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::printf("gemma3_1b_flax_call: %zu buffers, peak %lld B, %.1f ms\n", a.buffers().size(),
-              static_cast<long long>(a.peak_bytes()), ms);
-  EXPECT_GT(a.peak_bytes(), 0);
-  EXPECT_LT(ms, 200.0);
+  ExpectNoOverlap(a);
+  EXPECT_GE(a.temp_bytes(), LargestLiveSet(a));
+  EXPECT_GT(a.temp_bytes(), 0);
 }
 
 }  // namespace

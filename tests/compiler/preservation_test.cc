@@ -9,7 +9,6 @@
 // time in an optimized build, with the per-pass table printed for docs/perf.md.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <iostream>
 
 #include "compiler/target_pipelines.h"
@@ -76,7 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
-TEST(PipelinePerformance, FullCpuPipelineOnGemma3UnderOneSecond) {
+// The whole CPU pipeline on the largest corpus module leaves a valid module whose entry is
+// mostly fusions. (How long it takes is measured in bench/compiler_bench.cc.)
+TEST(CpuPipeline, Gemma3StaysValid) {
   hlo::ParseOptions quiet;
   quiet.warn = [](const std::string&) {};
   hlo::LoadedModule loaded =
@@ -84,20 +85,16 @@ TEST(PipelinePerformance, FullCpuPipelineOnGemma3UnderOneSecond) {
   hlo::Module& module = *loaded.module;
   const int64_t before = module.instruction_count();
   compiler::Pipeline pipeline = compiler::MakeTargetPipeline(targets::CpuDescription());
-  // Production settings: no per-pass verification or honesty printing (that is test scaffolding
-  // the pipeline excludes from pass time anyway).
-  auto start = std::chrono::steady_clock::now();
   compiler::PipelineReport report = pipeline.Run(module, {});
-  double wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "[ perf     ] gemma3_1b_flax_call, cpu pipeline: " << before << " -> "
-            << module.instruction_count() << " instructions, passes " << report.total_milliseconds
-            << " ms, wall " << wall_ms << " ms (input verification included)\n"
+  std::cout << "gemma3_1b_flax_call, cpu pipeline: " << before << " -> "
+            << module.instruction_count() << " instructions\n"
             << report.ToTable();
   EXPECT_NO_THROW(hlo::Verify(module));
-#ifdef NDEBUG
-  EXPECT_LT(report.total_milliseconds, 1000.0);
-#endif
+  int64_t fusions = 0;
+  for (const auto& inst : module.entry()->instructions())
+    fusions += inst->opcode() == hlo::Opcode::kFusion ? 1 : 0;
+  EXPECT_GT(fusions, 500);
+  EXPECT_LT(static_cast<int64_t>(module.entry()->instructions().size()), before / 2);
 }
 
 }  // namespace

@@ -168,6 +168,22 @@ ENTRY e {
   EXPECT_EQ(Counter(run, "thunks.fallback"), 0) << run.artifacts["fallbacks.txt"];
 }
 
+// A Sharding annotation (one device) is its operand's buffer: no thunk, no fallback, no copy;
+// the module that aliases its output with its input (XLA's must_alias_with_sharding) too.
+TEST(CpuElementwise, AnnotationsAreTheirOperandsBuffer) {
+  const auto run = ExpectMatchesInterp(R"(
+HloModule f, input_output_alias={{}: (0, {}, must-alias)}
+ENTRY f {
+  a = s32[10] parameter(0)
+  b = s32[10] custom-call(a), custom_call_target="Sharding", sharding={replicated}
+  c = s32[10] custom-call(b), custom_call_target="annotate_device_placement"
+  ROOT sum = s32[10] add(c, b)
+})");
+  EXPECT_EQ(Counter(run, "annotations.aliased"), 2);
+  EXPECT_EQ(Counter(run, "thunks.fallback"), 0);
+  EXPECT_EQ(Counter(run, "thunks.kernel"), 1);
+}
+
 TEST(CpuElementwise, ConcatenateRootWrittenPieceByPiece) {
   cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
 HloModule concat

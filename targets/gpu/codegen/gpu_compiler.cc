@@ -8,6 +8,7 @@
 
 #include "compiler/cost_model.h"
 #include "compiler/memory/buffer_assignment.h"
+#include "compiler/memory/value_sizes.h"
 #include "compiler/target_description.h"
 #include "compiler/target_pipelines.h"
 #include "hlo/custom_call_targets.h"
@@ -88,12 +89,10 @@ const std::vector<gpu::Slice>& ArtifactBuilder::Slices(const Instruction& inst) 
                     whole.begin() + static_cast<std::ptrdiff_t>(first + count));
       break;
     }
-    case Opcode::kBitcast:
-    case Opcode::kOptimizationBarrier:
-      slices = Slices(*inst.operand(0));
-      break;
     default:
-      Unsupported(inst, "no buffer was assigned to it");
+      // Bitcast, opt-barrier, an annotation custom-call: the operand's buffers.
+      if (!compiler::memory::IsAliasing(inst)) Unsupported(inst, "no buffer was assigned to it");
+      slices = Slices(*inst.operand(0));
   }
   return slices_[&inst] = std::move(slices);
 }
