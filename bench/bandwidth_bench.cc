@@ -6,6 +6,10 @@
 //   BM_Memcpy/<threads>          dst = src                    (1 read + 1 write stream)
 //   BM_ScaleShift/<threads>      y[i] = 2 * x[i] + 1          (1 read + 1 write)
 //   BM_Add/<threads>             c[i] = a[i] + b[i]           (2 reads + 1 write)
+//   BM_StreamScale/<MiB>/<threads>  y[i] = 3 * x[i] over one pair of MiB-sized buffers, reused
+//                                every iteration: STREAM's "scale", the yardstick for a kernel
+//                                that reads and writes arrays of that size once per run
+//                                (bench/row_kernel_bandwidth.py runs both in one run)
 //
 // `bytes_per_second` counts bytes read plus bytes written. Four sets of buffers are used in turn
 // (4 x 64 MiB per stream) so that consecutive iterations do not find their data in the large L3
@@ -91,9 +95,29 @@ void BM_Add(benchmark::State& state) {
   SetBytes(state, 3);
 }
 
+void BM_StreamScale(benchmark::State& state) {
+  const int64_t floats = state.range(0) * (int64_t{1} << 20) / int64_t{sizeof(float)};
+  std::vector<float> input(static_cast<size_t>(floats), 1.5f), output(input.size(), 0.0f);
+  cpu::ThreadPool pool(static_cast<int>(state.range(1)));
+  for (auto _ : state) {
+    float* __restrict y = output.data();
+    const float* __restrict x = input.data();
+    pool.ParallelFor(floats, int64_t{1} << 16, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = 3.0f * x[i];
+    });
+    benchmark::DoNotOptimize(y);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * 2 * floats * int64_t{sizeof(float)});
+}
+
 BENCHMARK(BM_Memcpy)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ScaleShift)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Add)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StreamScale)
+    ->ArgsProduct({{8, 32, 64, 256}, {1, 2}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -5,6 +5,9 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <new>
+#include <vector>
 
 #include "hlo/minifloat.h"
 
@@ -83,7 +86,8 @@ std::atomic<int64_t> live_literal_bytes{0};
 
 int64_t LiveLiteralBytes() { return live_literal_bytes.load(std::memory_order_relaxed); }
 
-namespace detail {
+namespace {
+
 void ReserveLiteralBytes(int64_t bytes) {
   const int64_t budget = GlobalLimits().max_live_literal_bytes;
   const int64_t live = live_literal_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
@@ -95,9 +99,87 @@ void ReserveLiteralBytes(int64_t bytes) {
                 " bytes (90 % of this machine's memory; hlo::GlobalLimits().max_live_literal_bytes)");
   }
 }
-void ReleaseLiteralBytes(int64_t bytes) noexcept {
-  live_literal_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+
+// Freed blocks of at least kReusedBlockBytes, kept for the next allocation of exactly the same
+// size. Bounded twice: at most 1/16 of the literal budget (1 GiB at most) is held, and an
+// allocation that finds no block of its size frees every kept block first — sizes that change
+// from run to run gain nothing, and the kept blocks must not raise the resident set of a
+// program whose memory is tight. Kept blocks are not live literal bytes.
+class ReusableBlocks {
+ public:
+  void* Take(size_t bytes) {
+    std::vector<std::pair<void*, size_t>> unused;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
+        if (it->second != bytes) continue;
+        void* block = it->first;
+        blocks_.erase(it);
+        held_ -= bytes;
+        return block;
+      }
+      unused.swap(blocks_);
+      held_ = 0;
+    }
+    for (const auto& [block, size] : unused) ::operator delete(block, size);
+    return nullptr;
+  }
+  bool Keep(void* block, size_t bytes) {
+    const size_t cap = static_cast<size_t>(
+        std::min<int64_t>(int64_t{1} << 30, GlobalLimits().max_live_literal_bytes / 16));
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (held_ + bytes > cap) return false;
+    try {
+      blocks_.emplace_back(block, bytes);
+    } catch (const std::bad_alloc&) {
+      return false;  // the caller frees the block instead
+    }
+    held_ += bytes;
+    return true;
+  }
+  size_t held() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return held_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<void*, size_t>> blocks_;
+  size_t held_ = 0;
+};
+
+// Never destroyed: literals with static storage may be freed after it would be.
+ReusableBlocks& Reusable() {
+  static ReusableBlocks* blocks = new ReusableBlocks;
+  return *blocks;
 }
+
+}  // namespace
+
+namespace detail {
+
+void* AllocateLiteralBlock(size_t bytes) {
+  ReserveLiteralBytes(static_cast<int64_t>(bytes));
+  if (bytes >= kReusedBlockBytes) {
+    if (void* block = Reusable().Take(bytes)) return block;
+  }
+  try {
+    return ::operator new(bytes);
+  } catch (...) {
+    live_literal_bytes.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
+    throw;
+  }
+}
+
+void FreeLiteralBlock(void* block, size_t bytes) noexcept {
+  live_literal_bytes.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
+  if (block == nullptr) return;
+  if (bytes >= kReusedBlockBytes && Reusable().Keep(block, bytes)) return;
+  ::operator delete(block, bytes);
+}
+
+size_t ReusableLiteralBlockBytes() { return Reusable().held(); }
+
 }  // namespace detail
 
 Literal::Literal(const Shape& shape) : shape_(shape) {

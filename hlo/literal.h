@@ -57,24 +57,26 @@ struct LiteralBytesAllocator {
 using LiteralBytes = std::vector<uint8_t, LiteralBytesAllocator<uint8_t>>;
 
 namespace detail {
-void ReserveLiteralBytes(int64_t bytes);  // throws when over the budget
-void ReleaseLiteralBytes(int64_t bytes) noexcept;
+// A block of `bytes` for literal data, counted against the budget (throws hlo::Error when it
+// would pass it). Freed blocks of at least kReusedBlockBytes are kept for the next allocation of
+// the same size (bounded; see literal.cc): a model run again and again returns outputs of the
+// same sizes, and memory fresh from the system costs a page fault per 4 KiB page on first
+// touch — a 32 MiB result takes about as long to fault in as a softmax takes to compute it.
+void* AllocateLiteralBlock(size_t bytes);
+void FreeLiteralBlock(void* block, size_t bytes) noexcept;
+inline constexpr size_t kReusedBlockBytes = size_t{1} << 20;
+// Bytes held by freed blocks waiting for reuse (for tests).
+size_t ReusableLiteralBlockBytes();
 }  // namespace detail
 
 template <typename T>
 T* LiteralBytesAllocator<T>::allocate(size_t n) {
-  detail::ReserveLiteralBytes(static_cast<int64_t>(n * sizeof(T)));
-  try {
-    return std::allocator<T>().allocate(n);
-  } catch (...) {
-    detail::ReleaseLiteralBytes(static_cast<int64_t>(n * sizeof(T)));
-    throw;
-  }
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+  return static_cast<T*>(detail::AllocateLiteralBlock(n * sizeof(T)));
 }
 template <typename T>
 void LiteralBytesAllocator<T>::deallocate(T* p, size_t n) noexcept {
-  std::allocator<T>().deallocate(p, n);
-  detail::ReleaseLiteralBytes(static_cast<int64_t>(n * sizeof(T)));
+  detail::FreeLiteralBlock(p, n * sizeof(T));
 }
 
 // bf16 / f16 conversions. To-16-bit conversions round to nearest even; NaN stays NaN (quiet).

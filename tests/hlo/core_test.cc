@@ -108,6 +108,39 @@ TEST(Literal, CopiesShareBytesUntilOneWrites) {
   EXPECT_FALSE(original.BitwiseEqual(copy));
 }
 
+// A freed block of 1 MiB or more is kept for the next literal of the same size (no page faults
+// for a result computed again), is not counted live, and an allocation of another size frees
+// what was kept.
+TEST(Literal, LargeBlocksAreReusedForTheSameSize) {
+  const Shape two_mib = Shape::Array(PrimitiveType::kF32, {512 * 1024});
+  const Shape four_mib = Shape::Array(PrimitiveType::kF32, {1024 * 1024});
+  ASSERT_GE(GlobalLimits().max_live_literal_bytes / 16, 8 * 1024 * 1024);
+  Literal{four_mib};  // kept when freed
+  EXPECT_EQ(detail::ReusableLiteralBlockBytes(), 4u * 1024 * 1024);
+  const int64_t live = LiveLiteralBytes();
+  const void* address = nullptr;
+  {
+    Literal first = Literal::ForOverwrite(two_mib);  // no 2 MiB block: the 4 MiB one is freed
+    EXPECT_EQ(detail::ReusableLiteralBlockBytes(), 0u);
+    address = first.bytes().data();
+    EXPECT_EQ(LiveLiteralBytes(), live + 2 * 1024 * 1024);
+  }
+  EXPECT_EQ(LiveLiteralBytes(), live);
+  EXPECT_EQ(detail::ReusableLiteralBlockBytes(), 2u * 1024 * 1024);
+  {
+    Literal again(two_mib);  // zero-filled as always, in the kept block
+    EXPECT_EQ(static_cast<const void*>(again.bytes().data()), address);
+    EXPECT_EQ(again.GetAsDouble(123), 0.0);
+    EXPECT_EQ(detail::ReusableLiteralBlockBytes(), 0u);
+  }
+  EXPECT_EQ(detail::ReusableLiteralBlockBytes(), 2u * 1024 * 1024);
+  Literal other(Shape::Array(PrimitiveType::kF32, {3 * 256 * 1024}));  // 3 MiB: no block fits
+  EXPECT_EQ(detail::ReusableLiteralBlockBytes(), 0u);
+  Literal small(Shape::Array(PrimitiveType::kF32, {1000}));
+  small = Literal();  // small blocks go straight back to the allocator
+  EXPECT_EQ(detail::ReusableLiteralBlockBytes(), 0u);
+}
+
 TEST(Literal, AllocationLimitIsAnError) {
   Shape huge = Shape::Array(PrimitiveType::kF32, {1000000, 1000000});
   EXPECT_THROW(Literal{huge}, Error);
