@@ -88,7 +88,11 @@ def main():
     print("| benchmark | threads | GB/s | vs memcpy (median) | 1 thread by CPU time |")
     print("|---|---|---|---|---|")
     for name, rows in bandwidth.items():
-        kind, threads = name.split("/")[0], name.split("/")[1]
+        # BM_<kind>/<threads>, or BM_StreamScale/<MiB>/<threads> (one pair of MiB-sized buffers)
+        parts = [p for p in name.split("/") if p != "real_time"]
+        kind, threads = parts[0], parts[-1]
+        if len(parts) == 3:
+            kind += f" ({parts[1]} MiB)"
         base = bandwidth.get(f"BM_Memcpy/{threads}")
         rate = median(rows, "bytes_per_second") / 1e9
         ratio = f"{rate / (median(base, 'bytes_per_second') / 1e9):.2f}x" if base else "-"

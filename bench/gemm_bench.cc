@@ -9,6 +9,9 @@
 //                                                                micro-kernel shape (label = shape)
 //   BM_Conv{Ours,Im2colOpenBlas}/<threads>                       ResNet-50 conv2_x 3x3
 //   BM_ConvDepthwise{Direct,Gemm}/<threads>                      MobileNet 3x3 depthwise layer
+//   BM_FmaPeak/<threads>                                         the machine's FMA peak: 12
+//                                                                independent 512-bit (else
+//                                                                256-bit) FMA chains per thread
 //
 // Every benchmark uses wall time (UseRealTime): with 2 threads the caller's CPU time would miss
 // the worker. `gflops` is 2*m*n*k (or the convolution's MACs x 2) per second of wall time. The
@@ -22,6 +25,8 @@
 #define EIGEN_USE_THREADS
 #include <Eigen/Dense>
 #include <unsupported/Eigen/CXX11/Tensor>
+
+#include <immintrin.h>
 
 #include <random>
 #include <string>
@@ -227,6 +232,58 @@ void GemmShapes(benchmark::internal::Benchmark* b) {
   b->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 
+// Floating-point operations per second the cores can issue: 12 independent FMA chains (more than
+// FMA latency x FMA ports on any x86 core) on registers only, no memory traffic. The yardstick
+// for "GEMM at N % of peak".
+void BM_FmaPeak(benchmark::State& state) {
+#if defined(__AVX512F__)
+  using Vector = __m512;
+  constexpr int kLanes = 16;
+  auto fma = [](Vector a, Vector b, Vector c) { return _mm512_fmadd_ps(a, b, c); };
+  auto splat = [](float x) { return _mm512_set1_ps(x); };
+  auto sum = [](Vector v) { return _mm512_reduce_add_ps(v); };
+#elif defined(__FMA__)
+  using Vector = __m256;
+  constexpr int kLanes = 8;
+  auto fma = [](Vector a, Vector b, Vector c) { return _mm256_fmadd_ps(a, b, c); };
+  auto splat = [](float x) { return _mm256_set1_ps(x); };
+  auto sum = [](Vector v) {
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, v);
+    float total = 0;
+    for (float lane : lanes) total += lane;
+    return total;
+  };
+#else
+  state.SkipWithError("built without FMA instructions");
+  return;
+#endif
+#if defined(__AVX512F__) || defined(__FMA__)
+  constexpr int kChains = 12;
+  constexpr int64_t kSteps = 1 << 20;
+  const int threads = static_cast<int>(state.range(0));
+  cpu::ThreadPool pool(threads);
+  std::vector<float> sink(static_cast<size_t>(threads), 0.0f);
+  for (auto _ : state) {
+    pool.ParallelFor(threads, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        Vector chains[kChains];
+        for (int i = 0; i < kChains; ++i) chains[i] = splat(1.0f + 0.01f * static_cast<float>(i));
+        const Vector scale = splat(0.999999f), shift = splat(1e-7f);
+        for (int64_t step = 0; step < kSteps; ++step) {
+          for (int i = 0; i < kChains; ++i) chains[i] = fma(chains[i], scale, shift);
+        }
+        float total = 0;
+        for (int i = 0; i < kChains; ++i) total += sum(chains[i]);
+        sink[static_cast<size_t>(t)] = total;
+      }
+    });
+    benchmark::DoNotOptimize(sink.data());
+  }
+  SetFlops(state, 2.0 * kLanes * kChains * static_cast<double>(kSteps) * threads);
+#endif
+}
+
 BENCHMARK(BM_SgemmOurs)->Apply(GemmShapes);
 BENCHMARK(BM_SgemmOpenBlas)->Apply(GemmShapes);
 BENCHMARK(BM_SgemmEigenTensor)->Apply(GemmShapes);
@@ -236,6 +293,7 @@ BENCHMARK(BM_ConvOurs)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisec
 BENCHMARK(BM_ConvIm2colOpenBlas)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ConvDepthwiseDirect)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ConvDepthwiseGemm)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FmaPeak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
