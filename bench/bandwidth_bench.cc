@@ -17,6 +17,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "targets/cpu/thread_pool.h"
@@ -114,8 +115,17 @@ void BM_StreamScale(benchmark::State& state) {
 BENCHMARK(BM_Memcpy)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ScaleShift)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Add)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+// 1 and 2 threads, and every core of a larger machine (bench/row_kernel_bandwidth.py asks for
+// as many threads as it may use).
+void StreamScaleArguments(benchmark::internal::Benchmark* benchmark) {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  for (int64_t mib : {8, 32, 64, 256}) {
+    for (int threads : {1, 2}) benchmark->Args({mib, threads});
+    if (cores > 2) benchmark->Args({mib, cores});
+  }
+}
 BENCHMARK(BM_StreamScale)
-    ->ArgsProduct({{8, 32, 64, 256}, {1, 2}})
+    ->Apply(StreamScaleArguments)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -3,11 +3,13 @@
 
     summarize.py BENCH_DIR
 
-Reads parse_bench.json, interp_bench.json (Google Benchmark) and numpy_1thread.json /
+Reads parse_bench.json, interp_bench.json, compiler_bench.json (Google Benchmark) and
+numpy_1thread.json /
 numpy_default.json (numpy_baseline.py) from BENCH_DIR; writes BENCH_DIR/summary.json and prints a
 Markdown table whose ratios relate each figure to a baseline measured in the same run (memcpy
 bandwidth for parsing, OpenBLAS matmul for the evaluator), and checks the floors:
-gemma3_1b_flax_call parse + verify < 0.5 s, ResNet-50 batch 1 on the interpreter < 30 s.
+gemma3_1b_flax_call parse + verify < 0.5 s, ResNet-50 batch 1 on the interpreter < 30 s, and
+on gemma3_1b each basic pass < 100 ms, buffer assignment < 200 ms, the CPU pipeline < 1 s.
 Standard library only (runs without numpy)."""
 import json
 import os
@@ -17,7 +19,12 @@ UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 FLOORS_S = {
     "BM_ParseAndVerify/gemma3_1b_flax_call": 0.5,
     "BM_ResNet50Batch1/iterations:1": 30.0,
+    "BM_BufferAssignmentOnGemma3": 0.2,
+    "BM_CpuPipelineOnGemma3": 1.0,
 }
+FLOORS_S.update({"BM_BasicPassOnGemma3/" + name: 0.1 for name in (
+    "call_inliner", "tuple_simplifier", "constant_folding", "cse", "dce",
+    "while_loop_invariant_hoisting")})
 
 
 def load(path):
@@ -63,6 +70,7 @@ def main():
     parse = runs_by_name(load(os.path.join(bench_dir, "parse_bench.json")))
     interp_doc = load(os.path.join(bench_dir, "interp_bench.json"))
     interp = runs_by_name(interp_doc)
+    compiler = runs_by_name(load(os.path.join(bench_dir, "compiler_bench.json")))
     numpy1 = load(os.path.join(bench_dir, "numpy_1thread.json")) or {"available": False}
     numpyn = load(os.path.join(bench_dir, "numpy_default.json")) or {"available": False}
 
@@ -114,6 +122,13 @@ def main():
             versus = f"baseline; numpy copy reaches {ratio(numpy_copy, memcpy)} of it" if numpy_copy else "baseline"
             rows.append((name, f"{gbps:.2f} GB/s copied", versus, ""))
             summary["results"][name] = {"bytes_per_second": run["bytes_per_second"]}
+    for name, run in compiler.items():
+        if run.get("error_occurred"):
+            rows.append((name, "skipped: " + run.get("error_message", "")[:80], "",
+                         floor_cell(name, run)))
+            continue
+        rows.append((name, time_cell(run), "", floor_cell(name, run)))
+        summary["results"][name] = {"cpu_seconds": seconds(run), "wall_seconds": wall_seconds(run)}
     if blas1:
         rows.append(("numpy matmul f32 512 (OpenBLAS, 1 thread)", f"{blas1:.2f} GFLOP/s", "baseline", ""))
     if blasn:

@@ -101,14 +101,15 @@ void ReserveLiteralBytes(int64_t bytes) {
 }
 
 // Freed blocks of at least kReusedBlockBytes, kept for the next allocation of exactly the same
-// size. Bounded twice: at most 1/16 of the literal budget (1 GiB at most) is held, and an
-// allocation that finds no block of its size frees every kept block first — sizes that change
-// from run to run gain nothing, and the kept blocks must not raise the resident set of a
-// program whose memory is tight. Kept blocks are not live literal bytes.
+// size. Bounded three ways: at most 1/16 of the literal budget (1 GiB at most) is held; live
+// and kept bytes together stay within the budget (a block that would pass it is freed, and a
+// reservation the budget refuses frees every kept block); and an allocation that finds no
+// block of its size frees every kept block first — sizes that change from run to run gain
+// nothing, and the kept blocks must not raise the resident set of a program whose memory is
+// tight. Kept blocks are not live literal bytes.
 class ReusableBlocks {
  public:
   void* Take(size_t bytes) {
-    std::vector<std::pair<void*, size_t>> unused;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
@@ -118,17 +119,25 @@ class ReusableBlocks {
         held_ -= bytes;
         return block;
       }
+    }
+    Clear();
+    return nullptr;
+  }
+  void Clear() {
+    std::vector<std::pair<void*, size_t>> unused;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
       unused.swap(blocks_);
       held_ = 0;
     }
     for (const auto& [block, size] : unused) ::operator delete(block, size);
-    return nullptr;
   }
   bool Keep(void* block, size_t bytes) {
-    const size_t cap = static_cast<size_t>(
-        std::min<int64_t>(int64_t{1} << 30, GlobalLimits().max_live_literal_bytes / 16));
+    const int64_t budget = GlobalLimits().max_live_literal_bytes;
+    const size_t cap = static_cast<size_t>(std::min<int64_t>(int64_t{1} << 30, budget / 16));
+    const int64_t live = live_literal_bytes.load(std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(mutex_);
-    if (held_ + bytes > cap) return false;
+    if (held_ + bytes > cap || live + static_cast<int64_t>(held_ + bytes) > budget) return false;
     try {
       blocks_.emplace_back(block, bytes);
     } catch (const std::bad_alloc&) {
@@ -159,7 +168,12 @@ ReusableBlocks& Reusable() {
 namespace detail {
 
 void* AllocateLiteralBlock(size_t bytes) {
-  ReserveLiteralBytes(static_cast<int64_t>(bytes));
+  try {
+    ReserveLiteralBytes(static_cast<int64_t>(bytes));
+  } catch (const Error&) {
+    Reusable().Clear();  // memory is tight: nothing is kept beside the live values
+    throw;
+  }
   if (bytes >= kReusedBlockBytes) {
     if (void* block = Reusable().Take(bytes)) return block;
   }

@@ -62,6 +62,9 @@ namespace detail {
 // the same size (bounded; see literal.cc): a model run again and again returns outputs of the
 // same sizes, and memory fresh from the system costs a page fault per 4 KiB page on first
 // touch — a 32 MiB result takes about as long to fault in as a softmax takes to compute it.
+// Value-less LiteralBytes(n) therefore holds whatever the block held before, possibly an
+// earlier run's result: code that allocates with Literal::ForOverwrite must write every byte
+// (the backends' tests compare every element with the interpreter's).
 void* AllocateLiteralBlock(size_t bytes);
 void FreeLiteralBlock(void* block, size_t bytes) noexcept;
 inline constexpr size_t kReusedBlockBytes = size_t{1} << 20;

@@ -20,8 +20,8 @@ out=$build/bench
 mkdir -p "$out"
 
 # Build the programs if they are missing or stale (a no-op after `make build`).
-cmake --build "$build" -j "${BENCH_JOBS:-$(nproc)}" --target parse_bench interp_bench compiler_bench \
-  >/dev/null
+cmake --build "$build" -j "${BENCH_JOBS:-$(nproc)}" \
+  --target parse_bench interp_bench compiler_bench >/dev/null
 
 filter=${BENCH_FILTER:-.}
 min_time=${BENCH_MIN_TIME:-0.5}

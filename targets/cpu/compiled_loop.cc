@@ -6,6 +6,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "hlo/diagnostic.h"
@@ -144,13 +145,18 @@ std::optional<std::string> EmitCompiledLoop(llvm::Module& module, const std::str
   b.CreateBr(head);
 
   // The steps of one sequence in order; a callback that reports an error leaves the loop.
+  std::vector<llvm::CallInst*> scalar_calls;
   auto run_steps = [&](const std::vector<Step>& steps, const std::vector<llvm::Value*>& args,
                        int32_t which) {
     for (size_t i = 0; i < steps.size(); ++i) {
       if (steps[i].kernel != nullptr) {
         llvm::CallInst* call =
             b.CreateCall(steps[i].kernel, {args[i], b.getInt64(0), b.getInt64(steps[i].rows)});
-        if (!steps[i].scalar) call->addFnAttr(llvm::Attribute::NoInline);
+        if (steps[i].scalar) {
+          scalar_calls.push_back(call);
+        } else {
+          call->addFnAttr(llvm::Attribute::NoInline);
+        }
         continue;
       }
       llvm::Value* status = b.CreateCall(callback_type, callback,
@@ -195,6 +201,13 @@ std::optional<std::string> EmitCompiledLoop(llvm::Module& module, const std::str
   if (llvm::verifyFunction(*loop, &os)) {
     throw hlo::Error("cpu backend: LLVM rejected the compiled loop of " + while_name + ": " +
                      os.str());
+  }
+  // Scalar steps are inlined here rather than left to O3's inliner: parallel code generation
+  // (parallel_codegen.h) may put the loop and the kernel into different partitions, where the
+  // kernel is only a declaration. A step LLVM declines to inline stays a call.
+  for (llvm::CallInst* call : scalar_calls) {
+    llvm::InlineFunctionInfo info;
+    (void)llvm::InlineFunction(*call, info);
   }
   return symbol;
 }

@@ -77,6 +77,11 @@ void VerifyKernels(const llvm::Module& module, const ThunkBuildResult& built,
 // values and blocks: LLVM's FunctionComparator) is deleted and its thunk calls the earlier
 // symbol. Equal private constants are merged first (each fusion emits its own iota table), so
 // kernels that read equal tables compare equal. Returns how many kernels were merged.
+// The comparator was written for LLVM's MergeFunctions and has blind spots that pass is built
+// around: it does not tell `ptr` from `i64` (so the function types are compared here too), and
+// of metadata it compares only what loads carry (`!invariant.load`, the one kind the emitters
+// set before this point; `llvm.loop` marks come later, in O3). An emitter that adds
+// `!noalias`/`!alias.scope` or store metadata before merging must compare those itself.
 int MergeIdenticalKernels(llvm::Module& module, ThunkBuildResult& built) {
   llvm::ModuleAnalysisManager no_analyses;
   llvm::ConstantMergePass().run(module, no_analyses);
@@ -89,7 +94,9 @@ int MergeIdenticalKernels(llvm::Module& module, ThunkBuildResult& built) {
     if (function == nullptr) return symbol;
     std::vector<llvm::Function*>& candidates = kept_by_hash[llvm::StructuralHash(*function)];
     for (llvm::Function* kept : candidates) {
-      if (llvm::FunctionComparator(kept, function, &global_numbers).compare() != 0) continue;
+      if (kept->getFunctionType() != function->getFunctionType() ||
+          llvm::FunctionComparator(kept, function, &global_numbers).compare() != 0)
+        continue;
       // A compiled loop calls kernels directly: it calls the kept one now.
       function->replaceAllUsesWith(kept);
       function->eraseFromParent();
@@ -408,13 +415,14 @@ class CpuBackend final : public targets::Backend {
           auto jit = std::make_unique<Jit>(*objects, key);
           BindKernels(*jit, built);
           counters["kernel_cache.hit"] = 1;
+          counters["kernels.object_files"] = static_cast<double>(objects->size());
           return jit;
         } catch (const hlo::Error&) {
           counters["kernel_cache.unusable"] = 1;
         }
       }
     }
-    const std::vector<std::string> objects = CompileToObjects(module, /*threads=*/0);
+    const std::vector<std::string> objects = CompileToObjects(module, options_.threads);
     counters["kernels.object_files"] = static_cast<double>(objects.size());
     if (cached) counters["kernel_cache.stored"] = cache.Store(key, objects) ? 1 : 0;
     auto jit = std::make_unique<Jit>(objects, key);

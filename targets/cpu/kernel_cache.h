@@ -1,15 +1,16 @@
-// An on-disk cache of the CPU backend's compiled kernels: one entry per module holding its object
-// files (the partitions of parallel_codegen.h, in order), named by
-// CompiledObjectKey (jit.h) — a hash of the kernels' IR before optimization and of everything
-// else code generation depends on — so compiling the same module again on the same machine
-// loads the object instead of running LLVM's O3 pipeline and code generator (gemma3_1b: seconds
-// of LLVM work).
+// An on-disk cache of the CPU backend's compiled kernels: one entry per module holding its
+// object files (the partitions of parallel_codegen.h, in order), named by CompiledObjectKey
+// (jit.h) — a hash of the kernels' IR before optimization and of everything else code
+// generation depends on — so compiling the same module again on the same machine loads the
+// objects instead of running LLVM's O3 pipeline and code generator (gemma3_1b: seconds of LLVM
+// work).
 //
 // Guarantees: an entry is written to a temporary file and renamed into place, so a reader sees
-// a whole entry or none; an entry whose framing does not parse is not found; a cache that cannot be read or written (permissions, a full disk)
-// costs the compile nothing but the time — it never fails it; entries are never trusted beyond
-// their key (a corrupt object is rejected by the JIT's linker, and the compile then falls back
-// to LLVM). Nothing outside the directory is touched.
+// a whole entry or none; an entry whose framing does not parse is not found; a cache that
+// cannot be read or written (permissions, a full disk) costs the compile nothing but the time —
+// it never fails it; entries are never trusted beyond their key (a corrupt object is rejected
+// by the JIT's linker, and the compile then falls back to LLVM). Nothing outside the directory
+// is touched.
 #pragma once
 
 #include <filesystem>

@@ -6,6 +6,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -65,7 +66,8 @@ std::vector<std::string> CompileToObjects(llvm::Module& module, int threads) {
   const int partitions = PartitionCount(DefinedFunctions(module));
   if (partitions == 1) return {Optimized(module)};
 
-  // Verified once here rather than per partition, so an error names the whole module's IR.
+  // Verified whole first, so an error is reported against the module the backend generated
+  // rather than against a partition of it.
   std::string report;
   llvm::raw_string_ostream os(report);
   if (llvm::verifyModule(module, &os))
@@ -100,7 +102,11 @@ std::vector<std::string> CompileToObjects(llvm::Module& module, int threads) {
     }
   };
   std::vector<std::thread> pool;
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work);
+  try {
+    for (int w = 1; w < workers; ++w) pool.emplace_back(work);
+  } catch (const std::system_error&) {
+    // No more threads to be had: the ones started and this one share the partitions.
+  }
   work();
   for (std::thread& thread : pool) thread.join();
   if (failure) std::rethrow_exception(failure);

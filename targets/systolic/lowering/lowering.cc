@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "hlo/custom_call_targets.h"
+#include "compiler/memory/value_sizes.h"
 #include "simulator/isa/disassembler.h"
 #include "targets/systolic/lowering/consumer_fusion.h"
 #include "targets/systolic/lowering/emit_block_copy.h"
@@ -125,8 +125,7 @@ class Lowerer {
       case Opcode::kCustomCall:
         // An annotation for a later XLA pass (Sharding, SPMD shape changes of a one-device
         // run, device placement) computes nothing: its value is its operand's.
-        if (inst.operand_count() == 1 && inst.shape() == inst.operand(0)->shape() &&
-            hlo::IsAnnotationCustomCall(inst.attr<hlo::CustomCallAttrs>().target)) {
+        if (compiler::memory::IsAliasing(inst)) {
           Alias(inst, values_.at(inst.operand(0)));
           return;
         }
