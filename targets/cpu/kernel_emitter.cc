@@ -31,6 +31,27 @@ int64_t ElementsPerRow(const hlo::Shape& shape) {
   return rows == 0 ? 0 : shape.ElementCount() / rows;
 }
 
+size_t LoopKernelSplitLevel(const hlo::Shape& iteration) {
+  const std::vector<int64_t> minor_to_major = iteration.EffectiveMinorToMajor();
+  for (size_t level = 0; level < minor_to_major.size(); ++level) {
+    const int64_t dim = minor_to_major[minor_to_major.size() - 1 - level];
+    if (iteration.dims[static_cast<size_t>(dim)] != 1) return level;
+  }
+  return 0;
+}
+
+int64_t LoopKernelRows(const hlo::Shape& iteration) {
+  if (iteration.rank() == 0) return 1;
+  const std::vector<int64_t> minor_to_major = iteration.EffectiveMinorToMajor();
+  const size_t level = LoopKernelSplitLevel(iteration);
+  return iteration.dims[static_cast<size_t>(minor_to_major[minor_to_major.size() - 1 - level])];
+}
+
+int64_t LoopKernelElementsPerRow(const hlo::Shape& iteration) {
+  const int64_t rows = LoopKernelRows(iteration);
+  return rows == 0 ? 0 : iteration.ElementCount() / rows;
+}
+
 std::string KernelSymbol(const llvm::Module& module, const std::string& hlo_name,
                          const std::string& prefix) {
   std::string base = prefix;
@@ -163,9 +184,11 @@ void EmitLoopKernel(llvm::Module& module, const LoopKernelSpec& spec,
                      std::to_string(outputs.size()) + " outputs");
 
   const hlo::Shape& iteration = spec.iteration ? *spec.iteration : spec.outputs.at(0);
-  // Physical dimensions, major first: the outer loop takes [begin, end), the others run fully.
+  // Physical dimensions, major first: the split level's loop takes [begin, end) (the size-1
+  // dimensions above it are index 0), the others run fully.
   std::vector<int64_t> minor_to_major = iteration.EffectiveMinorToMajor();
   std::vector<int64_t> major_first(minor_to_major.rbegin(), minor_to_major.rend());
+  const size_t split = LoopKernelSplitLevel(iteration);
   IrIndex index(static_cast<size_t>(iteration.rank()), nullptr);
 
   std::function<void(size_t)> nest = [&](size_t level) {
@@ -181,9 +204,14 @@ void EmitLoopKernel(llvm::Module& module, const LoopKernelSpec& spec,
       return;
     }
     const int64_t dim = major_first[level];
-    llvm::Value* lo = level == 0 ? static_cast<llvm::Value*>(begin) : b.getInt64(0);
-    llvm::Value* hi = level == 0 ? static_cast<llvm::Value*>(end)
-                                 : b.getInt64(iteration.dims[static_cast<size_t>(dim)]);
+    if (level < split) {  // extent 1
+      index[static_cast<size_t>(dim)] = b.getInt64(0);
+      nest(level + 1);
+      return;
+    }
+    llvm::Value* lo = level == split ? static_cast<llvm::Value*>(begin) : b.getInt64(0);
+    llvm::Value* hi = level == split ? static_cast<llvm::Value*>(end)
+                                     : b.getInt64(iteration.dims[static_cast<size_t>(dim)]);
     std::string loop_name = "d";
     loop_name += std::to_string(dim);
     EmitForLoop(b, lo, hi, loop_name, [&](llvm::Value* i) {

@@ -93,6 +93,14 @@ void EmitCopyUnlessInPlace(llvm::IRBuilder<>& b, const llvm_codegen::IrArray& fr
 int64_t OuterRows(const hlo::Shape& shape);
 int64_t ElementsPerRow(const hlo::Shape& shape);
 
+// A loop kernel (EmitLoopKernel) splits its iteration at the most major physical dimension
+// whose extent is not 1 (leading size-1 dimensions, as in JAX's f32[1,4096], would otherwise
+// leave one row and one thread for the whole kernel): that dimension's level in major-first
+// order (0 when every extent is 1), and the rows and elements per row of that split.
+size_t LoopKernelSplitLevel(const hlo::Shape& iteration);
+int64_t LoopKernelRows(const hlo::Shape& iteration);
+int64_t LoopKernelElementsPerRow(const hlo::Shape& iteration);
+
 // An LLVM symbol name made from an HLO name ("fusion.3" -> "k_fusion_3"), unique in `module`;
 // `prefix` names what it is ("k_" a kernel, "loop_" a compiled loop).
 std::string KernelSymbol(const llvm::Module& module, const std::string& hlo_name,

@@ -105,9 +105,11 @@ class ThunkBuilder {
   bool TrySelectAndScatter(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output);
   void Fallback(const hlo::Instruction& inst, Scope& scope, const ValueLayout& output,
                 const std::string& reason);
+  // `loop_kernel`: the kernel came from EmitLoopKernel, whose rows skip leading size-1
+  // dimensions (LoopKernelRows); other kernels split at the outer dimension (OuterRows).
   void AddKernelThunk(const std::string& hlo_name, Scope& scope, const std::string& symbol,
                       std::vector<int64_t> buffers, const hlo::Shape& iteration,
-                      int64_t work_per_element = 1);
+                      int64_t work_per_element = 1, bool loop_kernel = false);
   std::unique_ptr<ThunkSequence> BuildCallee(const hlo::Computation& callee,
                                              bool writable_carry = false);
 

@@ -25,13 +25,17 @@ using llvm_codegen::ElementGenerator;
 
 void ThunkBuilder::AddKernelThunk(const std::string& hlo_name, Scope& scope,
                                   const std::string& symbol, std::vector<int64_t> buffers,
-                                  const hlo::Shape& iteration, int64_t work_per_element) {
+                                  const hlo::Shape& iteration, int64_t work_per_element,
+                                  bool loop_kernel) {
   // Thunk names are unique per kernel so per-kernel times stay apart.
   std::string name = hlo_name;
   if (kernel_names_.count(name)) name = symbol;
   kernel_names_.insert(name);
-  auto thunk = std::make_unique<KernelThunk>(name, symbol, std::move(buffers), OuterRows(iteration),
-                                             ElementsPerRow(iteration) * work_per_element);
+  const int64_t rows = loop_kernel ? LoopKernelRows(iteration) : OuterRows(iteration);
+  const int64_t per_row =
+      loop_kernel ? LoopKernelElementsPerRow(iteration) : ElementsPerRow(iteration);
+  auto thunk = std::make_unique<KernelThunk>(name, symbol, std::move(buffers), rows,
+                                             per_row * work_per_element);
   result_.kernels.push_back(thunk.get());
   result_.counters["thunks.kernel"] += 1;
   scope.sequence.AddThunk(std::move(thunk));
@@ -223,7 +227,8 @@ bool ThunkBuilder::TryKernel(const Instruction& inst, Scope& scope, const ValueL
     return true;
   }
   for (Planned& p : planned)
-    AddKernelThunk(p.name, scope, p.symbol, std::move(p.buffers), p.iteration, p.work_per_element);
+    AddKernelThunk(p.name, scope, p.symbol, std::move(p.buffers), p.iteration, p.work_per_element,
+                   /*loop_kernel=*/true);
   return true;
 }
 
@@ -338,7 +343,8 @@ bool ThunkBuilder::TryOutputFusion(const Instruction& inst, Scope& scope,
     result_.tile_epilogues.push_back(tile);
     result_.counters["epilogues.per-block"] += 1;
   } else {
-    AddKernelThunk(inst.name(), scope, spec.name, std::move(buffers), output.shape);
+    AddKernelThunk(inst.name(), scope, spec.name, std::move(buffers), output.shape,
+                   /*work_per_element=*/1, /*loop_kernel=*/true);
   }
   return true;
 }
