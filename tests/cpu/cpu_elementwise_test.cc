@@ -184,6 +184,26 @@ ENTRY f {
   EXPECT_EQ(Counter(run, "thunks.kernel"), 1);
 }
 
+// Kernels whose outputs lead with size-1 dimensions (JAX's f32[1,4096]) split their rows at the
+// first dimension above 1, so both threads take part; every row is still computed once.
+TEST(CpuElementwise, LeadingUnitDimensionsStillSplitIntoRows) {
+  ExpectMatchesInterp(R"(
+HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = bf16[1,1,300,1024] parameter(0)
+  y = f32[1,1,300,1024] convert(x)
+  zero = f32[] constant(0)
+  sum = f32[1,1,300] reduce(y, zero), dimensions={3}, to_apply=add
+  e = f32[1,1,300,1024] exponential(y)
+  ROOT t = (f32[1,1,300], f32[1,1,300,1024]) tuple(sum, e)
+})");
+}
+
 TEST(CpuElementwise, ConcatenateRootWrittenPieceByPiece) {
   cpu_tests::CpuRun run = ExpectMatchesInterp(R"(
 HloModule concat
