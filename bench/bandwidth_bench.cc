@@ -37,10 +37,10 @@ struct Buffers {
   float* Stream(int set, int stream) { return streams[set * count + stream].data(); }
 };
 
-// Runs `body(begin, end)` over [0, kFloats) on `threads` threads.
+// Runs `body(begin, end)` over [0, count) (default: one 64 MiB buffer) on the pool's threads.
 template <typename Body>
-void Split(cpu::ThreadPool& pool, const Body& body) {
-  pool.ParallelFor(kFloats, int64_t{1} << 16, body);
+void Split(cpu::ThreadPool& pool, const Body& body, int64_t count = kFloats) {
+  pool.ParallelFor(count, int64_t{1} << 16, body);
 }
 
 void SetBytes(benchmark::State& state, int streams) {
@@ -103,9 +103,9 @@ void BM_StreamScale(benchmark::State& state) {
   for (auto _ : state) {
     float* __restrict y = output.data();
     const float* __restrict x = input.data();
-    pool.ParallelFor(floats, int64_t{1} << 16, [&](int64_t begin, int64_t end) {
+    Split(pool, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) y[i] = 3.0f * x[i];
-    });
+    }, floats);
     benchmark::DoNotOptimize(y);
     benchmark::ClobberMemory();
   }

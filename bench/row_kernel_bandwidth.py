@@ -33,6 +33,8 @@ import subprocess
 import sys
 import time
 
+from doc_markers import replace_marked
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MODULES = [os.path.join(REPO, "bench", "models", name + ".hlo")
                    for name in ("softmax_rows_f32", "log_softmax_rows_f32", "layer_norm_rows_f32")]
@@ -140,15 +142,7 @@ def main():
                         statistics.median(stream) / gb, spread(stream), mib, ratio))
     print("\n".join(lines))
     if args.update_doc:
-        with open(args.update_doc) as f:
-            text = f.read()
-        begin, end = text.find(DOC_BEGIN), text.find(DOC_END)
-        if begin < 0 or end < begin:
-            sys.exit("%s: no %s ... %s lines to replace" % (args.update_doc, DOC_BEGIN, DOC_END))
-        text = text[:begin + len(DOC_BEGIN)] + "\n" + "\n".join(lines) + "\n" + text[end:]
-        with open(args.update_doc, "w") as f:
-            f.write(text)
-        print("updated", args.update_doc, file=sys.stderr)
+        replace_marked(args.update_doc, DOC_BEGIN, DOC_END, lines)
     return 0
 
 

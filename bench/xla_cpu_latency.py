@@ -58,6 +58,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 from check_proto_with_jax import CORPUS, numpy_dtype, parameter_arrays, to_proto  # noqa: E402
+from doc_markers import replace_marked  # noqa: E402
 
 DEFAULT_MODULES = ["resnet50_keras_jax_f32", "mha_block_1x12x128x64_bf16",
                    "layer_norm_1x4096x768_bf16", "dlrm_keras_jax_f32_test_step"]
@@ -300,15 +301,7 @@ def main():
                               geomean(loop_free.values()), len(loop_free), slowest,
                               speedups[slowest]))
     if args.update_doc:
-        with open(args.update_doc) as f:
-            text = f.read()
-        begin, end = text.find(DOC_BEGIN), text.find(DOC_END)
-        if begin < 0 or end < begin:
-            sys.exit("%s: no %s ... %s lines to replace" % (args.update_doc, DOC_BEGIN, DOC_END))
-        text = text[:begin + len(DOC_BEGIN)] + "\n" + "\n".join(lines) + "\n" + text[end:]
-        with open(args.update_doc, "w") as f:
-            f.write(text)
-        print("updated", args.update_doc, file=sys.stderr)
+        replace_marked(args.update_doc, DOC_BEGIN, DOC_END, lines)
     return 1 if failures else 0
 
 
