@@ -34,6 +34,8 @@ void ThunkBuilder::AddKernelThunk(const std::string& hlo_name, Scope& scope,
   const int64_t rows = loop_kernel ? LoopKernelRows(iteration) : OuterRows(iteration);
   const int64_t per_row =
       loop_kernel ? LoopKernelElementsPerRow(iteration) : ElementsPerRow(iteration);
+  if (loop_kernel && LoopKernelSplitLevel(iteration) > 0)
+    result_.counters["kernels.split-below-unit-dims"] += 1;
   auto thunk = std::make_unique<KernelThunk>(name, symbol, std::move(buffers), rows,
                                              per_row * work_per_element);
   result_.kernels.push_back(thunk.get());

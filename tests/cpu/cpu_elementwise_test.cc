@@ -187,7 +187,7 @@ ENTRY f {
 // Kernels whose outputs lead with size-1 dimensions (JAX's f32[1,4096]) split their rows at the
 // first dimension above 1, so both threads take part; every row is still computed once.
 TEST(CpuElementwise, LeadingUnitDimensionsStillSplitIntoRows) {
-  ExpectMatchesInterp(R"(
+  const auto run = ExpectMatchesInterp(R"(
 HloModule m
 add {
   a = f32[] parameter(0)
@@ -202,6 +202,9 @@ ENTRY e {
   e = f32[1,1,300,1024] exponential(y)
   ROOT t = (f32[1,1,300], f32[1,1,300,1024]) tuple(sum, e)
 })");
+  // Both kernels (the row sums and the exponential) split at the 300 rows, not the first 1.
+  EXPECT_EQ(Counter(run, "thunks.kernel"), 2);
+  EXPECT_EQ(Counter(run, "kernels.split-below-unit-dims"), 2);
 }
 
 TEST(CpuElementwise, ConcatenateRootWrittenPieceByPiece) {
