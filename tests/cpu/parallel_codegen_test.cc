@@ -55,7 +55,9 @@ TEST(ParallelCodegen, ASmallModuleStaysOneObject) {
 // Two row sums of different operands, named differently: their kernels differ only in the
 // names of their values, and compile once.
 TEST(KernelMerging, KernelsEqualUpToValueNamesAreCompiledOnce) {
-  const char* text = R"(
+  // The second sum starts from `y_init`: zero (the same kernel) or one (a different constant).
+  auto two_sums = [](const std::string& y_init) {
+    return R"(
 HloModule m
 add {
   a = f32[] parameter(0)
@@ -66,20 +68,17 @@ ENTRY e {
   x = f32[8,33] parameter(0)
   y = f32[8,33] parameter(1)
   zero = f32[] constant(0)
+  one = f32[] constant(1)
   sum_of_x = f32[8] reduce(x, zero), dimensions={1}, to_apply=add
-  total_y = f32[8] reduce(y, zero), dimensions={1}, to_apply=add
+  total_y = f32[8] reduce(y, )" + y_init + R"(), dimensions={1}, to_apply=add
   ROOT t = (f32[8], f32[8]) tuple(sum_of_x, total_y)
 })";
-  const cpu_tests::CpuRun run = cpu_tests::ExpectMatchesInterp(text);
+  };
+  const cpu_tests::CpuRun run = cpu_tests::ExpectMatchesInterp(two_sums("zero"));
   EXPECT_EQ(cpu_tests::Counter(run, "thunks.kernel"), 2);
   EXPECT_EQ(cpu_tests::Counter(run, "kernels.merged"), 1);
-
-  // A different initial value is a different kernel.
-  std::string other = text;
-  other.replace(other.find("total_y = f32[8] reduce(y, zero)"), 32,
-                "total_y = f32[8] reduce(y, one)");
-  other.replace(other.find("  zero = f32[] constant(0)"), 0, "  one = f32[] constant(1)\n");
-  const cpu_tests::CpuRun different = cpu_tests::ExpectMatchesInterp(other);
+  const cpu_tests::CpuRun different = cpu_tests::ExpectMatchesInterp(two_sums("one"));
+  EXPECT_EQ(cpu_tests::Counter(different, "thunks.kernel"), 2);
   EXPECT_EQ(cpu_tests::Counter(different, "kernels.merged"), 0);
 }
 
