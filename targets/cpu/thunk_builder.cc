@@ -245,12 +245,11 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
       return;
     }
     case Opcode::kOptimizationBarrier:
-      scope.values[&inst] = scope[inst.operand(0)];
-      return;
     case Opcode::kCustomCall:
-      if (compiler::memory::IsAliasing(inst)) {  // an annotation: no code, no copy
+      // Opt-barrier, or an annotation custom-call: the operand's value, no code, no copy.
+      if (compiler::memory::IsAliasing(inst)) {
         scope.values[&inst] = scope[inst.operand(0)];
-        result_.counters["annotations.aliased"] += 1;
+        if (inst.opcode() == Opcode::kCustomCall) result_.counters["annotations.aliased"] += 1;
         return;
       }
       break;
