@@ -16,6 +16,7 @@ packages=(
   graphviz libjs-chart.js chromium   # report --html: graph layout, charts, and its headless test
   python3-venv    # scripts/setup-python.sh: the tests' own Python with pinned packages
   valgrind        # bench/sim_speed.sh: callgrind instruction counts
+  slurmctld slurmd slurm-client munge parallel  # sweep manifests run on a real cluster
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang-19 libclang-rt-19-dev)
