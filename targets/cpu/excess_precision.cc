@@ -109,6 +109,12 @@ class Widener {
     std::vector<Instruction*> wide_operands;
     if (elementwise || MovesElements(opcode))
       for (const Instruction* operand : m.operands()) wide_operands.push_back(Wide(operand));
+    if (float_convert && narrow_result && IsExplicitRounding(m)) {
+      // convert(convert(x, bf16), f32): the program rounds on purpose and computes on in the
+      // wide type, so the rounding is kept (XLA:CPU keeps it too).
+      narrow_[&m] = Add(m, Opcode::kConvert, m.shape(), {wide_operands[0]});
+      return;
+    }
     if (float_convert && hlo::IsFloating(m.shape().type)) {
       // Between float types: a rounding to bf16/f16 is what excess precision drops; a widening
       // of a value already carried in f32 is nothing.
@@ -155,6 +161,20 @@ class Widener {
     std::vector<Instruction*> operands;
     for (const Instruction* operand : m.operands()) operands.push_back(Narrow(operand));
     narrow_[&m] = Add(m, opcode, m.shape(), operands);
+  }
+
+  // A rounding of a wider float to bf16/f16 whose every user converts the result back to a
+  // wider float type: the narrow value is never computed with, so the rounding is all the
+  // convert stands for, not a step whose precision may be exceeded.
+  static bool IsExplicitRounding(const Instruction& convert) {
+    if (IsNarrowFloat(convert.operand(0)->shape().type) || convert.users().empty()) return false;
+    for (const Instruction* user : convert.users()) {
+      if (user->opcode() != Opcode::kConvert || !hlo::IsFloating(user->shape().type) ||
+          IsNarrowFloat(user->shape().type)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // An f32 copy of `reduce`'s combiner when it is max / min / add of its two parameters.

@@ -10,6 +10,9 @@
 //     excess precision); data movement (broadcast, reshape, bitcast, transpose, slice, reverse,
 //     concatenate, pad, copy) moves f32 values. Everything else is cloned unchanged with its
 //     narrow operands rounded back first.
+//   - Except a convert from a wider float to bf16/f16 whose every user converts it back to a
+//     wider float (`x.astype(bf16).astype(f32)`): that rounding is what the program asked
+//     for, and it is kept.
 //   - A narrow reduce whose combiner is max / min / add of its two parameters reduces the f32
 //     values with an f32 copy of the combiner (max and min are unchanged by this: rounding is
 //     monotonic; a sum is more accurate).

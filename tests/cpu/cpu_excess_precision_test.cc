@@ -136,4 +136,50 @@ TEST(CpuExcessPrecision, FastBf16ExpWithinOneUlpOverTheWholeRange) {
   EXPECT_LT(off_by_one, static_cast<int64_t>(inputs.size()) / 100);  // rare, not systematic
 }
 
+TEST(CpuExcessPrecision, AnExplicitRoundingToBf16AndBackIsKept) {
+  // x.astype(bf16).astype(f32) at the end of an f32 layer norm-like fusion (what JAX writes
+  // for a user's explicit rounding): the bf16 value is only widened again, so the rounding is
+  // the program's intent, kept as XLA:CPU keeps it. Every result must be a bf16 value, the
+  // round-to-nearest-even of the f32 product (computed here by the literal's own rounding).
+  auto module = testing_support::ParseAndVerify(std::string("HloModule explicit_rounding\n") +
+                                                kCombiners + R"(
+ENTRY e {
+  x = f32[16,256] parameter(0)
+  zero = f32[] constant(0)
+  sum = f32[16] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[16,256] broadcast(sum), dimensions={0}
+  p = f32[16,256] multiply(x, sb)
+  r = bf16[16,256] convert(p)
+  ROOT back = f32[16,256] convert(r)
+})");
+  hlo::Literal x(hlo::Shape::Array(PrimitiveType::kF32, {16, 256}));
+  for (int64_t i = 0; i < 16 * 256; ++i) {
+    x.SetFromDouble(i, 1.0 + 0.001 * static_cast<double>(i % 97));
+  }
+  cpu_tests::CpuRun run = cpu_tests::RunCpu(*module, {x});
+  int64_t rounded_away = 0;
+  for (int64_t row = 0; row < 16; ++row) {
+    float sum = 0;
+    for (int64_t col = 0; col < 256; ++col) {
+      sum += static_cast<float>(x.GetAsDouble(row * 256 + col));
+    }
+    for (int64_t col = 0; col < 256; ++col) {
+      const int64_t i = row * 256 + col;
+      const float product = static_cast<float>(x.GetAsDouble(i)) * sum;
+      hlo::Literal want(hlo::Shape::Scalar(PrimitiveType::kBF16));
+      want.SetFromDouble(0, product);
+      const double got = run.result.GetAsDouble(i);
+      // A sum in another order may differ in its last f32 bits and flip a rounding tie: the
+      // result is then the neighbouring bf16 value, never an unrounded f32.
+      hlo::Literal as_bf16(hlo::Shape::Scalar(PrimitiveType::kBF16));
+      as_bf16.SetFromDouble(0, got);
+      EXPECT_EQ(as_bf16.GetAsDouble(0), got) << "element " << i << " was not rounded to bf16";
+      const double ulp = std::ldexp(1.0, std::ilogb(want.GetAsDouble(0)) - 7);
+      EXPECT_LE(std::fabs(got - want.GetAsDouble(0)), ulp) << "element " << i;
+      rounded_away += got != static_cast<double>(product);
+    }
+  }
+  EXPECT_GT(rounded_away, 16 * 256 / 2);  // the rounding changed most values
+}
+
 }  // namespace
