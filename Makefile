@@ -9,7 +9,7 @@ FUZZ_FIRST_SEED ?= 1
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: deps build test test-asan demo bench fuzz fuzz-diff clean
+.PHONY: deps build test test-asan demo bench fuzz fuzz-diff python-example clean
 
 deps:
 	@scripts/install-deps.sh
@@ -26,7 +26,8 @@ test: build
 	scripts/test-env.sh $(BUILD_DIR) ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
 # The whole suite built with ASan+UBSan by clang in build-asan/ (docs/testing.md: how long it
-# takes, what it found). It shares the main build's Python environment. ASan's fake stacks for
+# takes, what it found). It shares the main build's Python environment, but not the Python
+# extension (an ASan-built module would need ASan preloaded into Python). ASan's fake stacks for
 # use-after-return stay off: SystemC switches its threads' stacks without telling ASan, and a
 # frame on a fake stack then faults when the kernel returns.
 ASAN_DIR ?= build-asan
@@ -34,11 +35,17 @@ test-asan: build
 	@scripts/install-deps.sh --fuzz
 	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-	  -DRETARGET_SANITIZE=address,undefined -DRETARGET_BENCH=OFF \
+	  -DRETARGET_SANITIZE=address,undefined -DRETARGET_BENCH=OFF -DRETARGET_PYTHON_MODULE=OFF \
 	  -DRETARGET_PYTHON=$(CURDIR)/$(BUILD_DIR)/venv/bin/python3
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	ASAN_OPTIONS=detect_stack_use_after_return=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  scripts/test-env.sh $(BUILD_DIR) ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)
+
+# The Python package from the build tree, with the build's Python (jax, pandas): the example
+# script of docs/python.md. `pip install .` installs the same package elsewhere.
+python-example: build
+	PYTHONPATH=$(CURDIR)/$(BUILD_DIR)/python RETARGET=$(CURDIR)/$(BUILD_DIR)/bin/retarget \
+	  $(BUILD_DIR)/venv/bin/python3 examples/python_quickstart.py $(BUILD_DIR)/python-quickstart
 
 demo: build
 	scripts/demo.sh $(BUILD_DIR)

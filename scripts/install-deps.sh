@@ -15,6 +15,7 @@ packages=(
   libopenblas-dev # the GEMM baseline of the CPU benchmarks and tests
   graphviz libjs-chart.js chromium   # report --html: graph layout, charts, and its headless test
   python3-venv    # scripts/setup-python.sh: the tests' own Python with pinned packages
+  python3-dev     # the Python package's extension (tools/python) compiles against its headers
   valgrind        # bench/sim_speed.sh: callgrind instruction counts
   slurmctld slurmd slurm-client munge parallel  # sweep manifests run on a real cluster
 )

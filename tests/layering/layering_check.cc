@@ -32,6 +32,8 @@ const std::vector<Layer>& Layers() {
       {"report", {"tools/report/"}, {"compiler", "target-catalogue", "accelerator-isa"}},
       {"sweep", {"tools/sweep/"}, {"report"}},
       {"cli", {"tools/retarget/"}, {}, true},
+      // The Python package's extension: the command line's work, called from Python.
+      {"python", {"tools/python/"}, {}, true},
       {"tests", {"tests/"}, {}, true},
       // Fuzz targets are test tooling: each drives one reader (hlo, io, the ISA, the GPU
       // artifact, SCALE-Sim) and may build seeds with test helpers.

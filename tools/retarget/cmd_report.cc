@@ -14,59 +14,15 @@
 #include <memory>
 
 #include "hlo/module_io.h"
-#include "tools/report/arch_target.h"
-#include "tools/report/graph_dot.h"
-#include "tools/report/prices.h"
 #include "tools/report/report.h"
 #include "tools/report/report_html.h"
 #include "tools/retarget/cmd_report.h"
 #include "tools/retarget/opt_support.h"
-#include "tools/retarget/report_latency.h"
+#include "tools/retarget/report_setup.h"
 #include "tools/retarget/run_support.h"
-#include "targets/descriptions.h"
 
 namespace cli {
 namespace {
-
-
-const std::vector<std::string>& ReportTargetNames() {
-  static const std::vector<std::string> names = {"cpu", "gpu", "systolic"};
-  return names;
-}
-
-// The --targets list, in the order given, without repeats; a UsageError lists the valid names.
-std::vector<const compiler::TargetDescription*> TargetsArgument(const ParsedArgs& args) {
-  std::string valid;
-  for (const std::string& name : targets::DescriptionNames()) valid += (valid.empty() ? "" : ", ") + name;
-  std::vector<std::string> names = ReportTargetNames();
-  if (std::optional<std::string> list = args.Get("--targets")) names = SplitCommaList(*list);
-  if (names.empty()) throw UsageError("--targets needs at least one target (" + valid + ")");
-  std::vector<const compiler::TargetDescription*> targets;
-  for (const std::string& name : names) {
-    const compiler::TargetDescription* target = targets::FindDescription(name);
-    if (target == nullptr) {
-      throw UsageError("unknown target '" + name + "' (targets: " + valid + ")");
-    }
-    bool repeated = false;
-    for (const auto* t : targets) repeated = repeated || t == target;
-    if (!repeated) targets.push_back(target);
-  }
-  return targets;
-}
-
-// --config PRESET|FILE and --set K=V (on tpu-v1 when only --set is given), or nullopt.
-std::optional<systolic::ArchConfig> ConfigArgument(
-    const ParsedArgs& args, const std::vector<const compiler::TargetDescription*>& targets) {
-  auto sets = args.all.find("--set");
-  const bool has_sets = sets != args.all.end() && !sets->second.empty();
-  if (!args.Has("--config") && !has_sets) return std::nullopt;
-  bool has_systolic = false;
-  for (const auto* target : targets) has_systolic |= target == &targets::SystolicDescription();
-  if (!has_systolic) throw UsageError("--config and --set describe the systolic target, "
-                                      "which --targets does not include");
-  const std::string config = args.Get("--config").value_or("tpu-v1");
-  return systolic::LoadArchConfig(config, has_sets ? sets->second : std::vector<std::string>{});
-}
 
 // An output path: never an input, never the other output, kept unless --force.
 void CheckOutput(const std::optional<std::string>& path, const ParsedArgs& args) {
@@ -133,55 +89,37 @@ CommandSpec ReportSpec() {
 }
 
 int RunReport(const ParsedArgs& args, const Context& context) {
-  const std::vector<const compiler::TargetDescription*> builtin = TargetsArgument(args);
   const std::optional<std::string> json = args.Get("--json"), html = args.Get("--html");
   if (json && html && *json == *html) throw UsageError("--json and --html name the same file");
-  report::ReportOptions options;
-  options.budget = BudgetArgument(args);
-  const std::optional<systolic::ArchConfig> config = ConfigArgument(args, builtin);
-  options.prices = args.Has("--prices") ? report::LoadPrices(*args.Get("--prices"))
-                                        : report::DefaultPrices();
+  ReportRequest request;
+  if (std::optional<std::string> list = args.Get("--targets")) {
+    request.targets = SplitCommaList(*list);
+  }
+  request.budget = BudgetArgument(args);
+  request.config = args.Get("--config");
+  if (auto sets = args.all.find("--set"); sets != args.all.end()) request.sets = sets->second;
+  request.prices_file = args.Get("--prices");
+  request.estimate_only = args.Has("--estimate-only");
+  request.graphs = html.has_value();
+  const std::unique_ptr<ReportSetup> setup = PrepareReport(request, context);
   CheckOutput(json, args);
   CheckOutput(html, args);
-  std::string chart_js;
-  if (html) {
-    chart_js = report::ReadChartJs(report::kDebianChartJs);
-    options.graph_node_budget = report::kDefaultGraphNodeBudget;
-  }
-  if (!args.Has("--estimate-only")) options.latency = ReportLatencyHook(context, config);
-  options.host_steps = ReportHostStepsHook(context, config);
-  options.no_latency_note = "not run (--estimate-only)";
+  const std::string chart_js = html ? report::ReadChartJs(report::kDebianChartJs) : "";
 
-  // The systolic column under --config is a derived copy of the built-in description.
-  std::unique_ptr<compiler::TargetDescription> configured;
-  std::vector<const compiler::TargetDescription*> targets = builtin;
   report::Report result;
-  if (config) {
-    configured = std::make_unique<compiler::TargetDescription>(
-        report::SystolicTargetFromConfig(*config));
-    for (auto*& target : targets) {
-      if (target == &targets::SystolicDescription()) target = configured.get();
-    }
-    result.systolic_config = config->name;
-    if (auto sets = args.all.find("--set"); sets != args.all.end()) {
-      for (const std::string& assignment : sets->second) {
-        result.systolic_config += " --set " + assignment;
-      }
-    }
-  }
-
+  result.systolic_config = setup->systolic_config;
   for (const std::string& file : args.positional) {
     const std::string name = std::filesystem::path(file).stem().string();
     try {
       hlo::LoadedModule loaded = hlo::LoadModule(file);
       Heartbeat heartbeat("report on " + file);
-      result.models.push_back(
-          report::BuildModelReport(name, file, *loaded.module, targets, options));
+      result.models.push_back(ReportOnModel(*setup, name, file, *loaded.module));
     } catch (const std::bad_alloc&) {
-      result.models.push_back(report::FailedModelReport(name, file, "out of memory", targets));
+      result.models.push_back(report::FailedModelReport(name, file, "out of memory",
+                                                        setup->targets));
     } catch (const std::exception& error) {
       result.models.push_back(
-          report::FailedModelReport(name, file, ErrorText(error, file), targets));
+          report::FailedModelReport(name, file, ErrorText(error, file), setup->targets));
     }
   }
 
