@@ -57,4 +57,13 @@ std::string JsonNumber(double value) {
   return std::string(buffer, end);
 }
 
+nlohmann::ordered_json JsonNumberValue(double value) {
+  if (!std::isfinite(value)) return nullptr;
+  constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
+  if (std::fabs(value) < kExactIntegers && std::trunc(value) == value) {
+    return static_cast<int64_t>(value);
+  }
+  return value;
+}
+
 }  // namespace hlo

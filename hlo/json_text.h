@@ -1,9 +1,13 @@
-// JSON text pieces shared by every writer of JSON in Retarget (compile stats, run stats, the
-// report): one escaping rule and one number rule, so all outputs are valid JSON and agree.
+// JSON pieces shared by every writer of JSON in Retarget (compile stats, run stats, the report,
+// simulator stats and traces): one number rule, so all outputs agree. The documents themselves
+// are nlohmann::ordered_json trees; the text helpers serve writers of other formats that embed
+// JSON values (the sweep page's script, VCD comments, messages).
 #pragma once
 
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 namespace hlo {
 
@@ -13,5 +17,10 @@ std::string JsonString(std::string_view text);
 
 // The shortest decimal that reads back to exactly `value`; NaN and infinities become null.
 std::string JsonNumber(double value);
+
+// `value` as a JSON value: null for NaN and infinities (JSON has none), an integer when it is
+// one below 2^53 in magnitude (a count stored in a double reads "3", not "3.0"), else the double,
+// which nlohmann-json prints as the shortest decimal that reads back to it.
+nlohmann::ordered_json JsonNumberValue(double value);
 
 }  // namespace hlo

@@ -1,65 +1,48 @@
 // SimStatsJson and SimStatsSummary (sim_stats_json.h). The key names here are the ones
-// docs/simulator-output.md documents; change both together.
+// docs/simulator-output.md documents; change both together. The JSON is an nlohmann::ordered_json
+// tree, written with two spaces an indent.
 #include "simulator/sim_stats_json.h"
 
+#include <cmath>
 #include <cstdio>
 #include <variant>
+
+#include <nlohmann/json.hpp>
 
 #include "hlo/json_text.h"
 
 namespace simulator {
 namespace {
 
-std::string Quote(std::string_view text) { return hlo::JsonString(text); }
+using Json = nlohmann::ordered_json;
+
 // part / whole, 0 when whole is 0 (a zero-cycle run): both outputs use it, so they agree.
 double Fraction(int64_t part, int64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
-std::string Number(double value) { return hlo::JsonNumber(value); }
+Json Number(double value) { return hlo::JsonNumberValue(value); }
 std::string Integer(int64_t value) { return std::to_string(value); }
 
-// Builds one pretty-printed JSON object; values are already-encoded JSON text.
-class ObjectText {
- public:
-  explicit ObjectText(int depth) : depth_(depth) {}
-  ObjectText& Add(std::string_view key, const std::string& json) {
-    if (!text_.empty()) text_ += ',';
-    text_ += '\n';
-    text_.append(Indent(depth_ + 1)).append(Quote(key)).append(": ").append(json);
-    return *this;
-  }
-  std::string Close() const {
-    return text_.empty() ? "{}" : "{" + text_ + "\n" + Indent(depth_) + "}";
-  }
-
- private:
-  static std::string Indent(int depth) { return std::string(2 * static_cast<size_t>(depth), ' '); }
-  int depth_;
-  std::string text_;
-};
-
 // Every configuration key with its value: numbers as numbers, the rest as their config-file text.
-std::string ConfigJson(const systolic::ArchConfig& config) {
-  ObjectText object(1);
+Json ConfigJson(const systolic::ArchConfig& config) {
+  Json object = Json::object();
   for (const systolic::ArchKey& key : systolic::ArchKeys()) {
-    std::string value;
     switch (key.type) {
       case systolic::KeyType::kInt:
       case systolic::KeyType::kBytes:
-        value = Integer(config.*std::get<int64_t systolic::ArchConfig::*>(key.member));
+        object[key.key] = config.*std::get<int64_t systolic::ArchConfig::*>(key.member);
         break;
       case systolic::KeyType::kDouble:
-        value = Number(config.*std::get<double systolic::ArchConfig::*>(key.member));
+        object[key.key] = Number(config.*std::get<double systolic::ArchConfig::*>(key.member));
         break;
       case systolic::KeyType::kString:
       case systolic::KeyType::kDataflow:
       case systolic::KeyType::kDtypes:
-        value = Quote(systolic::FormatValue(config, key));
+        object[key.key] = systolic::FormatValue(config, key);
         break;
     }
-    object.Add(key.key, value);
   }
-  return object.Close();
+  return object;
 }
 
 int64_t TotalStalls(const UnitStats& unit) {
@@ -68,22 +51,20 @@ int64_t TotalStalls(const UnitStats& unit) {
   return total;
 }
 
-std::string UnitsJson(const SimStats& stats) {
-  ObjectText units(1);
+Json UnitsJson(const SimStats& stats) {
+  Json units = Json::object();
   for (size_t u = 0; u < kUnitCount; ++u) {
     const UnitStats& unit = stats.units[u];
-    ObjectText stalls(3);
-    for (const auto& [cause, cycles] : unit.stall_cycles) stalls.Add(cause, Integer(cycles));
-    units.Add(systolic::UnitName(static_cast<systolic::Unit>(u)),
-              ObjectText(2)
-                  .Add("instructions", Integer(unit.instructions))
-                  .Add("busy_cycles", Integer(unit.busy_cycles))
-                  .Add("utilization", Number(Fraction(unit.busy_cycles, stats.cycles)))
-                  .Add("stall_cycles_total", Integer(TotalStalls(unit)))
-                  .Add("stall_cycles", stalls.Close())
-                  .Close());
+    Json stalls = Json::object();
+    for (const auto& [cause, cycles] : unit.stall_cycles) stalls[cause] = cycles;
+    units[std::string(systolic::UnitName(static_cast<systolic::Unit>(u)))] = {
+        {"instructions", unit.instructions},
+        {"busy_cycles", unit.busy_cycles},
+        {"utilization", Number(Fraction(unit.busy_cycles, stats.cycles))},
+        {"stall_cycles_total", TotalStalls(unit)},
+        {"stall_cycles", std::move(stalls)}};
   }
-  return units.Close();
+  return units;
 }
 
 // The sum of the components (the same figure as SimStats::total_energy_pj()).
@@ -114,40 +95,35 @@ std::string SimStatsJson(const SimStats& stats, const systolic::ArchConfig& conf
   const double ops_per_second = stats.seconds > 0 ? 2.0 * static_cast<double>(stats.macs) /
                                                         stats.seconds
                                                   : 0.0;
-  ObjectText energy(1);
-  for (const auto& [component, pj] : stats.energy_pj) energy.Add(component, Number(pj));
-  energy.Add("total", Number(EnergyTotal(stats)));
+  Json energy = Json::object();
+  for (const auto& [component, pj] : stats.energy_pj) energy[component] = Number(pj);
+  energy["total"] = Number(EnergyTotal(stats));
 
-  return ObjectText(0)
-             .Add("format", Quote("retarget-sim-stats"))
-             .Add("version", "1")
-             .Add("program", Quote(program))
-             .Add("config", ConfigJson(config))
-             .Add("cycles", Integer(stats.cycles))
-             .Add("clock_mhz", Number(stats.clock_mhz))
-             .Add("seconds", Number(stats.seconds))
-             .Add("instructions", Integer(instructions))
-             .Add("macs", Integer(stats.macs))
-             .Add("peak_macs_per_cycle", Integer(systolic::PeakMacsPerCycle(config)))
-             .Add("mac_utilization", Number(stats.mac_utilization))
-             .Add("ops_per_second", Number(ops_per_second))
-             .Add("vector_element_ops", Integer(stats.vector_element_ops))
-             .Add("units", UnitsJson(stats))
-             .Add("bytes", ObjectText(1)
-                               .Add("dram_read", Integer(stats.dram_bytes_read))
-                               .Add("dram_written", Integer(stats.dram_bytes_written))
-                               .Add("ub_read", Integer(stats.ub_bytes_read))
-                               .Add("ub_written", Integer(stats.ub_bytes_written))
-                               .Add("acc_read", Integer(stats.acc_bytes_read))
-                               .Add("acc_written", Integer(stats.acc_bytes_written))
-                               .Close())
-             .Add("peak_bytes_live", ObjectText(1)
-                                         .Add("ub", Integer(stats.ub_peak_bytes_live))
-                                         .Add("acc", Integer(stats.acc_peak_bytes_live))
-                                         .Close())
-             .Add("energy_pj", energy.Close())
-             .Close() +
-         "\n";
+  const Json document = {
+      {"format", "retarget-sim-stats"},
+      {"version", 1},
+      {"program", std::string(program)},
+      {"config", ConfigJson(config)},
+      {"cycles", stats.cycles},
+      {"clock_mhz", Number(stats.clock_mhz)},
+      {"seconds", Number(stats.seconds)},
+      {"instructions", instructions},
+      {"macs", stats.macs},
+      {"peak_macs_per_cycle", systolic::PeakMacsPerCycle(config)},
+      {"mac_utilization", Number(stats.mac_utilization)},
+      {"ops_per_second", Number(ops_per_second)},
+      {"vector_element_ops", stats.vector_element_ops},
+      {"units", UnitsJson(stats)},
+      {"bytes",
+       {{"dram_read", stats.dram_bytes_read},
+        {"dram_written", stats.dram_bytes_written},
+        {"ub_read", stats.ub_bytes_read},
+        {"ub_written", stats.ub_bytes_written},
+        {"acc_read", stats.acc_bytes_read},
+        {"acc_written", stats.acc_bytes_written}}},
+      {"peak_bytes_live", {{"ub", stats.ub_peak_bytes_live}, {"acc", stats.acc_peak_bytes_live}}},
+      {"energy_pj", std::move(energy)}};
+  return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 std::string SimStatsSummary(const SimStats& stats, const systolic::ArchConfig& config) {

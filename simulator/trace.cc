@@ -1,10 +1,13 @@
-// ChromeTraceWriter and FanOutSink (trace.h); the VCD writer is in vcd_writer.cc.
+// ChromeTraceWriter and FanOutSink (trace.h); the VCD writer is in vcd_writer.cc. Trace events
+// are nlohmann-json objects, each written on its own line as the simulation produces it.
 #include "simulator/trace.h"
 
 #include "hlo/json_text.h"
 
 namespace simulator {
 namespace {
+
+using Json = nlohmann::ordered_json;
 
 // Every event belongs to one process; units are its threads.
 constexpr int kPid = 1;
@@ -19,9 +22,13 @@ int LaneSortIndex(size_t unit, size_t lane) { return static_cast<int>(10 * (unit
 ChromeTraceWriter::ChromeTraceWriter(std::ostream& out, double clock_mhz,
                                      std::string_view process_name)
     : out_(out), clock_mhz_(clock_mhz) {
+  // The document is streamed, one event a line, so a long simulation never holds its trace.
   out_ << "{\"traceEvents\":[\n";
-  out_ << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" << kPid
-       << ",\"args\":{\"name\":" << hlo::JsonString(process_name) << "}}";
+  out_ << Json{{"name", "process_name"},
+               {"ph", "M"},
+               {"pid", kPid},
+               {"args", {{"name", std::string(process_name)}}}}
+              .dump(-1, ' ', false, Json::error_handler_t::replace);
   for (size_t u = 0; u < kUnitCount; ++u) NameTrack(u, 0);
 }
 
@@ -30,19 +37,19 @@ void ChromeTraceWriter::NameTrack(size_t unit, size_t lane) {
   std::string name(systolic::UnitName(static_cast<systolic::Unit>(unit)));
   if (lane > 0) name += " (overlap " + std::to_string(lane) + ")";
   const int tid = LaneTid(unit, lane);
-  BeginEvent();
-  out_ << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << kPid << ",\"tid\":" << tid
-       << ",\"args\":{\"name\":" << hlo::JsonString(name) << "}}";
-  BeginEvent();
-  out_ << "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":" << kPid << ",\"tid\":" << tid
-       << ",\"args\":{\"sort_index\":" << LaneSortIndex(unit, lane) << "}}";
+  Write({{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", tid},
+         {"args", {{"name", name}}}});
+  Write({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", kPid}, {"tid", tid},
+         {"args", {{"sort_index", LaneSortIndex(unit, lane)}}}});
 }
 
-void ChromeTraceWriter::BeginEvent() { out_ << ",\n"; }
+void ChromeTraceWriter::Write(const Json& event) {
+  out_ << ",\n" << event.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
-std::string ChromeTraceWriter::Microseconds(int64_t cycles) const {
-  // clock.mhz cycles per microsecond; JsonNumber prints the shortest exact decimal.
-  return hlo::JsonNumber(static_cast<double>(cycles) / clock_mhz_);
+Json ChromeTraceWriter::Microseconds(int64_t cycles) const {
+  // clock.mhz cycles per microsecond, written as the shortest exact decimal.
+  return hlo::JsonNumberValue(static_cast<double>(cycles) / clock_mhz_);
 }
 
 int ChromeTraceWriter::TrackFor(systolic::Unit unit, int64_t start_cycle, int64_t end_cycle) {
@@ -68,46 +75,51 @@ int ChromeTraceWriter::TrackFor(systolic::Unit unit, int64_t start_cycle, int64_
 }
 
 void ChromeTraceWriter::Slice(systolic::Unit unit, int64_t start_cycle, int64_t end_cycle,
-                              std::string_view name, std::string_view category,
-                              const std::string& args) {
+                              std::string_view name, std::string_view category, Json args) {
   // After Finish the document is complete: nothing may follow it.
   if (finished_ || static_cast<size_t>(unit) >= kUnitCount) return;
   if (end_cycle < start_cycle) end_cycle = start_cycle;
   const int tid = TrackFor(unit, start_cycle, end_cycle);
-  BeginEvent();
-  out_ << "{\"name\":" << hlo::JsonString(name) << ",\"cat\":\"" << category
-       << "\",\"ph\":\"X\",\"pid\":" << kPid << ",\"tid\":" << tid
-       << ",\"ts\":" << Microseconds(start_cycle)
-       << ",\"dur\":" << Microseconds(end_cycle - start_cycle) << ",\"args\":{" << args
-       << ",\"start_cycle\":" << start_cycle << ",\"cycles\":" << end_cycle - start_cycle << "}}";
+  args["start_cycle"] = start_cycle;
+  args["cycles"] = end_cycle - start_cycle;
+  Write({{"name", std::string(name)},
+         {"cat", std::string(category)},
+         {"ph", "X"},
+         {"pid", kPid},
+         {"tid", tid},
+         {"ts", Microseconds(start_cycle)},
+         {"dur", Microseconds(end_cycle - start_cycle)},
+         {"args", std::move(args)}});
 }
 
 void ChromeTraceWriter::Busy(systolic::Unit unit, int64_t start_cycle, int64_t end_cycle,
                              size_t index, std::string_view mnemonic) {
   Slice(unit, start_cycle, end_cycle, mnemonic, "instruction",
-        "\"index\":" + std::to_string(index) + ",\"mnemonic\":" + hlo::JsonString(mnemonic));
+        {{"index", index}, {"mnemonic", std::string(mnemonic)}});
 }
 
 void ChromeTraceWriter::Stall(systolic::Unit unit, int64_t start_cycle, int64_t end_cycle,
                               std::string_view cause) {
   Slice(unit, start_cycle, end_cycle, "stall: " + std::string(cause), "stall",
-        "\"cause\":" + hlo::JsonString(cause));
+        {{"cause", std::string(cause)}});
 }
 
 void ChromeTraceWriter::Counter(std::string_view name, int64_t cycle, double value) {
   if (finished_) return;
-  BeginEvent();
-  out_ << "{\"name\":" << hlo::JsonString(name) << ",\"ph\":\"C\",\"pid\":" << kPid
-       << ",\"ts\":" << Microseconds(cycle) << ",\"args\":{\"value\":" << hlo::JsonNumber(value)
-       << "}}";
+  Write({{"name", std::string(name)},
+         {"ph", "C"},
+         {"pid", kPid},
+         {"ts", Microseconds(cycle)},
+         {"args", {{"value", hlo::JsonNumberValue(value)}}}});
 }
 
 void ChromeTraceWriter::Finish(int64_t total_cycles) {
   if (finished_) return;  // the document is closed once; a second call would corrupt it
   finished_ = true;
-  out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock_mhz\":"
-       << hlo::JsonNumber(clock_mhz_) << ",\"total_cycles\":" << total_cycles
-       << ",\"total_us\":" << Microseconds(total_cycles) << "}}\n";
+  const Json other = {{"clock_mhz", hlo::JsonNumberValue(clock_mhz_)},
+                      {"total_cycles", total_cycles},
+                      {"total_us", Microseconds(total_cycles)}};
+  out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" << other.dump() << "}\n";
   out_.flush();
 }
 

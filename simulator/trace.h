@@ -26,6 +26,8 @@
 //     checks it after the run.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -66,9 +68,9 @@ class ChromeTraceWriter : public TraceSink {
   int TrackFor(systolic::Unit unit, int64_t start_cycle, int64_t end_cycle);  // returns a tid
   void NameTrack(size_t unit, size_t lane);
   void Slice(systolic::Unit unit, int64_t start_cycle, int64_t end_cycle, std::string_view name,
-             std::string_view category, const std::string& args);
-  std::string Microseconds(int64_t cycles) const;
-  void BeginEvent();  // writes the separator between events
+             std::string_view category, nlohmann::ordered_json args);
+  nlohmann::ordered_json Microseconds(int64_t cycles) const;
+  void Write(const nlohmann::ordered_json& event);  // the separator, then the event
 
   std::ostream& out_;
   double clock_mhz_;

@@ -1,14 +1,15 @@
-// A minimal JSON reader for the report tests: parses RFC 8259 text into a tree of JsonValue so
-// tests can check the report's keys and figures without a JSON library dependency. Throws
-// std::runtime_error on malformed input (a test failure, never a crash). Test-only code.
+// JSON for the report tests: RFC 8259 text parsed by nlohmann-json into a tree of JsonValue, so
+// tests check the report's keys and figures through plain structs. Throws std::runtime_error on
+// malformed input (a test failure, never a crash). Test-only code.
 #pragma once
 
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace report_test {
 
@@ -54,122 +55,37 @@ inline std::vector<std::string> JsonValue::Keys() const {
   return keys;
 }
 
-class JsonReader {
- public:
-  explicit JsonReader(const std::string& text) : text_(text) {}
-  JsonValue Parse() {
-    JsonValue value = Value();
-    Space();
-    if (pos_ != text_.size()) Fail("trailing text");
-    return value;
+// Parses with nlohmann-json (the library the project writes its JSON with) and copies the tree
+// into JsonValue, keeping the members' document order.
+inline JsonValue FromLibrary(const nlohmann::ordered_json& json) {
+  JsonValue v;
+  if (json.is_null()) {
+    v.kind = JsonValue::Kind::kNull;
+  } else if (json.is_boolean()) {
+    v.kind = JsonValue::Kind::kBool;
+    v.boolean = json.get<bool>();
+  } else if (json.is_number()) {
+    v.kind = JsonValue::Kind::kNumber;
+    v.number = json.get<double>();
+  } else if (json.is_string()) {
+    v.kind = JsonValue::Kind::kString;
+    v.string = json.get<std::string>();
+  } else if (json.is_array()) {
+    v.kind = JsonValue::Kind::kArray;
+    for (const auto& item : json) v.array.push_back(FromLibrary(item));
+  } else {
+    v.kind = JsonValue::Kind::kObject;
+    for (const auto& [key, value] : json.items()) v.object.push_back({key, FromLibrary(value)});
   }
+  return v;
+}
 
- private:
-  [[noreturn]] void Fail(const std::string& what) {
-    throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(pos_));
+inline JsonValue ParseJson(const std::string& text) {
+  try {
+    return FromLibrary(nlohmann::ordered_json::parse(text));
+  } catch (const nlohmann::json::parse_error& error) {
+    throw std::runtime_error(std::string("JSON: ") + error.what());
   }
-  void Space() {
-    while (pos_ < text_.size() && std::string(" \t\r\n").find(text_[pos_]) != std::string::npos) {
-      ++pos_;
-    }
-  }
-  bool Eat(char c) {
-    Space();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  void Expect(char c) {
-    if (!Eat(c)) Fail(std::string("expected '") + c + "'");
-  }
-  bool Word(const char* word) {
-    const std::string w(word);
-    if (text_.compare(pos_, w.size(), w) != 0) return false;
-    pos_ += w.size();
-    return true;
-  }
-  std::string String() {
-    Expect('"');
-    std::string out;
-    while (pos_ < text_.size() && text_[pos_] != '"') {
-      char c = text_[pos_++];
-      if (static_cast<unsigned char>(c) < 0x20) Fail("control character in string");
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (pos_ >= text_.size()) Fail("bad escape");
-      char e = text_[pos_++];
-      switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'u':
-          if (pos_ + 4 > text_.size()) Fail("bad \\u escape");
-          {
-            // ASCII code points decode exactly; the tests never need others, shown as '?'.
-            const unsigned long code = std::strtoul(text_.substr(pos_, 4).c_str(), nullptr, 16);
-            out += code < 0x80 ? static_cast<char>(code) : '?';
-          }
-          pos_ += 4;
-          break;
-        case '"': case '\\': case '/': out += e; break;
-        default: Fail("bad escape");
-      }
-    }
-    Expect('"');
-    return out;
-  }
-  JsonValue Value() {
-    Space();
-    if (pos_ >= text_.size()) Fail("unexpected end");
-    JsonValue v;
-    const char c = text_[pos_];
-    if (c == '{') {
-      v.kind = JsonValue::Kind::kObject;
-      ++pos_;
-      if (Eat('}')) return v;
-      do {
-        Space();
-        std::string key = String();
-        Expect(':');
-        v.object.push_back(JsonMember{std::move(key), Value()});
-      } while (Eat(','));
-      Expect('}');
-    } else if (c == '[') {
-      v.kind = JsonValue::Kind::kArray;
-      ++pos_;
-      if (Eat(']')) return v;
-      do v.array.push_back(Value());
-      while (Eat(','));
-      Expect(']');
-    } else if (c == '"') {
-      v.kind = JsonValue::Kind::kString;
-      v.string = String();
-    } else if (Word("null")) {
-      v.kind = JsonValue::Kind::kNull;
-    } else if (Word("true") || Word("false")) {
-      v.kind = JsonValue::Kind::kBool;
-      v.boolean = text_[pos_ - 1] == 'e' && text_[pos_ - 2] == 'u';
-    } else {
-      v.kind = JsonValue::Kind::kNumber;
-      const char* begin = text_.c_str() + pos_;
-      char* end = nullptr;
-      v.number = std::strtod(begin, &end);
-      if (end == begin) Fail("bad value");
-      pos_ += static_cast<size_t>(end - begin);
-    }
-    return v;
-  }
-
-  const std::string& text_;
-  size_t pos_ = 0;
-};
-
-inline JsonValue ParseJson(const std::string& text) { return JsonReader(text).Parse(); }
+}
 
 }  // namespace report_test

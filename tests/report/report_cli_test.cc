@@ -173,7 +173,7 @@ TEST_F(ReportCliTest, NothingIsOverwrittenWithoutForce) {
   EXPECT_EQ(testing_support::ReadFile(Path("out.json")), "keep me");
   Result forced = Retarget("report good.hlo --json out.json --force");
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
-  EXPECT_EQ(testing_support::ReadFile(Path("out.json")).rfind("{\"models\": [", 0), 0u);
+  EXPECT_EQ(testing_support::ReadFile(Path("out.json")).rfind("{\n  \"models\": [", 0), 0u);
   // An input is never replaced, even with --force.
   Result input = Retarget("report good.hlo --json good.hlo --force");
   EXPECT_EQ(input.exit_code, 1);

@@ -138,6 +138,9 @@ TEST(ReportJsonTest, AnyNameOrMessageGivesValidJson) {
       report_test::Targets({"cpu"})));
   const JsonValue json = ParseJson(report::ReportToJson(report));
   EXPECT_EQ(json["models"].array.at(0)["targets"]["cpu"]["error"].string, "tab\there \"x\"");
+  // The byte that is not UTF-8 comes back as U+FFFD; everything else exactly.
+  EXPECT_EQ(json["models"].array.at(0)["name"].string,
+            "quote\" back\\slash\nnewline\x01\xEF\xBF\xBD");
   EXPECT_EQ(ParseJson(report::ReportToJson(report::Report{}))["models"].array.size(), 0u);
 }
 

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <regex>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/cli_fixture.h"
 #include "tests/small_modules.h"
 #include "tests/test_support.h"
@@ -253,6 +255,27 @@ TEST_F(CliTest, RunStopsARunawayLoopAtMaxIterations) {
     EXPECT_NE(run.err.find("50"), std::string::npos) << target << ": " << run.err;
   }
   EXPECT_EQ(Retarget("run spin.hlo --target interp --max-iterations 0").exit_code, 2);
+}
+
+TEST_F(CliTest, CompileStatsJoinTheBackendsObjectTheContextAndTheOwnership) {
+  // The GPU backend adds its code generator's object (gpu_codegen) in front of the compile
+  // context and the compiler's ownership fields: one document, every part in its place.
+  Result r = Retarget("compile '" + Example() +
+                      "' --target gpu -o m.rtgpu --stats-json s.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto stats = nlohmann::ordered_json::parse(testing_support::ReadFile(Path("s.json")));
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : stats.items()) keys.push_back(key);
+  ASSERT_GE(keys.size(), 8u);
+  EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + 6),
+            (std::vector<std::string>{"gpu_codegen", "file", "module", "pipeline_ms", "passes",
+                                      "target"}));
+  EXPECT_TRUE(stats.at("gpu_codegen").is_object());
+  EXPECT_EQ(stats.at("module"), "jit_mlp");
+  EXPECT_EQ(stats.at("target"), "gpu");
+  EXPECT_FALSE(stats.at("passes").empty());
+  EXPECT_TRUE(stats.at("passes").at(0).at("changed").is_boolean());
+  EXPECT_TRUE(stats.at("kernel_count").is_number_integer());
 }
 
 TEST_F(CliTest, RunCompareInterpRepeatAndStats) {

@@ -1,14 +1,15 @@
-// ReportToJson: the JSON document of docs/report-format.md.
+// ReportToJson: the JSON document of docs/report-format.md, built as an nlohmann::ordered_json
+// tree.
 //
-// Guarantees: one valid JSON object (RFC 8259) whatever the strings hold (quotes, backslashes
-// and control characters escaped; bytes that are not UTF-8 pass through only as U+FFFD escapes);
-// non-finite numbers and unknown figures are null; keys are written in the documented order, so
-// the output is deterministic. Standard library only.
-#include <charconv>
+// Guarantees: one valid JSON object (RFC 8259) whatever the strings hold (the library escapes
+// them; bytes that are not UTF-8 are replaced by U+FFFD); non-finite numbers and unknown figures
+// are null; counts are integers; keys are written in the documented order, two spaces an
+// indent, so the output is deterministic and diffs line by line.
 #include <cmath>
-#include <cstdio>
+#include <optional>
 #include <string>
-#include <system_error>
+
+#include <nlohmann/json.hpp>
 
 #include "hlo/json_text.h"
 #include "tools/report/report.h"
@@ -16,135 +17,120 @@
 namespace report {
 namespace {
 
-std::string Str(const std::string& text) { return hlo::JsonString(text); }
-std::string Num(double value) { return hlo::JsonNumber(value); }
-std::string Num(const std::optional<double>& value) { return value ? Num(*value) : "null"; }
+using Json = nlohmann::ordered_json;
 
-template <typename Value, typename Format>
-std::string OwnerMap(const std::map<std::string, Value>& values, Format format) {
-  std::string out = "{";
+Json Num(double value) { return hlo::JsonNumberValue(value); }
+Json Num(const std::optional<double>& value) { return value ? Num(*value) : Json(nullptr); }
+Json TextOrNull(bool present, const std::string& text) {
+  return present ? Json(text) : Json(nullptr);
+}
+
+template <typename Value>
+Json OwnerMap(const std::map<std::string, Value>& values) {
+  Json out = Json::object();
   for (std::string_view key : kOwnerKeys) {
     auto it = values.find(std::string(key));
-    out += (out.size() > 1 ? ", " : "") + Str(std::string(key)) + ": " +
-           (it == values.end() ? std::string("null") : format(it->second));
-  }
-  return out + "}";
-}
-
-std::string CellJson(const TargetCell& cell) {
-  const bool ok = !cell.error;
-  auto or_null = [&](const std::string& json) { return ok ? json : std::string("null"); };
-  std::string out = "{";
-  out += "\"owners\": " +
-         or_null(OwnerMap(cell.owners, [](int64_t n) { return std::to_string(n); }));
-  out += ", \"owners_original\": " +
-         or_null(OwnerMap(cell.owners_original, [](int64_t n) { return std::to_string(n); }));
-  out += ", \"flops_share\": " + or_null(OwnerMap(cell.flops_share, [](double x) { return Num(x); }));
-  out += ", \"flops_share_original\": " +
-         or_null(OwnerMap(cell.flops_share_original, [](double x) { return Num(x); }));
-  out += ", \"bytes_share\": " + or_null(OwnerMap(cell.bytes_share, [](double x) { return Num(x); }));
-  out += ", \"fusion_coverage\": " + or_null(Num(cell.fusion_coverage));
-  out += ", \"kernels\": " + or_null(std::to_string(cell.kernels));
-  std::string calls = "[";
-  for (const CustomCallUse& use : cell.custom_calls) {
-    calls += (calls.size() > 1 ? ", " : "") + std::string("{\"target\": ") + Str(use.target) +
-             ", \"count\": " + std::to_string(use.count) +
-             ", \"supported\": " + (use.supported ? "true" : "false") +
-             ", \"owner\": " + Str(use.owner) + "}";
-  }
-  out += ", \"custom_calls\": " + or_null(calls + "]");
-  out += ", \"host_memory_bytes\": " + or_null(Num(cell.host_memory_bytes));
-  out += ", \"latency_ms\": " + or_null(Num(cell.latency_ms));
-  out += ", \"latency_source\": " + or_null(Str(cell.latency_source));
-  out += ", \"latency_host_share\": " +
-         (ok && cell.latency_host_share ? Num(*cell.latency_host_share) : std::string("null"));
-  out += ", \"latency_device\": " +
-         (ok && !cell.latency_device.empty() ? Str(cell.latency_device) : std::string("null"));
-  out += ", \"latency_note\": " +
-         (ok && !cell.latency_note.empty() ? Str(cell.latency_note) : std::string("null"));
-  out += ", \"energy_mj\": " + Num(cell.energy_mj);
-  out += ", \"energy_source\": " + (ok && cell.energy_mj ? Str(cell.energy_source) : "null");
-  out += ", \"cost_per_1m_usd\": " + Num(cell.cost_per_1m_usd);
-  out += ", \"usd_per_hour\": " + (ok ? Num(cell.price.usd_per_hour) : "null");
-  out += ", \"price_source\": " +
-         (ok && cell.price.usd_per_hour ? Str(cell.price.source) : std::string("null"));
-  std::string hand = "[";
-  for (const HandSupplied& work : cell.by_hand) {
-    hand += (hand.size() > 1 ? ", " : "") + std::string("{\"owner\": ") + Str(work.owner) +
-            ", \"what\": " + Str(work.what) +
-            ", \"instructions\": " + std::to_string(work.instructions) + "}";
-  }
-  out += ", \"by_hand\": " + or_null(hand + "]");
-  if (ok && cell.collectives > 0) {
-    out += ", \"communication\": {\"collectives\": " + std::to_string(cell.collectives) +
-           ", \"ms\": " + Num(cell.communication_ms) + ", \"source\": \"estimated\"" +
-           ", \"share_of_estimate\": " +
-           (cell.communication_ms ? Num(cell.communication_share) : std::string("null")) +
-           ", \"interconnect\": " +
-           (cell.interconnect.empty() ? std::string("null") : Str(cell.interconnect)) +
-           ", \"note\": " +
-           (cell.communication_note.empty() ? std::string("null") : Str(cell.communication_note)) +
-           "}";
-  }
-  if (cell.error) out += ", \"error\": " + Str(*cell.error);
-  return out + "}";
-}
-
-std::string PairJson(const CarriedAcross& pair) {
-  std::string out = "{\"instructions\": " + Num(pair.instructions) + ", \"flops\": " +
-                    Num(pair.flops);
-  if (pair.error) out += ", \"error\": " + Str(*pair.error);
-  return out + "}";
-}
-
-std::string ModelJson(const ModelReport& model) {
-  std::string out = "    {\"name\": " + Str(model.name) + ", \"file\": " + Str(model.file) +
-                    ", \"module\": " + Str(model.module) +
-                    ", \"instructions\": " + std::to_string(model.instructions) +
-                    ", \"flops\": " + Num(model.flops);
-  if (model.error) out += ", \"error\": " + Str(*model.error);
-  out += ",\n     \"targets\": {";
-  bool first = true;
-  for (const TargetCell& cell : model.targets) {
-    out += std::string(first ? "\n" : ",\n") + "       " + Str(cell.target) + ": " +
-           CellJson(cell);
-    first = false;
-  }
-  out += first ? "},\n" : "\n     },\n";
-  out += "     \"carried_across\": {";
-  first = true;
-  for (const CarriedAcross& pair : model.carried_across) {
-    out += std::string(first ? "\n" : ",\n") + "       " + Str(pair.from + "->" + pair.to) +
-           ": " + PairJson(pair);
-    first = false;
-  }
-  out += first ? "}" : "\n     }";
-  std::string calls = "[";
-  for (const ModelCustomCall& call : model.custom_calls) {
-    std::string by = "[";
-    for (const std::string& target : call.implemented_by) {
-      by += (by.size() > 1 ? ", " : "") + Str(target);
+    if (it == values.end()) {
+      out[std::string(key)] = nullptr;
+    } else if constexpr (std::is_floating_point_v<Value>) {
+      out[std::string(key)] = Num(it->second);
+    } else {
+      out[std::string(key)] = it->second;
     }
-    calls += std::string(calls.size() > 1 ? ",\n       " : "\n       ") +
-             "{\"target\": " + Str(call.target) + ", \"count\": " + std::to_string(call.count) +
-             ", \"implemented_by\": " + by + "], \"kernel_locked\": " +
-             (call.kernel_locked ? "true" : "false") + "}";
   }
-  out += ",\n     \"custom_calls\": " + calls + (calls.size() > 1 ? "\n     ]}" : "]}");
+  return out;
+}
+
+Json CellJson(const TargetCell& cell) {
+  const bool ok = !cell.error;
+  auto or_null = [&](Json json) { return ok ? std::move(json) : Json(nullptr); };
+  Json out = Json::object();
+  out["owners"] = or_null(OwnerMap(cell.owners));
+  out["owners_original"] = or_null(OwnerMap(cell.owners_original));
+  out["flops_share"] = or_null(OwnerMap(cell.flops_share));
+  out["flops_share_original"] = or_null(OwnerMap(cell.flops_share_original));
+  out["bytes_share"] = or_null(OwnerMap(cell.bytes_share));
+  out["fusion_coverage"] = or_null(Num(cell.fusion_coverage));
+  out["kernels"] = or_null(cell.kernels);
+  Json calls = Json::array();
+  for (const CustomCallUse& use : cell.custom_calls) {
+    calls.push_back({{"target", use.target}, {"count", use.count},
+                     {"supported", use.supported}, {"owner", use.owner}});
+  }
+  out["custom_calls"] = or_null(std::move(calls));
+  out["host_memory_bytes"] = or_null(Num(cell.host_memory_bytes));
+  out["latency_ms"] = or_null(Num(cell.latency_ms));
+  out["latency_source"] = or_null(cell.latency_source);
+  out["latency_host_share"] =
+      ok && cell.latency_host_share ? Num(*cell.latency_host_share) : Json(nullptr);
+  out["latency_device"] = TextOrNull(ok && !cell.latency_device.empty(), cell.latency_device);
+  out["latency_note"] = TextOrNull(ok && !cell.latency_note.empty(), cell.latency_note);
+  out["energy_mj"] = Num(cell.energy_mj);
+  out["energy_source"] = TextOrNull(ok && cell.energy_mj, cell.energy_source);
+  out["cost_per_1m_usd"] = Num(cell.cost_per_1m_usd);
+  out["usd_per_hour"] = ok ? Num(cell.price.usd_per_hour) : Json(nullptr);
+  out["price_source"] = TextOrNull(ok && cell.price.usd_per_hour, cell.price.source);
+  Json hand = Json::array();
+  for (const HandSupplied& work : cell.by_hand) {
+    hand.push_back(
+        {{"owner", work.owner}, {"what", work.what}, {"instructions", work.instructions}});
+  }
+  out["by_hand"] = or_null(std::move(hand));
+  if (ok && cell.collectives > 0) {
+    out["communication"] = {
+        {"collectives", cell.collectives},
+        {"ms", Num(cell.communication_ms)},
+        {"source", "estimated"},
+        {"share_of_estimate",
+         cell.communication_ms ? Num(cell.communication_share) : Json(nullptr)},
+        {"interconnect", TextOrNull(!cell.interconnect.empty(), cell.interconnect)},
+        {"note", TextOrNull(!cell.communication_note.empty(), cell.communication_note)}};
+  }
+  if (cell.error) out["error"] = *cell.error;
+  return out;
+}
+
+Json PairJson(const CarriedAcross& pair) {
+  Json out = {{"instructions", Num(pair.instructions)}, {"flops", Num(pair.flops)}};
+  if (pair.error) out["error"] = *pair.error;
+  return out;
+}
+
+Json ModelJson(const ModelReport& model) {
+  Json out = {{"name", model.name},
+              {"file", model.file},
+              {"module", model.module},
+              {"instructions", model.instructions},
+              {"flops", Num(model.flops)}};
+  if (model.error) out["error"] = *model.error;
+  Json targets = Json::object();
+  for (const TargetCell& cell : model.targets) targets[cell.target] = CellJson(cell);
+  out["targets"] = std::move(targets);
+  Json pairs = Json::object();
+  for (const CarriedAcross& pair : model.carried_across) {
+    pairs[pair.from + "->" + pair.to] = PairJson(pair);
+  }
+  out["carried_across"] = std::move(pairs);
+  Json calls = Json::array();
+  for (const ModelCustomCall& call : model.custom_calls) {
+    calls.push_back({{"target", call.target},
+                     {"count", call.count},
+                     {"implemented_by", call.implemented_by},
+                     {"kernel_locked", call.kernel_locked}});
+  }
+  out["custom_calls"] = std::move(calls);
   return out;
 }
 
 }  // namespace
 
 std::string ReportToJson(const Report& report) {
-  std::string out = "{\"models\": [";
-  for (size_t i = 0; i < report.models.size(); ++i) {
-    out += (i ? ",\n" : "\n") + ModelJson(report.models[i]);
-  }
-  out += report.models.empty() ? "]" : "\n  ]";
-  out += ",\n \"systolic_config\": " +
-         (report.systolic_config.empty() ? std::string("null") : Str(report.systolic_config));
-  return out + "}\n";
+  Json models = Json::array();
+  for (const ModelReport& model : report.models) models.push_back(ModelJson(model));
+  const Json document = {
+      {"models", std::move(models)},
+      {"systolic_config", TextOrNull(!report.systolic_config.empty(), report.systolic_config)}};
+  return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace report

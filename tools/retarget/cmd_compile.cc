@@ -64,17 +64,15 @@ std::string StatsJson(const std::string& file, const hlo::Module& module,
                       const compiler::PipelineReport& report) {
   std::map<std::string, double> pass_times_ms;
   for (const auto& [name, ms] : PassTimesByName(report)) pass_times_ms[name] = ms;
-  std::string stats = compiler::ModuleStatsToJson(compiler::AnalyzeOwnership(module, target),
-                                                  pass_times_ms);
-  size_t open = stats.find('{');
-  if (open == std::string::npos) throw hlo::Error("internal error: stats are not a JSON object");
-  std::string context = "\n  " + JsonString("file") + ": " + JsonString(file) + ",\n  " +
-                        JsonString("module") + ": " + JsonString(module.name()) + ",\n  " +
-                        JsonString("pipeline_ms") + ": " + JsonNumber(report.total_milliseconds) +
-                        ",\n  " + JsonString("passes") + ": " + PassRecordsJson(report) + ",";
-  stats.insert(open + 1, context);
-  if (stats.empty() || stats.back() != '\n') stats += '\n';
-  return stats;
+  const nlohmann::ordered_json stats = nlohmann::ordered_json::parse(
+      compiler::ModuleStatsToJson(compiler::AnalyzeOwnership(module, target), pass_times_ms));
+  JsonObject document;
+  document.Add("file", file)
+      .Add("module", module.name())
+      .Add("pipeline_ms", report.total_milliseconds)
+      .AddRaw("passes", PassRecordsJson(report));
+  for (const auto& [key, value] : stats.items()) document.Add(key, value);
+  return document.ToString() + "\n";
 }
 
 }  // namespace
@@ -175,10 +173,12 @@ int RunCompile(const ParsedArgs& args, const Context& context) {
     if (stats_json) {
       std::string stats = StatsJson(input, module, target, report);
       if (!emitted.stats_key.empty()) {
-        std::string object = emitted.stats_json;
-        while (!object.empty() && object.back() == '\n') object.pop_back();
-        stats.insert(stats.find('{') + 1,
-                     "\n  " + JsonString(emitted.stats_key) + ": " + object + ",");
+        // The backend's own object first, then the compiler's.
+        JsonObject merged;
+        merged.AddRaw(emitted.stats_key, emitted.stats_json);
+        const nlohmann::ordered_json compiler_stats = nlohmann::ordered_json::parse(stats);
+        for (const auto& [key, value] : compiler_stats.items()) merged.Add(key, value);
+        stats = merged.ToString() + "\n";
       }
       WriteOutputFile(*stats_json, stats, force, {input});
     }

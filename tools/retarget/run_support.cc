@@ -73,24 +73,31 @@ std::string FormatTiming(const Timing& timing, size_t runs) {
 }
 
 
-JsonObject& JsonObject::AddRaw(const std::string& key, const std::string& json) {
-  if (!body_.empty()) body_ += ", ";
-  body_ += JsonString(key) + ": " + json;
+nlohmann::ordered_json JsonDouble(double value) { return hlo::JsonNumberValue(value); }
+
+JsonObject& JsonObject::Add(const std::string& key, nlohmann::ordered_json value) {
+  json_[key] = std::move(value);
   return *this;
 }
+JsonObject& JsonObject::AddRaw(const std::string& key, const std::string& json) {
+  return Add(key, nlohmann::ordered_json::parse(json));
+}
 JsonObject& JsonObject::Add(const std::string& key, const std::string& value) {
-  return AddRaw(key, JsonString(value));
+  return Add(key, nlohmann::ordered_json(value));
 }
 JsonObject& JsonObject::Add(const std::string& key, double value) {
-  return AddRaw(key, JsonNumber(value));
+  return Add(key, JsonDouble(value));
 }
 JsonObject& JsonObject::Add(const std::string& key, bool value) {
-  return AddRaw(key, value ? "true" : "false");
+  return Add(key, nlohmann::ordered_json(value));
 }
 JsonObject& JsonObject::Add(const std::string& key, const std::vector<double>& values) {
-  std::string list = "[";
-  for (size_t i = 0; i < values.size(); ++i) list += (i ? ", " : "") + JsonNumber(values[i]);
-  return AddRaw(key, list + "]");
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (double value : values) list.push_back(JsonDouble(value));
+  return Add(key, std::move(list));
+}
+std::string JsonObject::ToString() const {
+  return json_.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace cli

@@ -2,6 +2,8 @@
 // --stats-json document. Kept apart from cmd_run.cc so that file reads as the command's flow.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include "hlo/json_text.h"
 #include <chrono>
 #include <condition_variable>
@@ -47,7 +49,8 @@ Timing Summarize(std::vector<double> times_ms);  // median of an even count: mea
 // "time: median 1.234 ms, min 1.200 ms over 5 runs"
 std::string FormatTiming(const Timing& timing, size_t runs);
 
-// A minimal JSON object writer for --stats-json (keys in insertion order).
+// A JSON object for --stats-json files, an nlohmann::ordered_json underneath (keys in insertion
+// order; non-finite numbers are null; strings escaped, invalid UTF-8 replaced by U+FFFD).
 class JsonObject {
  public:
   JsonObject& Add(const std::string& key, const std::string& value);
@@ -58,11 +61,16 @@ class JsonObject {
   JsonObject& Add(const std::string& key, bool value);
   JsonObject& Add(const std::string& key, const std::vector<double>& values);
   JsonObject& AddRaw(const std::string& key, const std::string& json);  // already-encoded value
-  std::string ToString() const { return "{" + body_ + "}"; }
+  JsonObject& Add(const std::string& key, nlohmann::ordered_json value);
+  // Two spaces an indent, `"key": value` on each line.
+  std::string ToString() const;
+  const nlohmann::ordered_json& json() const { return json_; }
 
  private:
-  std::string body_;
+  nlohmann::ordered_json json_ = nlohmann::ordered_json::object();
 };
+// The JSON of a double: null for NaN/inf, which JSON cannot carry.
+nlohmann::ordered_json JsonDouble(double value);
 using hlo::JsonNumber;  // null for NaN/inf, which JSON cannot carry
 using hlo::JsonString;
 
