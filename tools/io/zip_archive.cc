@@ -1,280 +1,197 @@
-// ZIP reading for .npz files; see zip_archive.h for what is supported and guaranteed.
-// Record layouts follow PKWARE's APPNOTE.TXT (sections 4.3.7 local header, 4.3.12 central
-// directory header, 4.3.14-4.3.16 ZIP64 end records, 4.5.3 ZIP64 extra field).
+// ZIP reading and writing for .npz files through libzip (Debian's libzip-dev); see
+// zip_archive.h for what is supported and guaranteed. libzip parses the container (end records,
+// ZIP64, central directory, local headers, inflate, CRC); this file adds what .npz reading must
+// guarantee on top: bounded allocation before any entry is read, the entry's declared size
+// checked against what it really holds, and messages that name the archive and the entry.
 #include "tools/io/zip_archive.h"
 
-#include <zlib.h>
+#include <zip.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <limits>
+#include <memory>
 
 #include "hlo/diagnostic.h"
-#include "tools/io/zip_format.h"
 
 namespace io {
 namespace {
 
-using namespace zip_format;
+// DEFLATE's best ratio is 1032:1 (258-byte matches coded in 2 bits), so a claim beyond it is
+// corrupt, whatever the entry says (the slack covers the stream's few header bytes).
+constexpr uint64_t kMaxDeflateRatio = 1032;
 
-[[noreturn]] void Fail(const std::string& archive, const std::string& message) {
-  throw hlo::Error(archive + ": " + message);
+[[noreturn]] void Fail(const std::string& where, const std::string& message) {
+  throw hlo::Error(where + ": " + message);
 }
 
-// Bounds-checked little-endian reads from the archive bytes.
-class ByteReader {
- public:
-  ByteReader(std::string_view bytes, const std::string& archive)
-      : bytes_(bytes), archive_(archive) {}
+std::string Message(zip_error_t* error) { return zip_error_strerror(error); }
+std::string Message(int code) {
+  zip_error_t error;
+  zip_error_init_with_code(&error, code);
+  std::string message = zip_error_strerror(&error);
+  zip_error_fini(&error);
+  return message;
+}
 
-  uint64_t Read(uint64_t offset, int width, const char* what) const {
-    if (offset > bytes_.size() || bytes_.size() - offset < static_cast<uint64_t>(width)) {
-      Fail(archive_, std::string("truncated archive (") + what + " at byte " +
-                         std::to_string(offset) + " lies past the end of the file)");
-    }
-    uint64_t value = 0;
-    for (int i = width - 1; i >= 0; --i) {
-      value = (value << 8) | static_cast<uint8_t>(bytes_[offset + static_cast<uint64_t>(i)]);
-    }
-    return value;
-  }
-  uint16_t U16(uint64_t offset, const char* what) const {
-    return static_cast<uint16_t>(Read(offset, 2, what));
-  }
-  uint32_t U32(uint64_t offset, const char* what) const {
-    return static_cast<uint32_t>(Read(offset, 4, what));
-  }
-  uint64_t U64(uint64_t offset, const char* what) const { return Read(offset, 8, what); }
-  std::string_view Slice(uint64_t offset, uint64_t size, const std::string& what) const {
-    if (offset > bytes_.size() || bytes_.size() - offset < size) {
-      Fail(archive_, "truncated archive (" + what + " lies past the end of the file)");
-    }
-    return bytes_.substr(offset, size);
-  }
-  uint64_t size() const { return bytes_.size(); }
-
- private:
-  std::string_view bytes_;
-  const std::string& archive_;
+struct Discard {
+  void operator()(zip_t* archive) const { zip_discard(archive); }
 };
-
-struct CentralEntry {
-  std::string name;
-  uint16_t flags = 0;
-  uint16_t method = 0;
-  uint32_t crc = 0;
-  uint64_t compressed_size = 0;
-  uint64_t uncompressed_size = 0;
-  uint64_t local_header_offset = 0;
+struct Close {
+  void operator()(zip_file_t* file) const { zip_fclose(file); }
 };
+using Archive = std::unique_ptr<zip_t, Discard>;
+using File = std::unique_ptr<zip_file_t, Close>;
 
-struct DirectoryLocation {
-  uint64_t entry_count = 0;
-  uint64_t offset = 0;
-  uint64_t size = 0;
-};
+// The archive over `bytes` (not copied: they outlive it), read-only, its directory checked for
+// consistency with the local headers.
+Archive Open(std::string_view bytes, const std::string& name) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
+  if (source == nullptr) Fail(name, "cannot read the archive (" + Message(&error) + ")");
+  zip_t* archive = zip_open_from_source(source, ZIP_RDONLY, &error);
+  if (archive == nullptr) {
+    zip_source_free(source);
+    const int code = zip_error_code_zip(&error);
+    const std::string detail = Message(&error);
+    zip_error_fini(&error);
+    if (code == ZIP_ER_NOZIP) Fail(name, "not a zip archive (bad magic: " + detail + ")");
+    Fail(name, "corrupt zip archive (" + detail + ")");
+  }
+  return Archive(archive);
+}
 
-DirectoryLocation FindCentralDirectory(const ByteReader& in, const std::string& archive) {
-  if (in.size() < kEndOfCentralDirSize) Fail(archive, "not a zip archive (too short)");
-  // The end record sits at the end, followed only by a comment of at most 65535 bytes.
-  uint64_t lowest =
-      in.size() > kEndOfCentralDirSize + 0xFFFF ? in.size() - kEndOfCentralDirSize - 0xFFFF : 0;
-  uint64_t end = in.size() - kEndOfCentralDirSize;
-  for (;; --end) {
-    if (in.U32(end, "end record") == kEndOfCentralDirSignature &&
-        end + kEndOfCentralDirSize + in.U16(end + 20, "comment length") == in.size()) {
+std::string Extract(zip_t* archive, zip_uint64_t index, const zip_stat_t& stat,
+                    const std::string& where) {
+  if (stat.encryption_method != ZIP_EM_NONE) Fail(where, "is encrypted (not supported)");
+  const uint64_t limit =
+      static_cast<uint64_t>(hlo::GlobalLimits().max_bytes_per_allocation) + (1u << 20);
+  if (stat.size > limit) {
+    Fail(where, "declares " + std::to_string(stat.size) + " bytes, beyond the allocation limit");
+  }
+  switch (stat.comp_method) {
+    case ZIP_CM_STORE:
+      if (stat.size != stat.comp_size) {
+        Fail(where, "is stored but its sizes differ (" + std::to_string(stat.comp_size) +
+                        " vs " + std::to_string(stat.size) + ")");
+      }
       break;
-    }
-    if (end == lowest) Fail(archive, "not a zip archive (no end of central directory record)");
-  }
-  if (in.U16(end + 4, "disk number") != 0 || in.U16(end + 6, "disk number") != 0) {
-    Fail(archive, "multi-disk zip archives are not supported");
-  }
-  DirectoryLocation dir{in.U16(end + 10, "entry count"), in.U32(end + 16, "directory offset"),
-                        in.U32(end + 12, "directory size")};
-  bool needs_zip64 =
-      dir.entry_count == kOverflow16 || dir.offset == kOverflow32 || dir.size == kOverflow32;
-  if (end >= kZip64LocatorSize &&
-      in.U32(end - kZip64LocatorSize, "zip64 locator") == kZip64LocatorSignature) {
-    uint64_t record = in.U64(end - kZip64LocatorSize + 8, "zip64 end record offset");
-    if (in.U32(record, "zip64 end record") != kZip64EndSignature) {
-      Fail(archive, "corrupt zip64 end record at byte " + std::to_string(record));
-    }
-    dir.entry_count = in.U64(record + 32, "zip64 entry count");
-    dir.size = in.U64(record + 40, "zip64 directory size");
-    dir.offset = in.U64(record + 48, "zip64 directory offset");
-  } else if (needs_zip64) {
-    Fail(archive, "the end record needs zip64 fields but the archive has no zip64 locator");
-  }
-  if (dir.offset > in.size() || in.size() - dir.offset < dir.size) {
-    Fail(archive, "central directory (" + std::to_string(dir.size) + " bytes at " +
-                      std::to_string(dir.offset) + ") lies past the end of the file");
-  }
-  if (dir.entry_count > dir.size / kCentralHeaderSize) {
-    Fail(archive, "central directory claims " + std::to_string(dir.entry_count) +
-                      " entries, more than its " + std::to_string(dir.size) + " bytes can hold");
-  }
-  return dir;
-}
-
-// Replaces 32-bit fields that overflowed with their values from the ZIP64 extra field.
-void ApplyZip64Extra(std::string_view extra, CentralEntry& entry, const std::string& where) {
-  for (size_t pos = 0; pos + 4 <= extra.size();) {
-    uint16_t id = static_cast<uint8_t>(extra[pos]) | static_cast<uint8_t>(extra[pos + 1]) << 8;
-    size_t size = static_cast<uint8_t>(extra[pos + 2]) | static_cast<uint8_t>(extra[pos + 3]) << 8;
-    pos += 4;
-    if (size > extra.size() - pos) Fail(where, "extra field overruns its header");
-    if (id == kZip64ExtraId) {
-      ByteReader field(extra.substr(pos, size), where);
-      uint64_t at = 0;
-      // Only the fields whose 32-bit versions hold 0xFFFFFFFF are present, in this order.
-      if (entry.uncompressed_size == kOverflow32) {
-        entry.uncompressed_size = field.U64(at, "zip64 size");
-        at += 8;
-      }
-      if (entry.compressed_size == kOverflow32) {
-        entry.compressed_size = field.U64(at, "zip64 size");
-        at += 8;
-      }
-      if (entry.local_header_offset == kOverflow32) {
-        entry.local_header_offset = field.U64(at, "zip64 offset");
-      }
-      return;
-    }
-    pos += size;
-  }
-}
-
-std::vector<CentralEntry> ReadCentralDirectory(const ByteReader& in, const std::string& archive) {
-  DirectoryLocation dir = FindCentralDirectory(in, archive);
-  std::vector<CentralEntry> entries;
-  entries.reserve(dir.entry_count);
-  uint64_t pos = dir.offset;
-  for (uint64_t i = 0; i < dir.entry_count; ++i) {
-    if (in.U32(pos, "central directory header") != kCentralHeaderSignature) {
-      Fail(archive, "corrupt central directory (entry " + std::to_string(i) + " at byte " +
-                        std::to_string(pos) + " has a bad signature)");
-    }
-    CentralEntry entry;
-    entry.flags = in.U16(pos + 8, "flags");
-    entry.method = in.U16(pos + 10, "method");
-    entry.crc = in.U32(pos + 16, "crc");
-    entry.compressed_size = in.U32(pos + 20, "compressed size");
-    entry.uncompressed_size = in.U32(pos + 24, "uncompressed size");
-    uint16_t name_length = in.U16(pos + 28, "name length");
-    uint16_t extra_length = in.U16(pos + 30, "extra length");
-    uint16_t comment_length = in.U16(pos + 32, "comment length");
-    entry.local_header_offset = in.U32(pos + 42, "local header offset");
-    entry.name = std::string(in.Slice(pos + kCentralHeaderSize, name_length, "entry name"));
-    ApplyZip64Extra(in.Slice(pos + kCentralHeaderSize + name_length, extra_length, "extra field"),
-                    entry, archive + ": entry '" + entry.name + "'");
-    entries.push_back(std::move(entry));
-    pos += kCentralHeaderSize + name_length + extra_length + comment_length;
-  }
-  return entries;
-}
-
-std::string Inflate(std::string_view compressed, uint64_t expected_size, const std::string& where) {
-  std::string out(static_cast<size_t>(expected_size), '\0');
-  z_stream stream{};
-  if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) Fail(where, "cannot initialize zlib");
-  // zlib counts in 32-bit uInt: feed input and output in chunks so entries above 4 GiB work.
-  constexpr uint64_t kChunk = uint64_t{1} << 30;
-  uint64_t in_pos = 0, out_pos = 0;
-  // Once the declared size is filled, zlib writes into this spare byte: if it does, the entry
-  // holds more data than it declares.
-  unsigned char spare = 0;
-  int status = Z_OK;
-  for (;;) {
-    if (stream.avail_in == 0 && in_pos < compressed.size()) {
-      uint64_t n = std::min<uint64_t>(kChunk, compressed.size() - in_pos);
-      stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data() + in_pos));
-      stream.avail_in = static_cast<uInt>(n);
-      in_pos += n;
-    }
-    if (stream.avail_out == 0) {
-      uint64_t n = std::min<uint64_t>(kChunk, out.size() - out_pos);
-      stream.next_out = n ? reinterpret_cast<Bytef*>(out.data() + out_pos) : &spare;
-      stream.avail_out = n ? static_cast<uInt>(n) : 1;
-      out_pos += n;
-    }
-    status = inflate(&stream, Z_NO_FLUSH);
-    if (stream.total_out > expected_size) break;
-    if (status == Z_STREAM_END || status == Z_DATA_ERROR || status == Z_NEED_DICT ||
-        status == Z_MEM_ERROR || status == Z_STREAM_ERROR) {
-      break;
-    }
-    // Z_BUF_ERROR: no progress possible; only fatal once all input has been handed over.
-    if (status == Z_BUF_ERROR && stream.avail_in == 0 && in_pos == compressed.size()) break;
-  }
-  std::string message = stream.msg ? stream.msg : "";
-  uint64_t produced = stream.total_out;
-  inflateEnd(&stream);
-  if (produced > expected_size) {
-    Fail(where, "inflates to more than its declared " + std::to_string(expected_size) + " bytes");
-  }
-  if (status != Z_STREAM_END) {
-    Fail(where, status == Z_DATA_ERROR ? "corrupt deflate data (" + message + ")"
-                                       : std::string("truncated deflate data"));
-  }
-  if (produced != expected_size) {
-    Fail(where, "inflates to " + std::to_string(produced) + " bytes but declares " +
-                    std::to_string(expected_size));
-  }
-  return out;
-}
-
-std::string ExtractEntry(const ByteReader& in, const CentralEntry& entry,
-                         const std::string& archive) {
-  std::string where = archive + ": entry '" + entry.name + "'";
-  if (entry.flags & 1) Fail(where, "is encrypted (not supported)");
-  uint64_t pos = entry.local_header_offset;
-  if (in.U32(pos, "local header") != kLocalHeaderSignature) {
-    Fail(where, "has a corrupt local header at byte " + std::to_string(pos));
-  }
-  uint64_t data_offset =
-      pos + kLocalHeaderSize + in.U16(pos + 26, "name length") + in.U16(pos + 28, "extra length");
-  std::string_view compressed =
-      in.Slice(data_offset, entry.compressed_size, "the data of entry '" + entry.name + "'");
-  uint64_t limit = static_cast<uint64_t>(hlo::GlobalLimits().max_bytes_per_allocation) + (1u << 20);
-  if (entry.uncompressed_size > limit) {
-    Fail(where, "declares " + std::to_string(entry.uncompressed_size) +
-                    " bytes, beyond the allocation limit");
-  }
-  std::string data;
-  switch (entry.method) {
-    case kMethodStored:
-      if (entry.uncompressed_size != entry.compressed_size) {
-        Fail(where, "is stored but its sizes differ (" + std::to_string(entry.compressed_size) +
-                        " vs " + std::to_string(entry.uncompressed_size) + ")");
-      }
-      data = std::string(compressed);
-      break;
-    case kMethodDeflate:
-      if (entry.uncompressed_size > entry.compressed_size * kMaxDeflateRatio + 64) {
-        Fail(where, "declares " + std::to_string(entry.uncompressed_size) + " bytes from " +
-                        std::to_string(entry.compressed_size) +
+    case ZIP_CM_DEFLATE:
+      if (stat.size > stat.comp_size * kMaxDeflateRatio + 64) {
+        Fail(where, "declares " + std::to_string(stat.size) + " bytes from " +
+                        std::to_string(stat.comp_size) +
                         " compressed bytes, beyond what deflate can produce");
       }
-      data = Inflate(compressed, entry.uncompressed_size, where);
       break;
     default:
-      Fail(where, "uses compression method " + std::to_string(entry.method) +
+      Fail(where, "uses compression method " + std::to_string(stat.comp_method) +
                       " (only stored and deflate are supported)");
   }
-  if (Crc32(data) != entry.crc) Fail(where, "fails its CRC-32 check (corrupt data)");
+  File file(zip_fopen_index(archive, index, 0));
+  if (!file) {
+    Fail(where, "cannot be opened: its local header is corrupt or inconsistent (" +
+                    Message(zip_get_error(archive)) + ")");
+  }
+  // One byte more than declared: reading it means the entry holds more than it says. libzip
+  // checks the CRC-32 once the data ends.
+  std::string data(static_cast<size_t>(stat.size) + 1, '\0');
+  uint64_t produced = 0;
+  while (produced < data.size()) {
+    const zip_int64_t n = zip_fread(file.get(), data.data() + produced, data.size() - produced);
+    if (n < 0) {
+      zip_error_t* error = zip_file_get_error(file.get());
+      const int code = zip_error_code_zip(error);
+      if (code == ZIP_ER_CRC) Fail(where, "fails its CRC-32 check (corrupt data)");
+      if (produced >= stat.size) {
+        Fail(where, "inflates to more than its declared " + std::to_string(stat.size) + " bytes");
+      }
+      // libzip finds the data through the local header: a bad one and bad data look alike.
+      Fail(where, "has a corrupt local header or corrupt data (libzip: " + Message(error) + ")");
+    }
+    if (n == 0) break;
+    produced += static_cast<uint64_t>(n);
+  }
+  if (produced > stat.size) {
+    Fail(where, "inflates to more than its declared " + std::to_string(stat.size) + " bytes");
+  }
+  if (produced != stat.size) {
+    Fail(where, "inflates to " + std::to_string(produced) + " bytes but declares " +
+                    std::to_string(stat.size));
+  }
+  data.resize(static_cast<size_t>(produced));
   return data;
 }
 
 }  // namespace
 
 std::vector<ZipEntry> ReadZip(std::string_view bytes, const std::string& archive_name) {
-  ByteReader in(bytes, archive_name);
+  Archive archive = Open(bytes, archive_name);
+  const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
   std::vector<ZipEntry> result;
-  for (const CentralEntry& entry : ReadCentralDirectory(in, archive_name)) {
-    result.push_back({entry.name, ExtractEntry(in, entry, archive_name)});
+  for (zip_int64_t i = 0; i < count; ++i) {
+    const auto index = static_cast<zip_uint64_t>(i);
+    zip_stat_t stat;
+    zip_stat_init(&stat);
+    if (zip_stat_index(archive.get(), index, ZIP_FL_ENC_RAW, &stat) != 0) {
+      Fail(archive_name, "corrupt central directory (entry " + std::to_string(i) + ": " +
+                             Message(zip_get_error(archive.get())) + ")");
+    }
+    const zip_uint64_t needed = ZIP_STAT_NAME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE |
+                                ZIP_STAT_COMP_METHOD | ZIP_STAT_ENCRYPTION_METHOD;
+    if ((stat.valid & needed) != needed) {
+      Fail(archive_name, "corrupt central directory (entry " + std::to_string(i) + ")");
+    }
+    const std::string name = stat.name;
+    result.push_back({name, Extract(archive.get(), index, stat,
+                                    archive_name + ": entry '" + name + "'")});
   }
   return result;
+}
+
+std::string WriteZip(const std::vector<ZipEntry>& entries) {
+  // libzip writes no file for an archive without entries; np.savez() writes the end record
+  // alone (signature PK\5\6, then zero counts, sizes and comment length).
+  if (entries.empty()) return std::string("PK\x05\x06", 4) + std::string(18, '\0');
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* buffer = zip_source_buffer_create(nullptr, 0, 0, &error);
+  if (buffer == nullptr) throw hlo::Error("cannot create a zip archive: " + Message(&error));
+  zip_source_keep(buffer);  // read back after zip_close
+  std::unique_ptr<zip_source_t, decltype(&zip_source_free)> kept(buffer, zip_source_free);
+  Archive archive(zip_open_from_source(buffer, ZIP_TRUNCATE, &error));
+  if (!archive) throw hlo::Error("cannot create a zip archive: " + Message(&error));
+  for (const ZipEntry& entry : entries) {
+    zip_source_t* data = zip_source_buffer(archive.get(), entry.data.data(), entry.data.size(), 0);
+    const zip_int64_t index =
+        data == nullptr ? -1
+                        : zip_file_add(archive.get(), entry.name.c_str(), data, ZIP_FL_ENC_UTF_8);
+    if (index < 0) {
+      if (data != nullptr) zip_source_free(data);
+      throw hlo::Error("cannot add '" + entry.name + "' to a zip archive: " +
+                       Message(zip_get_error(archive.get())));
+    }
+    // Stored, as np.savez writes, and dated 1980-01-01 so equal arrays give equal files.
+    const auto at = static_cast<zip_uint64_t>(index);
+    if (zip_set_file_compression(archive.get(), at, ZIP_CM_STORE, 0) != 0 ||
+        zip_file_set_dostime(archive.get(), at, 0, (0 << 9) | (1 << 5) | 1, 0) != 0) {
+      throw hlo::Error("cannot add '" + entry.name + "' to a zip archive: " +
+                       Message(zip_get_error(archive.get())));
+    }
+  }
+  if (zip_close(archive.get()) != 0) {
+    throw hlo::Error("cannot write a zip archive: " + Message(zip_get_error(archive.get())));
+  }
+  archive.release();  // closed
+  zip_stat_t stat;
+  if (zip_source_stat(buffer, &stat) != 0 || zip_source_open(buffer) != 0) {
+    throw hlo::Error("cannot read back a zip archive: " + Message(zip_source_error(buffer)));
+  }
+  std::string bytes(static_cast<size_t>(stat.size), '\0');
+  const zip_int64_t n = zip_source_read(buffer, bytes.data(), bytes.size());
+  zip_source_close(buffer);
+  if (n != static_cast<zip_int64_t>(bytes.size())) {
+    throw hlo::Error("cannot read back a zip archive: " + Message(zip_source_error(buffer)));
+  }
+  return bytes;
 }
 
 }  // namespace io

@@ -1,13 +1,13 @@
-// The subset of the ZIP format that .npz files use (PKWARE APPNOTE 6.3).
+// ZIP archives for .npz files, through libzip (Debian libzip-dev).
 //
-// Reading: STORED (method 0) and DEFLATE (method 8, raw inflate via zlib) entries, located through
-// the central directory, with ZIP64 sizes and offsets where the 32-bit fields overflow. Every
-// entry's CRC-32 is checked. Allocation is bounded: an entry may not claim more bytes than its
-// compressed data could expand to (DEFLATE's maximum ratio) nor more than GlobalLimits() allows.
-// Encrypted entries, other methods and multi-disk archives are refused.
+// Reading: STORED and DEFLATE entries, ZIP64 included, the central directory checked against
+// the local headers and every entry's CRC-32 checked (libzip). Allocation is bounded before any
+// entry is read: an entry may not claim more bytes than its compressed data could expand to
+// (DEFLATE's maximum ratio) nor more than GlobalLimits() allows, and an entry that holds more or
+// less than it declares is refused. Encrypted entries and other methods are refused.
 //
-// Writing: STORED entries only, switching to ZIP64 records when a size or offset needs it (or
-// when forced, so the path can be tested on small archives).
+// Writing: STORED entries (as np.savez writes), dated 1980-01-01 so that equal arrays give
+// byte-identical files; libzip switches to ZIP64 records where a size or offset needs them.
 //
 // Every error is an hlo::Error whose message starts with the archive's name (and the entry's).
 #pragma once
@@ -26,9 +26,6 @@ struct ZipEntry {
 // `archive_name` is used in error messages only.
 std::vector<ZipEntry> ReadZip(std::string_view bytes, const std::string& archive_name);
 
-struct ZipWriteOptions {
-  bool force_zip64 = false;
-};
-std::string WriteZip(const std::vector<ZipEntry>& entries, const ZipWriteOptions& options = {});
+std::string WriteZip(const std::vector<ZipEntry>& entries);
 
 }  // namespace io
