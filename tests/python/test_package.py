@@ -126,6 +126,26 @@ class LoadAndRun(unittest.TestCase):
         self.assertTrue(module.compare("cpu", inputs=[x]).matched)
 
 
+    def test_an_f32_result_of_bf16_matmuls_gets_bf16_tolerances(self):
+        # The module rounds the matmuls' operands to bf16: the CPU's GELU, a few f32 ulps from
+        # the interpreter's, flips some of those roundings, so the f32 result is only as close
+        # as bf16 allows. The default comparison knows it; f32's own tolerance would not hold.
+        bf16 = jnp.bfloat16
+
+        def mlp_bf16(x, w1, w2):
+            h = jnp.dot(x.astype(bf16), w1, preferred_element_type=jnp.float32)
+            return jnp.dot(jax.nn.gelu(h).astype(bf16), w2, preferred_element_type=jnp.float32)
+
+        rng = np.random.default_rng(0)
+        args = (rng.standard_normal((128, 256), np.float32),
+                (rng.standard_normal((256, 1024), np.float32) / 16).astype(bf16),
+                (rng.standard_normal((1024, 256), np.float32) / 32).astype(bf16))
+        module = retarget.load(mlp_bf16, *args)
+        self.assertTrue(module.compare("cpu", inputs=args).matched)
+        strict = module.compare("cpu", inputs=args, rtol=1e-5, atol=1e-6)
+        self.assertFalse(strict.matched, strict.summary)
+
+
 class Reports(unittest.TestCase):
     def test_the_report_is_the_json_of_retarget_report_with_an_html_page(self):
         module = retarget.load(MLP)

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 
 #include "tests/test_support.h"
 
@@ -215,6 +216,72 @@ TEST(CompareComplex, ModulusOfTheDifferenceAndBothPartsInTheMessage) {
       io::CompareArrays({complex(3, 4)}, {complex(3.4f, 4.4f)}, &tol);
   EXPECT_FALSE(result.matched);
   EXPECT_NE(result.summary.find("expected (3, 4), got (3.4"), std::string::npos) << result.summary;
+}
+
+TEST(CompareNarrowerFloats, OutputsComputedThroughBf16AreNamed) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+add_bf16 {
+  x = bf16[] parameter(0)
+  y = bf16[] parameter(1)
+  ROOT s = bf16[] add(x, y)
+}
+cond {
+  st = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  st = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  v = f32[4] get-tuple-element(st), index=1
+  h = f16[4] convert(v)
+  w = f32[4] convert(h)
+  ROOT next = (s32[], f32[4]) tuple(j, w)
+}
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  w = bf16[16,4] parameter(1)
+  ab = bf16[8,16] convert(a)
+  d = f32[8,4] dot(ab, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  plain = f32[8,16] add(a, a)
+  widened = f32[16,4] convert(w)
+  wt = bf16[4,16] transpose(w), dimensions={1,0}
+  zero = bf16[] constant(0)
+  rs = bf16[4] reduce(wt, zero), dimensions={1}, to_apply=add_bf16
+  rsf = f32[4] convert(rs)
+  z = s32[] constant(0)
+  v0 = f32[1,4] slice(plain), slice={[0:1], [0:4]}
+  v = f32[4] reshape(v0)
+  init = (s32[], f32[4]) tuple(z, v)
+  loop = (s32[], f32[4]) while(init), condition=cond, body=body
+  ROOT t = (f32[8,4], f32[8,16], f32[16,4], bf16[4,16], f32[4], (s32[], f32[4]))
+    tuple(d, plain, widened, wt, rsf, loop)
+})");
+  const auto through = io::OutputsComputedThroughNarrowerFloats(*module);
+  // out0: the dot's operand was rounded to bf16. out1: f32 only. out2: a bf16 parameter only
+  // widened (both sides read the same values). out3: bf16 itself (its own defaults already).
+  // out4: a bf16 reduce, widened. out5: the loop's s32 counter. out6: its f32 value rounded to
+  // f16 in the body.
+  EXPECT_EQ(through, (std::map<std::string, PrimitiveType>{{"out0", PrimitiveType::kBF16},
+                                                           {"out4", PrimitiveType::kBF16},
+                                                           {"out6", PrimitiveType::kF16}}));
+}
+
+TEST(CompareNarrowerFloats, AnF32ResultComputedThroughBf16GetsBf16Defaults) {
+  // 4e-3 relative: one bf16 ulp near 1, far outside f32's 1e-5, within bf16's 1e-2.
+  const auto expected = Floats("out0", {1.0, 2.0}, PrimitiveType::kF32);
+  const auto actual = Floats("out0", {1.004, 2.0}, PrimitiveType::kF32);
+  EXPECT_FALSE(io::CompareArrays({expected}, {actual}, nullptr).matched);
+  const std::map<std::string, PrimitiveType> through = {{"out0", PrimitiveType::kBF16}};
+  EXPECT_TRUE(io::CompareArrays({expected}, {actual}, nullptr, 1.0, &through).matched);
+  // Another array's entry does not apply, and an explicit tolerance is used as given.
+  const std::map<std::string, PrimitiveType> other = {{"out1", PrimitiveType::kBF16}};
+  EXPECT_FALSE(io::CompareArrays({expected}, {actual}, nullptr, 1.0, &other).matched);
+  const io::Tolerance tight{1e-6, 1e-6};
+  EXPECT_FALSE(io::CompareArrays({expected}, {actual}, &tight, 1.0, &through).matched);
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "hlo/minifloat.h"
 
@@ -196,13 +198,147 @@ int64_t LongestReduction(const hlo::Module& module) {
   return longest;
 }
 
+namespace {
+
+// Where a narrower float value is produced rather than moved.
+bool MovesOnly(hlo::Opcode opcode) {
+  using hlo::Opcode;
+  switch (opcode) {
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kBroadcast:
+    case Opcode::kReshape:
+    case Opcode::kBitcast:
+    case Opcode::kTranspose:
+    case Opcode::kSlice:
+    case Opcode::kDynamicSlice:
+    case Opcode::kReverse:
+    case Opcode::kConcatenate:
+    case Opcode::kPad:
+    case Opcode::kCopy:
+    case Opcode::kGather:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The less precise of two float types by their default tolerance; nullopt stands for none.
+std::optional<hlo::PrimitiveType> Narrower(std::optional<hlo::PrimitiveType> a,
+                                           std::optional<hlo::PrimitiveType> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return DefaultTolerance(*b).rtol > DefaultTolerance(*a).rtol ? b : a;
+}
+
+// The narrowest float type an instruction produces in its result (tuple leaves included),
+// counting only values an operation computes.
+std::optional<hlo::PrimitiveType> ProducedFloat(const hlo::Instruction& inst) {
+  if (MovesOnly(inst.opcode())) return std::nullopt;
+  std::optional<hlo::PrimitiveType> narrowest;
+  std::vector<const hlo::Shape*> pending = {&inst.shape()};
+  while (!pending.empty()) {
+    const hlo::Shape* shape = pending.back();
+    pending.pop_back();
+    if (shape->IsTuple()) {
+      for (const hlo::Shape& element : shape->tuple_shapes) pending.push_back(&element);
+    } else if (shape->IsArray() && hlo::IsFloating(shape->type) &&
+               shape->type != hlo::PrimitiveType::kF64 && shape->type != hlo::PrimitiveType::kF32) {
+      narrowest = Narrower(narrowest, shape->type);
+    }
+  }
+  return narrowest;
+}
+
+class NarrowestFloats {
+ public:
+  // Through `inst` and everything it depends on in its computation and the computations it calls.
+  std::optional<hlo::PrimitiveType> Through(const hlo::Instruction& root) {
+    std::optional<hlo::PrimitiveType> narrowest;
+    std::set<const hlo::Instruction*> seen;
+    std::vector<const hlo::Instruction*> pending = {&root};
+    while (!pending.empty()) {
+      const hlo::Instruction* inst = pending.back();
+      pending.pop_back();
+      if (!seen.insert(inst).second) continue;
+      narrowest = Narrower(narrowest, ProducedFloat(*inst));
+      for (const hlo::Computation* called : inst->called_computations()) {
+        narrowest = Narrower(narrowest, InComputation(*called));
+      }
+      for (const hlo::Instruction* operand : inst->operands()) pending.push_back(operand);
+    }
+    return narrowest;
+  }
+
+ private:
+  // Every instruction of `computation` and of what it calls (memoized: reducers and loop bodies
+  // are shared).
+  std::optional<hlo::PrimitiveType> InComputation(const hlo::Computation& computation) {
+    if (auto it = memo_.find(&computation); it != memo_.end()) return it->second;
+    memo_[&computation] = std::nullopt;  // a cycle cannot occur in HLO; this guards anyway
+    std::optional<hlo::PrimitiveType> narrowest;
+    for (const auto& inst : computation.instructions()) {
+      narrowest = Narrower(narrowest, ProducedFloat(*inst));
+      for (const hlo::Computation* called : inst->called_computations()) {
+        narrowest = Narrower(narrowest, InComputation(*called));
+      }
+    }
+    memo_[&computation] = narrowest;
+    return narrowest;
+  }
+
+  std::map<const hlo::Computation*, std::optional<hlo::PrimitiveType>> memo_;
+};
+
+// The leaves of `inst`'s result in FlattenOutputs' order, each with the instruction that
+// produces it when a tuple instruction says so (else `inst` itself stands for every leaf).
+void ResultLeaves(const hlo::Instruction& inst, const hlo::Shape& shape,
+                  std::vector<std::pair<const hlo::Instruction*, const hlo::Shape*>>& leaves) {
+  if (!shape.IsTuple()) {
+    leaves.push_back({&inst, &shape});
+    return;
+  }
+  for (size_t i = 0; i < shape.tuple_shapes.size(); ++i) {
+    const bool split = inst.opcode() == hlo::Opcode::kTuple &&
+                       i < static_cast<size_t>(inst.operand_count());
+    const hlo::Instruction& producer = split ? *inst.operand(static_cast<int64_t>(i)) : inst;
+    ResultLeaves(producer, split ? producer.shape() : shape.tuple_shapes[i], leaves);
+  }
+}
+
+}  // namespace
+
+std::map<std::string, hlo::PrimitiveType> OutputsComputedThroughNarrowerFloats(
+    const hlo::Module& module) {
+  std::map<std::string, hlo::PrimitiveType> result;
+  const hlo::Computation* entry = module.entry();
+  if (entry == nullptr || entry->root() == nullptr) return result;
+  std::vector<std::pair<const hlo::Instruction*, const hlo::Shape*>> leaves;
+  ResultLeaves(*entry->root(), entry->root()->shape(), leaves);
+  NarrowestFloats analysis;
+  std::map<const hlo::Instruction*, std::optional<hlo::PrimitiveType>> through;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const auto [producer, shape] = leaves[i];
+    if (!shape->IsArray() || !hlo::IsFloating(shape->type)) continue;
+    if (!through.count(producer)) through[producer] = analysis.Through(*producer);
+    const std::optional<hlo::PrimitiveType> narrow = through[producer];
+    if (narrow && DefaultTolerance(*narrow).rtol > DefaultTolerance(shape->type).rtol) {
+      result["out" + std::to_string(i)] = *narrow;
+    }
+  }
+  return result;
+}
+
 double ReductionToleranceScale(int64_t length) {
   return std::sqrt(static_cast<double>(std::max<int64_t>(length, 1)));
 }
 
 CompareResult CompareArrays(const std::vector<NpyArray>& expected,
                             const std::vector<NpyArray>& actual, const Tolerance* tolerance,
-                            double default_scale) {
+                            double default_scale,
+                            const std::map<std::string, hlo::PrimitiveType>* computed_through) {
   CompareResult result;
   std::map<std::string, const NpyArray*> by_name;
   for (const NpyArray& a : actual) by_name[a.name] = &a;
@@ -231,6 +367,12 @@ CompareResult CompareArrays(const std::vector<NpyArray>& expected,
     }
     total_elements += e.literal.element_count();
     Tolerance tol = tolerance ? *tolerance : DefaultTolerance(es.type);
+    if (!tolerance && computed_through != nullptr) {
+      if (auto narrow = computed_through->find(e.name); narrow != computed_through->end()) {
+        const Tolerance wider = DefaultTolerance(narrow->second);
+        tol = {std::max(tol.rtol, wider.rtol), std::max(tol.atol, wider.atol)};
+      }
+    }
     if (!tolerance) {
       tol.rtol *= default_scale;
       tol.atol *= default_scale;

@@ -2,6 +2,7 @@
 // NaN matches NaN, infinities must match exactly, integers and pred must be equal.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,11 +39,23 @@ int64_t LongestReduction(const hlo::Module& module);
 // A K=1024 f32 dot gets rtol 3.2e-4, still far below a dropped term or bf16 rounding.
 double ReductionToleranceScale(int64_t length);
 
+// For each flattened output of `module` (out0, out1, … as FlattenOutputs names them) that is
+// computed through floating values narrower than its own type, the narrowest of them: an f32
+// result of matmul operands rounded to bf16 is only as close to another backend's as bf16
+// allows (a different order of f32 sums flips bf16 roundings). Values count where an operation
+// produces them (a convert to bf16 included), not where they are only moved, nor parameters and
+// constants (both sides read the same ones). Every instruction of a called computation counts.
+std::map<std::string, hlo::PrimitiveType> OutputsComputedThroughNarrowerFloats(
+    const hlo::Module& module);
+
 // Compares arrays by name; a missing or extra entry, or a shape mismatch, is a mismatch.
 // tolerance == nullptr: the per-type default, both of its terms multiplied by `default_scale`
-// (an explicit tolerance is used as given).
+// (an explicit tolerance is used as given); with `computed_through`, an array named there gets
+// the looser of its own type's default and that type's.
 CompareResult CompareArrays(const std::vector<NpyArray>& expected,
                             const std::vector<NpyArray>& actual, const Tolerance* tolerance,
-                            double default_scale = 1.0);
+                            double default_scale = 1.0,
+                            const std::map<std::string, hlo::PrimitiveType>* computed_through =
+                                nullptr);
 
 }  // namespace io

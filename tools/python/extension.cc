@@ -7,7 +7,8 @@
 // dtype rules are the command line's (bf16 and f8 travel as float32, complex as complex64/128;
 // tools/io/npz.h). Errors: an hlo::Error becomes retarget.Error with the command line's
 // `FILE:LINE:COL: error: …` text, a usage mistake (unknown target, config without the systolic
-// target) a ValueError, std::bad_alloc a MemoryError. Long work releases the GIL.
+// target) a ValueError, std::bad_alloc a MemoryError. Long work releases the GIL; the
+// backends run one call at a time (BackendTurn).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
@@ -17,6 +18,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -131,6 +133,13 @@ struct RunResult {
   targets::Profile profile;
 };
 
+// The backends are shared by the whole process and were written for one caller at a time (the
+// command line): runs, comparisons and reports take turns, while other Python threads go on.
+std::mutex& BackendTurn() {
+  static std::mutex turn;
+  return turn;
+}
+
 RunResult RunOn(const PyModule& module, targets::Backend& backend,
                 const std::vector<hlo::Literal>& arguments) {
   cli::Heartbeat heartbeat("run on " + backend.name());
@@ -148,6 +157,7 @@ nb::tuple Run(const PyModule& module, const std::string& target,
   RunResult result;
   {
     nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> turn(BackendTurn());
     result = RunOn(module, backend, arguments);
   }
   std::map<std::string, double> profile = result.profile.counters;
@@ -156,7 +166,8 @@ nb::tuple Run(const PyModule& module, const std::string& target,
 }
 
 // `target` against `against` on the same inputs, with `run --compare`'s tolerances: the per-type
-// defaults widened by sqrt of the longest reduction, unless rtol/atol are given.
+// defaults (of the narrowest float type an output is computed through) widened by sqrt of the
+// longest reduction, unless rtol/atol are given.
 std::map<std::string, nb::object> Compare(const PyModule& module, const std::string& target,
                                           const std::string& against,
                                           const std::optional<nb::bytes>& inputs, uint64_t seed,
@@ -167,6 +178,7 @@ std::map<std::string, nb::object> Compare(const PyModule& module, const std::str
   io::CompareResult comparison;
   {
     nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> turn(BackendTurn());
     RunResult expected = RunOn(module, reference, arguments);
     RunResult actual = RunOn(module, tested, arguments);
     std::optional<io::Tolerance> tolerance;
@@ -176,8 +188,9 @@ std::map<std::string, nb::object> Compare(const PyModule& module, const std::str
       if (atol) tolerance->atol = *atol;
     }
     const double scale = io::ReductionToleranceScale(io::LongestReduction(*module.module));
+    const auto computed_through = io::OutputsComputedThroughNarrowerFloats(*module.module);
     comparison = io::CompareArrays(expected.outputs, actual.outputs,
-                                   tolerance ? &*tolerance : nullptr, scale);
+                                   tolerance ? &*tolerance : nullptr, scale, &computed_through);
   }
   return {{"matched", nb::bool_(comparison.matched)},
           {"summary", nb::str(comparison.summary.c_str())},
@@ -222,6 +235,7 @@ PyReport Report(const std::vector<std::pair<std::string, PyModule>>& models,
   report::Report result;
   result.systolic_config = setup->systolic_config;
   nb::gil_scoped_release release;
+  std::lock_guard<std::mutex> turn(BackendTurn());
   for (const auto& [name, module] : models) {
     cli::Heartbeat heartbeat("report on " + name);
     result.models.push_back(cli::ReportOnModel(*setup, name, module.file, *module.module));

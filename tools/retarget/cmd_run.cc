@@ -2,9 +2,11 @@
 // summary of the outputs and the timing line, optionally write outputs (.npz), compare with the
 // reference interpreter (MATCHED / MISMATCH, exit 1 on mismatch) and write JSON statistics.
 // Output files never replace FILE or the --inputs file.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "compiler/cost_model.h"
@@ -123,6 +125,25 @@ std::string FormatScale(double scale) {
   return text;
 }
 
+// "tolerance: out0, out2 are computed through bf16 values: bf16's defaults" (one line per
+// narrower type), so a looser comparison is never silent.
+void PrintNarrowerDefaults(const std::map<std::string, hlo::PrimitiveType>& computed_through) {
+  std::map<hlo::PrimitiveType, std::vector<std::string>> by_type;
+  for (const auto& [name, type] : computed_through) by_type[type].push_back(name);
+  for (auto& [type, names] : by_type) {
+    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+      return a.size() != b.size() ? a.size() < b.size() : a < b;  // out2 before out10
+    });
+    std::string list;
+    for (size_t i = 0; i < names.size() && i < 8; ++i) list += (i ? ", " : "") + names[i];
+    if (names.size() > 8) list += " and " + std::to_string(names.size() - 8) + " more";
+    const std::string type_name(hlo::PrimitiveTypeName(type));
+    std::cout << "tolerance: " << list << (names.size() == 1 ? " is" : " are")
+              << " computed through " << type_name << " values: " << type_name
+              << "'s defaults\n";
+  }
+}
+
 // A run on several devices (hlo/multi_device.h): one executable and one thread per device,
 // collectives meeting in process; inputs and outputs carry a leading dimension of the device
 // count.
@@ -193,8 +214,11 @@ int RunOnDevices(const RunOptions& options, const hlo::Module& module, const hlo
     std::vector<std::vector<io::NpyArray>> expected;
     for (const hlo::Literal& result : reference) expected.push_back(io::FlattenOutputs(result));
     const double scale = io::ReductionToleranceScale(io::LongestReduction(module));
+    const auto computed_through = io::OutputsComputedThroughNarrowerFloats(module);
+    if (!options.tolerance) PrintNarrowerDefaults(computed_through);
     comparison = io::CompareArrays(io::StackDevices(expected), outputs,
-                                   options.tolerance ? &*options.tolerance : nullptr, scale);
+                                   options.tolerance ? &*options.tolerance : nullptr, scale,
+                                   &computed_through);
     std::cout << comparison->summary << std::endl;
   }
   if (options.stats_json) {
@@ -234,8 +258,10 @@ CommandSpec RunSpec() {
       "interpreter and prints MATCHED or MISMATCH with the worst element; a mismatch exits with "
       "1.\n"
       "Tolerance: |actual - expected| <= atol + rtol * |expected|; defaults per element type\n"
-      "(f32 rtol 1e-5 atol 1e-6, f16 1e-3/1e-3, bf16 1e-2/1e-2, f64 1e-9/1e-12, integers exact);\n"
-      "giving --rtol or --atol applies to every array, the omitted one keeping the f32 default.\n"
+      "(f32 rtol 1e-5 atol 1e-6, f16 1e-3/1e-3, bf16 1e-2/1e-2, f64 1e-9/1e-12, integers exact),\n"
+      "those of the narrowest float an output is computed through (an f32 result of values the\n"
+      "module rounds to bf16 gets bf16's); giving --rtol or --atol applies to every array, the\n"
+      "omitted one keeping the f32 default.\n"
       "A module written for several devices (replica_count x num_partitions in its header) runs\n"
       "on that many by default (interp and cpu), one thread per device, its collectives\n"
       "exchanging values (--devices N: N/num_partitions replicas; --devices 1: device 0\n"
@@ -370,8 +396,11 @@ int RunRun(const ParsedArgs& args, const Context& context) {
       std::cout << "tolerance: the per-type defaults x " << FormatScale(scale)
                 << " (sqrt of the longest reduction, " << reduction << " terms)\n";
     }
+    const auto computed_through = io::OutputsComputedThroughNarrowerFloats(module);
+    if (!options.tolerance) PrintNarrowerDefaults(computed_through);
     comparison = io::CompareArrays(io::FlattenOutputs(reference), outputs,
-                                   options.tolerance ? &*options.tolerance : nullptr, scale);
+                                   options.tolerance ? &*options.tolerance : nullptr, scale,
+                                   &computed_through);
     std::cout << comparison->summary << std::endl;
   }
 

@@ -236,12 +236,17 @@ def sweep(module: Module | str | os.PathLike, *, config: str | None = None, jobs
             command.append("--estimate-only")
         for key, values in all_axes.items():
             command += ["--set", f"{key}={_axis_values(key, values)}"]
-        finished = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  text=True)
-        sys.stderr.write(finished.stderr)
-        if finished.returncode != 0:
-            last = finished.stderr.strip().splitlines()[-1:] or ["(no message)"]
-            raise Error(f"retarget sweep failed (exit {finished.returncode}): {last[0]}")
+        # Progress lines are passed on as they come (a notebook shows sys.stderr); the last one
+        # is the message when the sweep fails.
+        last = "(no message)"
+        with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True) as process:
+            for line in process.stderr:
+                sys.stderr.write(line)
+                if line.strip():
+                    last = line.strip()
+        if process.returncode != 0:
+            raise Error(f"retarget sweep failed (exit {process.returncode}): {last}")
         csv_path = os.path.join(work, "sweep.csv")
         if as_frame is not False:
             pandas = _pandas(None)
