@@ -145,7 +145,8 @@ echo "slurm: $points array tasks merged into the -j 2 table" >&2
 
 # GNU parallel: the command file as written, two at a time.
 "$retarget" sweep "$module" "${sweep_axes[@]}" --manifest parallel >/dev/null
-timeout 300 parallel --will-cite -j 2 <parallel/commands.txt >/dev/null || fail "parallel: a command failed"
+timeout 300 parallel --will-cite -j 2 <parallel/commands.txt >/dev/null ||
+  fail "parallel: a command failed"
 "$retarget" sweep-merge parallel/parts/point-*.csv --csv parallel.csv >/dev/null
 cmp direct.csv parallel.csv || fail "the merged GNU parallel parts differ from the -j 2 sweep"
 echo "parallel: $points commands merged into the -j 2 table" >&2

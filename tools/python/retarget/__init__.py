@@ -153,7 +153,8 @@ class Module:
         return self._native.proto()
 
     def __repr__(self) -> str:
-        return f"<retarget.Module {self.name} ({', '.join(self.parameter_shapes)}) from {self.file}>"
+        shapes = ", ".join(self.parameter_shapes)
+        return f"<retarget.Module {self.name} ({shapes}) from {self.file}>"
 
     def run(self, target: str = "cpu", inputs: Any = None, *, seed: int = 0,
             config: str | None = None, set: Iterable[str] = ()) -> list[np.ndarray]:
