@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "compiler/target_description.h"
 #include "hlo/ir.h"
 
@@ -65,7 +67,10 @@ ModuleStats AnalyzeOwnership(const hlo::Module& module, const TargetDescription&
 OwnerInfo InstructionOwner(const hlo::Instruction& inst, const TargetDescription& target);
 
 // The stats as one JSON object (the `retarget compile --stats-json` file; fields documented in
-// docs/ownership.md), with the per-pass times in milliseconds under "pass_times_ms".
+// docs/ownership.md), with the per-pass times in milliseconds under "pass_times_ms": the tree,
+// for a caller that adds fields of its own, and its text.
+nlohmann::ordered_json ModuleStatsJson(const ModuleStats& stats,
+                                       const std::map<std::string, double>& pass_times_ms);
 std::string ModuleStatsToJson(const ModuleStats& stats,
                               const std::map<std::string, double>& pass_times_ms);
 

@@ -47,8 +47,7 @@ Json EntryJson(const OwnershipEntry& entry) {
 
 }  // namespace
 
-std::string ModuleStatsToJson(const ModuleStats& stats,
-                              const std::map<std::string, double>& pass_times_ms) {
+Json ModuleStatsJson(const ModuleStats& stats, const std::map<std::string, double>& pass_times_ms) {
   // Aggregates derived from the entries: per-library counts, and for the owners that explain
   // themselves (host fallback, unsupported custom-call, collective) how often each reason occurs.
   int64_t instructions = 0, no_code = 0;
@@ -83,25 +82,29 @@ std::string ModuleStatsToJson(const ModuleStats& stats,
     if (entry.info.owner == Owner::kNoCode || entry.instruction == nullptr) continue;
     entries.push_back(EntryJson(entry));
   }
-  const Json document = {{"target", stats.target},
-                         {"instructions", instructions},
-                         {"no_code_instructions", no_code},
-                         {"instructions_by_owner", Map(stats.instructions_by_owner)},
-                         {"flops_by_owner", Map(stats.flops_by_owner)},
-                         {"library_instructions", Map(library_instructions)},
-                         {"library_flops", Map(library_flops)},
-                         {"details_by_owner", std::move(details_by_owner)},
-                         {"kernel_count", stats.kernel_count},
-                         {"fusion_coverage", Number(stats.fusion_coverage)},
-                         {"peak_buffer_bytes", stats.peak_buffer_bytes},
-                         {"total_flops", Number(stats.total_flops)},
-                         {"total_transcendentals", Number(stats.total_transcendentals)},
-                         {"total_bytes", Number(stats.total_bytes)},
-                         {"host_memory_bytes", Number(stats.host_memory_bytes)},
-                         {"pass_times_ms", Map(pass_times_ms)},
-                         {"total_pass_time_ms", Number(total_pass_ms)},
-                         {"entries", std::move(entries)}};
-  return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return Json{{"target", stats.target},
+              {"instructions", instructions},
+              {"no_code_instructions", no_code},
+              {"instructions_by_owner", Map(stats.instructions_by_owner)},
+              {"flops_by_owner", Map(stats.flops_by_owner)},
+              {"library_instructions", Map(library_instructions)},
+              {"library_flops", Map(library_flops)},
+              {"details_by_owner", std::move(details_by_owner)},
+              {"kernel_count", stats.kernel_count},
+              {"fusion_coverage", Number(stats.fusion_coverage)},
+              {"peak_buffer_bytes", stats.peak_buffer_bytes},
+              {"total_flops", Number(stats.total_flops)},
+              {"total_transcendentals", Number(stats.total_transcendentals)},
+              {"total_bytes", Number(stats.total_bytes)},
+              {"host_memory_bytes", Number(stats.host_memory_bytes)},
+              {"pass_times_ms", Map(pass_times_ms)},
+              {"total_pass_time_ms", Number(total_pass_ms)},
+              {"entries", std::move(entries)}};
+}
+
+std::string ModuleStatsToJson(const ModuleStats& stats,
+                              const std::map<std::string, double>& pass_times_ms) {
+  return hlo::JsonText(ModuleStatsJson(stats, pass_times_ms)) + "\n";
 }
 
 }  // namespace compiler

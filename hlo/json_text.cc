@@ -66,4 +66,8 @@ nlohmann::ordered_json JsonNumberValue(double value) {
   return value;
 }
 
+std::string JsonText(const nlohmann::ordered_json& document, int indent) {
+  return document.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 }  // namespace hlo

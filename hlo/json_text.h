@@ -23,4 +23,9 @@ std::string JsonNumber(double value);
 // which nlohmann-json prints as the shortest decimal that reads back to it.
 nlohmann::ordered_json JsonNumberValue(double value);
 
+// A document's text as the project writes its files: `indent` spaces an indent with
+// `"key": value` (-1: all on one line, as trace events are), bytes that are not UTF-8 replaced
+// by U+FFFD (never an exception). No trailing newline.
+std::string JsonText(const nlohmann::ordered_json& document, int indent = 2);
+
 }  // namespace hlo

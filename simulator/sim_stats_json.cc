@@ -123,7 +123,7 @@ std::string SimStatsJson(const SimStats& stats, const systolic::ArchConfig& conf
         {"acc_written", stats.acc_bytes_written}}},
       {"peak_bytes_live", {{"ub", stats.ub_peak_bytes_live}, {"acc", stats.acc_peak_bytes_live}}},
       {"energy_pj", std::move(energy)}};
-  return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return hlo::JsonText(document) + "\n";
 }
 
 std::string SimStatsSummary(const SimStats& stats, const systolic::ArchConfig& config) {

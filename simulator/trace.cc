@@ -24,11 +24,11 @@ ChromeTraceWriter::ChromeTraceWriter(std::ostream& out, double clock_mhz,
     : out_(out), clock_mhz_(clock_mhz) {
   // The document is streamed, one event a line, so a long simulation never holds its trace.
   out_ << "{\"traceEvents\":[\n";
-  out_ << Json{{"name", "process_name"},
-               {"ph", "M"},
-               {"pid", kPid},
-               {"args", {{"name", std::string(process_name)}}}}
-              .dump(-1, ' ', false, Json::error_handler_t::replace);
+  out_ << hlo::JsonText({{"name", "process_name"},
+                         {"ph", "M"},
+                         {"pid", kPid},
+                         {"args", {{"name", std::string(process_name)}}}},
+                        -1);
   for (size_t u = 0; u < kUnitCount; ++u) NameTrack(u, 0);
 }
 
@@ -44,7 +44,7 @@ void ChromeTraceWriter::NameTrack(size_t unit, size_t lane) {
 }
 
 void ChromeTraceWriter::Write(const Json& event) {
-  out_ << ",\n" << event.dump(-1, ' ', false, Json::error_handler_t::replace);
+  out_ << ",\n" << hlo::JsonText(event, -1);
 }
 
 Json ChromeTraceWriter::Microseconds(int64_t cycles) const {
@@ -119,7 +119,7 @@ void ChromeTraceWriter::Finish(int64_t total_cycles) {
   const Json other = {{"clock_mhz", hlo::JsonNumberValue(clock_mhz_)},
                       {"total_cycles", total_cycles},
                       {"total_us", Microseconds(total_cycles)}};
-  out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" << other.dump() << "}\n";
+  out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" << hlo::JsonText(other, -1) << "}\n";
   out_.flush();
 }
 

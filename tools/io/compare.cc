@@ -200,29 +200,12 @@ int64_t LongestReduction(const hlo::Module& module) {
 
 namespace {
 
-// Where a narrower float value is produced rather than moved.
+// Where a narrower float value is only read or moved rather than produced: parameters and
+// constants, copies, and the data-movement class of the opcode table (hlo/opcodes.def).
 bool MovesOnly(hlo::Opcode opcode) {
-  using hlo::Opcode;
-  switch (opcode) {
-    case Opcode::kParameter:
-    case Opcode::kConstant:
-    case Opcode::kBroadcast:
-    case Opcode::kReshape:
-    case Opcode::kBitcast:
-    case Opcode::kTranspose:
-    case Opcode::kSlice:
-    case Opcode::kDynamicSlice:
-    case Opcode::kReverse:
-    case Opcode::kConcatenate:
-    case Opcode::kPad:
-    case Opcode::kCopy:
-    case Opcode::kGather:
-    case Opcode::kTuple:
-    case Opcode::kGetTupleElement:
-      return true;
-    default:
-      return false;
-  }
+  return opcode == hlo::Opcode::kParameter || opcode == hlo::Opcode::kConstant ||
+         opcode == hlo::Opcode::kCopy ||
+         hlo::OpcodeClass(opcode) == hlo::OpClass::kDataMovement;
 }
 
 // The less precise of two float types by their default tolerance; nullopt stands for none.
@@ -263,10 +246,7 @@ class NarrowestFloats {
       const hlo::Instruction* inst = pending.back();
       pending.pop_back();
       if (!seen.insert(inst).second) continue;
-      narrowest = Narrower(narrowest, ProducedFloat(*inst));
-      for (const hlo::Computation* called : inst->called_computations()) {
-        narrowest = Narrower(narrowest, InComputation(*called));
-      }
+      narrowest = Narrower(narrowest, ProducedWithCallees(*inst));
       for (const hlo::Instruction* operand : inst->operands()) pending.push_back(operand);
     }
     return narrowest;
@@ -280,12 +260,18 @@ class NarrowestFloats {
     memo_[&computation] = std::nullopt;  // a cycle cannot occur in HLO; this guards anyway
     std::optional<hlo::PrimitiveType> narrowest;
     for (const auto& inst : computation.instructions()) {
-      narrowest = Narrower(narrowest, ProducedFloat(*inst));
-      for (const hlo::Computation* called : inst->called_computations()) {
-        narrowest = Narrower(narrowest, InComputation(*called));
-      }
+      narrowest = Narrower(narrowest, ProducedWithCallees(*inst));
     }
     memo_[&computation] = narrowest;
+    return narrowest;
+  }
+
+  // What `inst` produces and everything the computations it calls produce.
+  std::optional<hlo::PrimitiveType> ProducedWithCallees(const hlo::Instruction& inst) {
+    std::optional<hlo::PrimitiveType> narrowest = ProducedFloat(inst);
+    for (const hlo::Computation* called : inst.called_computations()) {
+      narrowest = Narrower(narrowest, InComputation(*called));
+    }
     return narrowest;
   }
 

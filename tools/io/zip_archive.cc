@@ -24,13 +24,6 @@ constexpr uint64_t kMaxDeflateRatio = 1032;
 }
 
 std::string Message(zip_error_t* error) { return zip_error_strerror(error); }
-std::string Message(int code) {
-  zip_error_t error;
-  zip_error_init_with_code(&error, code);
-  std::string message = zip_error_strerror(&error);
-  zip_error_fini(&error);
-  return message;
-}
 
 struct Discard {
   void operator()(zip_t* archive) const { zip_discard(archive); }

@@ -32,16 +32,13 @@
 #include "hlo/proto_io.h"
 #include "hlo/verifier.h"
 #include "simulator/isa/arch_config.h"
-#include "targets/cpu/cpu_backend.h"
-#include "targets/cpu/kernel_cache.h"
-#include "targets/gpu/emulator/gpu_backend.h"
-#include "targets/interp/interp_backend.h"
 #include "targets/systolic/systolic_backend.h"
 #include "tools/io/compare.h"
 #include "tools/io/inputs.h"
 #include "tools/io/npz.h"
 #include "tools/report/report.h"
 #include "tools/report/report_html.h"
+#include "tools/retarget/backends.h"
 #include "tools/retarget/cli.h"
 #include "tools/retarget/report_setup.h"
 #include "tools/retarget/run_support.h"
@@ -57,17 +54,11 @@ struct PyModule {
   std::string file;
 };
 
-// The backends, registered once per process as `retarget`'s main() does.
+// The backends, registered once per process, the same as the command line's.
 const cli::Context& Context() {
   static targets::BackendRegistry* backends = [] {
     auto* registry = new targets::BackendRegistry;
-    registry->Add(targets::MakeInterpBackend());
-    cpu::CpuBackendOptions cpu_options;
-    cpu_options.cache_dir = cpu::DefaultKernelCacheDirectory().string();
-    registry->Add(cpu::MakeCpuBackend(cpu_options));
-    registry->Add(gpu::emulator::MakeGpuBackend());
-    registry->Add(targets::MakeSystolicBackend(cli::SystolicRunConfig(std::nullopt, {}),
-                                               registry->Find("interp")));
+    cli::RegisterBackends(*registry);
     return registry;
   }();
   static const cli::Context context{backends};

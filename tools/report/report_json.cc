@@ -130,7 +130,7 @@ std::string ReportToJson(const Report& report) {
   const Json document = {
       {"models", std::move(models)},
       {"systolic_config", TextOrNull(!report.systolic_config.empty(), report.systolic_config)}};
-  return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return hlo::JsonText(document) + "\n";
 }
 
 }  // namespace report

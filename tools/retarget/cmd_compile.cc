@@ -57,20 +57,25 @@ std::string FusionExplanations(const hlo::Module& module,
   return compiler::FormatFusionDecisions(compiler::ExplainFusion(module, target));
 }
 
-// compiler::ModuleStatsToJson's object (fields in docs/ownership.md) with the CLI's context
-// added in front: the input, the module and every pass run of the pipeline.
+// compiler::ModuleStatsJson's object (fields in docs/ownership.md) with the CLI's context
+// added in front: the input, the module and every pass run of the pipeline; before all of them
+// the backend's own object when its Emit gave one (`emitted` with a stats_key).
 std::string StatsJson(const std::string& file, const hlo::Module& module,
                       const compiler::TargetDescription& target,
-                      const compiler::PipelineReport& report) {
+                      const compiler::PipelineReport& report,
+                      const targets::Emitted* emitted = nullptr) {
   std::map<std::string, double> pass_times_ms;
   for (const auto& [name, ms] : PassTimesByName(report)) pass_times_ms[name] = ms;
-  const nlohmann::ordered_json stats = nlohmann::ordered_json::parse(
-      compiler::ModuleStatsToJson(compiler::AnalyzeOwnership(module, target), pass_times_ms));
   JsonObject document;
+  if (emitted != nullptr && !emitted->stats_key.empty()) {
+    document.AddRaw(emitted->stats_key, emitted->stats_json);
+  }
   document.Add("file", file)
       .Add("module", module.name())
       .Add("pipeline_ms", report.total_milliseconds)
-      .AddRaw("passes", PassRecordsJson(report));
+      .Add("passes", PassRecordsJson(report));
+  const nlohmann::ordered_json stats =
+      compiler::ModuleStatsJson(compiler::AnalyzeOwnership(module, target), pass_times_ms);
   for (const auto& [key, value] : stats.items()) document.Add(key, value);
   return document.ToString() + "\n";
 }
@@ -171,16 +176,8 @@ int RunCompile(const ParsedArgs& args, const Context& context) {
   if (backend_emits) {
     const int status = emit_files(module);
     if (stats_json) {
-      std::string stats = StatsJson(input, module, target, report);
-      if (!emitted.stats_key.empty()) {
-        // The backend's own object first, then the compiler's.
-        JsonObject merged;
-        merged.AddRaw(emitted.stats_key, emitted.stats_json);
-        const nlohmann::ordered_json compiler_stats = nlohmann::ordered_json::parse(stats);
-        for (const auto& [key, value] : compiler_stats.items()) merged.Add(key, value);
-        stats = merged.ToString() + "\n";
-      }
-      WriteOutputFile(*stats_json, stats, force, {input});
+      WriteOutputFile(*stats_json, StatsJson(input, module, target, report, &emitted), force,
+                      {input});
     }
     return status;
   }

@@ -5,12 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "targets/cpu/cpu_backend.h"
-#include "targets/cpu/kernel_cache.h"
-#include "targets/gpu/emulator/gpu_backend.h"
-#include "targets/interp/interp_backend.h"
-#include "simulator/isa/arch_config.h"
-#include "targets/systolic/systolic_backend.h"
+#include "tools/retarget/backends.h"
 #include "tools/retarget/cli.h"
 #include "tools/retarget/cmd_report.h"
 #include "tools/retarget/cmd_scalesim.h"
@@ -86,18 +81,7 @@ int Dispatch(const std::vector<std::string>& args, const cli::Context& context) 
 
 int main(int argc, char** argv) {
   targets::BackendRegistry backends;
-  backends.Add(targets::MakeInterpBackend());
-  cpu::CpuBackendOptions cpu_options;  // compiled kernels kept across runs (kernel_cache.h)
-  cpu_options.cache_dir = cpu::DefaultKernelCacheDirectory().string();
-  backends.Add(cpu::MakeCpuBackend(cpu_options));
-  // This process has no GPU runtime: `run --target gpu` executes the generated artifact by host
-  // emulation (retarget-gpu-run runs it on a real GPU).
-  backends.Add(gpu::emulator::MakeGpuBackend());
-  // The accelerator: TPU v1 with the bf16/f32 matrix modes targets/systolic/description.cc assumes
-  // (`run --config/--set` builds others); its host fallback runs on the interpreter.
-  backends.Add(targets::MakeSystolicBackend(
-      systolic::LoadArchConfig("tpu-v1", std::vector<std::string>{"array.dtypes=int8,bf16,f32"}),
-      backends.Find("interp")));
+  cli::RegisterBackends(backends);
   cli::Context context{&backends};
   std::vector<std::string> args(argv + 1, argv + argc);
   try {

@@ -65,18 +65,15 @@ std::vector<std::pair<std::string, double>> PassTimesByName(
   return times;
 }
 
-std::string PassRecordsJson(const compiler::PipelineReport& report) {
-  std::string list = "[";
-  for (size_t i = 0; i < report.passes.size(); ++i) {
-    const compiler::PassRecord& record = report.passes[i];
-    JsonObject entry;
-    entry.Add("name", record.name)
-        .Add("changed", record.changed)
-        .Add("skipped", record.skipped)
-        .Add("ms", record.milliseconds);
-    list += (i ? ", " : "") + entry.ToString();
+nlohmann::ordered_json PassRecordsJson(const compiler::PipelineReport& report) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const compiler::PassRecord& record : report.passes) {
+    list.push_back({{"name", record.name},
+                    {"changed", record.changed},
+                    {"skipped", record.skipped},
+                    {"ms", hlo::JsonNumberValue(record.milliseconds)}});
   }
-  return list + "]";
+  return list;
 }
 
 }  // namespace cli

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "compiler/pipeline.h"
 #include "compiler/target_description.h"
 #include "tools/retarget/cli.h"
@@ -27,7 +29,7 @@ void CheckOutputPath(const std::string& output, const std::string& input, bool f
 // Per-pass times summed by pass name (a pass may run twice), e.g. for --stats-json.
 std::vector<std::pair<std::string, double>> PassTimesByName(const compiler::PipelineReport& report);
 
-// {"passes": [{"name": ..., "changed": ..., "skipped": ..., "ms": ...}, ...]} entries as JSON.
-std::string PassRecordsJson(const compiler::PipelineReport& report);
+// [{"name": ..., "changed": ..., "skipped": ..., "ms": ...}, ...]: every pass run, in order.
+nlohmann::ordered_json PassRecordsJson(const compiler::PipelineReport& report);
 
 }  // namespace cli

@@ -73,8 +73,6 @@ std::string FormatTiming(const Timing& timing, size_t runs) {
 }
 
 
-nlohmann::ordered_json JsonDouble(double value) { return hlo::JsonNumberValue(value); }
-
 JsonObject& JsonObject::Add(const std::string& key, nlohmann::ordered_json value) {
   json_[key] = std::move(value);
   return *this;
@@ -86,18 +84,18 @@ JsonObject& JsonObject::Add(const std::string& key, const std::string& value) {
   return Add(key, nlohmann::ordered_json(value));
 }
 JsonObject& JsonObject::Add(const std::string& key, double value) {
-  return Add(key, JsonDouble(value));
+  return Add(key, hlo::JsonNumberValue(value));
 }
 JsonObject& JsonObject::Add(const std::string& key, bool value) {
   return Add(key, nlohmann::ordered_json(value));
 }
 JsonObject& JsonObject::Add(const std::string& key, const std::vector<double>& values) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (double value : values) list.push_back(JsonDouble(value));
+  for (double value : values) list.push_back(hlo::JsonNumberValue(value));
   return Add(key, std::move(list));
 }
 std::string JsonObject::ToString() const {
-  return json_.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return hlo::JsonText(json_);
 }
 
 }  // namespace cli

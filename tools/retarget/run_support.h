@@ -69,8 +69,6 @@ class JsonObject {
  private:
   nlohmann::ordered_json json_ = nlohmann::ordered_json::object();
 };
-// The JSON of a double: null for NaN/inf, which JSON cannot carry.
-nlohmann::ordered_json JsonDouble(double value);
 using hlo::JsonNumber;  // null for NaN/inf, which JSON cannot carry
 using hlo::JsonString;
 

@@ -162,9 +162,7 @@ class Module:
         entry arguments in order (a tuple parameter as a tuple), a dict by name (arg0, arg0.1,
         ...), or None for the standard random inputs of `seed` (`--inputs random:SEED`).
         `config`/`set`: the accelerator for target "systolic" (a preset or file, KEY=VALUE)."""
-        outputs, _ = _retarget.run(self._native, target, _encode_inputs(inputs), seed, config,
-                                   list(set))
-        return [_decode_npy(data) for _, data in outputs]
+        return self.run_with_profile(target, inputs, seed=seed, config=config, set=set)[0]
 
     def run_with_profile(self, target: str = "cpu", inputs: Any = None, *, seed: int = 0,
                          config: str | None = None, set: Iterable[str] = ()
