@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev  # JSON written by the report, read by the tests
   libzip-dev          # the zip container of .npz files
+  libcli11-dev        # the retarget command line's parser
   zlib1g-dev llvm-19-tools llvm-19-dev   # llvm-19-dev: the CPU and GPU code generators
   libsystemc-dev  # the accelerator simulator
   libeigen3-dev   # CPU backend: GEMM alternative measured against our own micro-kernel

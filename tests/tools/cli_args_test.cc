@@ -19,7 +19,7 @@ cli::CommandSpec Spec() {
       {"--target", "T", "the target", "", /*required=*/true},
       {"--output", "OUT", "where", "-o"},
       {"--set", "K=V", "one key", "", false, /*repeatable=*/true},
-      {"--force", "", "replace OUT"},
+      {"--force", "", "replace OUT", ""},
   };
   return spec;
 }
@@ -57,6 +57,8 @@ TEST(CliArgs, TheNextArgumentIsTheValueEvenWhenItStartsWithADash) {
 TEST(CliArgs, BooleanFlagsTakeNoValue) {
   EXPECT_EQ(Parse({"m.hlo", "--force"}).Get("--force"), "");
   EXPECT_EQ(ErrorOf({"m.hlo", "--force=1"}), "option --force takes no value");
+  EXPECT_EQ(ErrorOf({"m.hlo", "--force=yes"}), "option --force takes no value");
+  EXPECT_EQ(Parse({"m.hlo", "--force="}).Get("--force"), "");  // an empty value is no value
 }
 
 TEST(CliArgs, RepeatableFlagsKeepEveryValueInOrderOthersOnce) {
@@ -73,8 +75,10 @@ TEST(CliArgs, MistakesAreNamed) {
   EXPECT_EQ(ErrorOf({"m.hlo", "--nope=3"}), "unknown option '--nope'");
   EXPECT_EQ(ErrorOf({"m.hlo", "-x"}), "unknown option '-x'");
   EXPECT_EQ(ErrorOf({"m.hlo", "--target"}), "option --target needs a value (T)");
+  EXPECT_EQ(ErrorOf({"m.hlo", "-o"}), "option --output needs a value (OUT)");
   EXPECT_EQ(ErrorOf({}), "missing argument FILE");
   EXPECT_EQ(ErrorOf({"a.hlo", "b.hlo"}), "unexpected argument 'b.hlo'");
+  EXPECT_EQ(ErrorOf({"a.hlo", "-5"}), "unexpected argument '-5'");  // a number, not an option
 }
 
 TEST(CliArgs, DoubleDashEndsTheFlagsAndALoneDashIsAnArgument) {

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -12,19 +14,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "hlo/diagnostic.h"
 
 namespace cli {
 namespace {
-
-const FlagSpec* FindFlag(const CommandSpec& spec, const std::string& name) {
-  for (const FlagSpec& flag : spec.flags) {
-    if (flag.name == name || (!flag.alias.empty() && flag.alias == name)) return &flag;
-  }
-  return nullptr;
-}
 
 bool SameFile(const std::string& a, const std::string& b) {
   std::error_code ec;
@@ -42,6 +38,21 @@ std::string SourceFor(const hlo::SourceLocation& location) {
   return text.str();
 }
 
+// CLI11 reports both a flag given a value and an option missing its value as ArgumentMismatch;
+// its message names the option ("--target: 1 required TEXT missing", "force was given a
+// disallowed flag override"), which is how the flag is found for our own wording.
+std::string MismatchMessage(const CommandSpec& spec, const std::string& what) {
+  for (const FlagSpec& flag : spec.flags) {
+    std::string bare = flag.name.substr(flag.name.find_first_not_of('-'));
+    bool named = what.rfind(flag.name + ":", 0) == 0 || what.rfind(bare + " ", 0) == 0 ||
+                 (!flag.alias.empty() && what.rfind(flag.alias + ":", 0) == 0);
+    if (!named) continue;
+    if (flag.value_name.empty()) return "option " + flag.name + " takes no value";
+    return "option " + flag.name + " needs a value (" + flag.value_name + ")";
+  }
+  return what;
+}
+
 }  // namespace
 
 std::optional<std::string> ParsedArgs::Get(const std::string& flag) const {
@@ -50,46 +61,59 @@ std::optional<std::string> ParsedArgs::Get(const std::string& flag) const {
   return it->second;
 }
 
+// CLI11 tokenizes; the rules and messages of docs/cli.md stay ours. Every flag is a CLI11 option
+// that keeps all of its values (so "given twice" is ours to say), unknown options are left to
+// `remaining()` (so an unknown option before --help is still reported), and -h/--help is an
+// ordinary flag (so it wins over missing positional arguments but not over mistakes).
 ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args) {
+  CLI::App app;
+  app.set_help_flag();
+  app.allow_extras(true);
+  std::vector<std::string> positional;
+  app.add_option("arguments", positional)->expected(0, std::numeric_limits<int>::max());
+  std::vector<std::vector<std::string>> values(spec.flags.size());
+  std::vector<const CLI::Option*> options;
+  for (size_t i = 0; i < spec.flags.size(); ++i) {
+    const FlagSpec& flag = spec.flags[i];
+    std::string names = flag.alias.empty() ? flag.name : flag.alias + "," + flag.name;
+    if (flag.value_name.empty()) {
+      options.push_back(app.add_flag(names)->disable_flag_override());
+    } else {
+      options.push_back(app.add_option(names, values[i])
+                            ->expected(1)
+                            ->allow_extra_args(false)
+                            ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll));
+    }
+  }
+  const CLI::Option* help = app.add_flag("-h,--help");
+  // CLI11 parses argv order from the end.
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ArgumentMismatch& error) {
+    throw UsageError(MismatchMessage(spec, error.what()));
+  } catch (const CLI::ParseError& error) {
+    throw UsageError(error.what());
+  }
+  for (const std::string& extra : app.remaining()) {
+    if (extra == "--") continue;  // CLI11 leaves the separator itself here
+    throw UsageError("unknown option '" + extra.substr(0, extra.find('=')) + "'");
+  }
   ParsedArgs parsed;
-  bool flags_done = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (flags_done || arg.size() < 2 || arg[0] != '-') {
-      parsed.positional.push_back(arg);
+  parsed.positional = std::move(positional);
+  parsed.help = help->count() > 0;
+  for (size_t i = 0; i < spec.flags.size(); ++i) {
+    const FlagSpec& flag = spec.flags[i];
+    if (options[i]->count() == 0) continue;
+    if (options[i]->count() > 1 && !flag.repeatable) {
+      throw UsageError("option " + flag.name + " given twice");
+    }
+    if (flag.value_name.empty()) {
+      parsed.values[flag.name] = "";
       continue;
     }
-    if (arg == "--") {
-      flags_done = true;
-      continue;
-    }
-    if (arg == "-h" || arg == "--help") {
-      parsed.help = true;
-      continue;
-    }
-    std::string name = arg;
-    std::optional<std::string> inline_value;
-    if (size_t eq = arg.find('='); eq != std::string::npos && arg.rfind("--", 0) == 0) {
-      name = arg.substr(0, eq);
-      inline_value = arg.substr(eq + 1);
-    }
-    const FlagSpec* flag = FindFlag(spec, name);
-    if (flag == nullptr) throw UsageError("unknown option '" + name + "'");
-    if (parsed.Has(flag->name) && !flag->repeatable) {
-      throw UsageError("option " + flag->name + " given twice");
-    }
-    if (flag->value_name.empty()) {
-      if (inline_value) throw UsageError("option " + flag->name + " takes no value");
-      parsed.values[flag->name] = "";
-      continue;
-    }
-    if (!inline_value) {
-      if (i + 1 >= args.size())
-        throw UsageError("option " + flag->name + " needs a value (" + flag->value_name + ")");
-      inline_value = args[++i];
-    }
-    parsed.values[flag->name] = *inline_value;
-    if (flag->repeatable) parsed.all[flag->name].push_back(*inline_value);
+    parsed.values[flag.name] = values[i].back();
+    if (flag.repeatable) parsed.all[flag.name] = values[i];
   }
   if (parsed.help) return parsed;  // --help wins over missing arguments
   int count = static_cast<int>(parsed.positional.size());
