@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   ok &= fuzz::WriteSeedFile(out / "rtgpu" / "sample.rtgpu",
                             gpu::SerializeArtifact(sample.artifact));
   ok &= fuzz::WriteSeedFile(out / "rtgpu" / "sample.manifest.json",
-                  gpu::ManifestToJson(sample.artifact.manifest).ToText() + "\n");
+                  gpu::JsonText(gpu::ManifestToJson(sample.artifact.manifest)) + "\n");
   std::fprintf(stderr, "reader_seed_writer: %d binaries, %d presets, 1 artifact in %s\n", binaries,
                presets, out.c_str());
   return ok ? 0 : 1;

@@ -146,7 +146,7 @@ uint32_t Crc32(std::string_view bytes) {
 std::string SerializeArtifact(const Artifact& artifact) {
   ValidateArtifact(artifact);
   std::vector<std::pair<std::string, std::string_view>> sections;
-  const std::string manifest = ManifestToJson(artifact.manifest).ToText() + "\n";
+  const std::string manifest = JsonText(ManifestToJson(artifact.manifest)) + "\n";
   sections.emplace_back(kManifestSection, manifest);
   for (const auto& [name, bytes] : artifact.sections) sections.emplace_back(name, bytes);
   return EncodeContainer(sections);

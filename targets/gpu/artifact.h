@@ -243,8 +243,8 @@ struct Artifact {
 // slot or section at fault.
 void ValidateArtifact(const Artifact& artifact);
 
-JsonValue ManifestToJson(const Manifest& manifest);
-Manifest ManifestFromJson(const JsonValue& json);
+Json ManifestToJson(const Manifest& manifest);
+Manifest ManifestFromJson(const Json& json);
 
 // Validates, then encodes the container.
 std::string SerializeArtifact(const Artifact& artifact);

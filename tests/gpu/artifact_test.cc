@@ -85,7 +85,7 @@ TEST(GpuArtifact, RoundTripKeepsEveryField) {
   const Artifact original = FullArtifact();
   const std::string bytes = SerializeArtifact(original);
   const Artifact back = ParseArtifact(bytes);
-  EXPECT_EQ(ManifestToJson(back.manifest).ToText(), ManifestToJson(original.manifest).ToText());
+  EXPECT_EQ(JsonText(ManifestToJson(back.manifest)), JsonText(ManifestToJson(original.manifest)));
   EXPECT_EQ(back.sections, original.sections);
   const auto& kernel = std::get<KernelLaunch>(back.manifest.steps[0].call);
   EXPECT_EQ(kernel.args[3].integer, 9007199254740993);
@@ -253,8 +253,8 @@ TEST(GpuArtifact, ValidatorNamesTheFault) {
 }
 
 TEST(GpuArtifact, ManifestReaderRejectsUnknownNames) {
-  JsonValue json = ManifestToJson(testing::MakeSample(1, 1, 1).artifact.manifest);
-  auto error_of = [](const JsonValue& j) {
+  const Json json = ManifestToJson(testing::MakeSample(1, 1, 1).artifact.manifest);
+  auto error_of = [](const Json& j) {
     try {
       ManifestFromJson(j);
     } catch (const ArtifactError& e) {
@@ -262,8 +262,7 @@ TEST(GpuArtifact, ManifestReaderRejectsUnknownNames) {
     }
     return std::string();
   };
-  JsonValue bad_dtype = ParseJson(ManifestToJson(testing::MakeSample(1, 1, 1).artifact.manifest).ToText());
-  std::string text = json.ToText();
+  const std::string text = JsonText(json);
   const auto replace = [&](const std::string& from, const std::string& to) {
     std::string t = text;
     t.replace(t.find(from), from.size(), to);
@@ -292,7 +291,7 @@ namespace {
 
 // The checked-in manifest of the sample is the current format version as shipped. If this fails,
 // the format changed: keep reading old files, or bump kArtifactFormatVersion and regenerate the
-// file (it is ManifestToJson(MakeSample(4, 3, 8).artifact.manifest).ToText() plus a newline).
+// file (it is JsonText(ManifestToJson(MakeSample(4, 3, 8).artifact.manifest)) plus a newline).
 TEST(GpuArtifact, CheckedInManifestStillReadsAndMatches) {
   std::ifstream in(RTGPU_TEST_DATA_DIR "/sample_4x3x8.manifest.json");
   ASSERT_TRUE(in) << "missing tests/gpu/data/sample_4x3x8.manifest.json";
@@ -301,8 +300,8 @@ TEST(GpuArtifact, CheckedInManifestStillReadsAndMatches) {
   from_golden.manifest = ManifestFromJson(ParseJson(golden));
   from_golden.sections["ptx.elementwise"] = testing::AddOnePtx();
   ValidateArtifact(from_golden);
-  EXPECT_EQ(ManifestToJson(from_golden.manifest).ToText() + "\n", golden);
-  EXPECT_EQ(golden, ManifestToJson(testing::MakeSample(4, 3, 8).artifact.manifest).ToText() + "\n");
+  EXPECT_EQ(JsonText(ManifestToJson(from_golden.manifest)) + "\n", golden);
+  EXPECT_EQ(golden, JsonText(ManifestToJson(testing::MakeSample(4, 3, 8).artifact.manifest)) + "\n");
 }
 
 }  // namespace

@@ -51,6 +51,16 @@ say() { echo "device_check: $*" >&2; }
 
 # ---- prepare (build machine) -------------------------------------------------------------------
 prepare() {
+  # The runtime's one library beyond CUDA is header-only nlohmann-json; a GPU machine where
+  # nothing can be installed builds with this machine's copy, carried in DIR.
+  local header
+  for header in /usr/include /usr/local/include; do
+    if [ -f "$header/nlohmann/json.hpp" ]; then
+      mkdir -p "$DIR/include" && cp -r "$header/nlohmann" "$DIR/include/" &&
+        say "copied nlohmann-json's header into $DIR/include"
+      break
+    fi
+  done
   if [ -n "$MAKE_SAMPLE" ]; then
     "$MAKE_SAMPLE" "$DIR" >/dev/null && "$MAKE_SAMPLE" "$DIR" 1024 1024 1024 >/dev/null || return 1
     say "wrote the hand-built samples"
@@ -82,7 +92,13 @@ build_runtime() {
   say "building retarget-gpu-run from $ROOT/targets/gpu/runtime into $BUILD"
   local t0=$SECONDS
   mkdir -p "$BUILD"
-  cmake -S "$ROOT/targets/gpu/runtime" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >"$BUILD/build.log" 2>&1 &&
+  # nlohmann-json's header: the copy --prepare put in DIR when there is one (so the dry run here
+  # builds exactly as the GPU machine will), else the machine's own.
+  local json=()
+  [ -f "$DIR/include/nlohmann/json.hpp" ] &&
+    json=(-DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON -DRTGPU_JSON_INCLUDE_DIR="$DIR/include")
+  cmake -S "$ROOT/targets/gpu/runtime" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    "${json[@]}" >"$BUILD/build.log" 2>&1 &&
     cmake --build "$BUILD" -j "$(nproc)" >>"$BUILD/build.log" 2>&1 ||
     { say "runtime build FAILED:"; tail -30 "$BUILD/build.log" >&2; exit 1; }
   say "runtime built in $((SECONDS - t0)) s"

@@ -212,10 +212,10 @@ TEST(GpuRunFakeDriver, RunsKernelAndCopyStepsAndReportsMedians) {
   }
   std::ifstream in(stats);
   const std::string json((std::istreambuf_iterator<char>(in)), {});
-  const JsonValue j = ParseJson(json);
-  EXPECT_EQ(j.Get("repeat", "stats").AsInt("repeat"), 5);
-  EXPECT_EQ(j.Get("total_median_ms", "stats").AsDouble("total"), 0.5);
-  EXPECT_EQ(j.Get("steps", "stats").AsArray("steps")[1].Get("kind", "step").AsString("kind"), "copy");
+  const Json j = ParseJson(json);
+  EXPECT_EQ(j.at("repeat").get<int>(), 5);
+  EXPECT_EQ(j.at("total_median_ms").get<double>(), 0.5);
+  EXPECT_EQ(j.at("steps").at(1).at("kind").get<std::string>(), "copy");
   for (const std::string& p : {artifact, inputs, outputs, stats}) std::remove(p.c_str());
 }
 

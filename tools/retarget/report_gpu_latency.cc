@@ -130,15 +130,15 @@ report::LatencyAnswer MeasureOnGpu(const hlo::Module& module, const report::Late
   }
   std::ifstream in(stats);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // The runtime writes it with gpu::JsonValue (docs/gpu-runtime.md); read it back the same way.
+  // The runtime writes it as gpu::Json (docs/gpu-runtime.md); read it with the same accessors.
   double median = 0;
   std::string device;
   int64_t driver_version = 0;
   try {
-    const gpu::JsonValue json = gpu::ParseJson(text);
-    median = json.Get("total_median_ms", "stats").AsDouble("total_median_ms");
-    device = json.Get("device", "stats").AsString("device");
-    driver_version = json.Get("driver_version", "stats").AsInt("driver_version");
+    const gpu::Json json = gpu::ParseJson(text);
+    median = gpu::AsDouble(gpu::Get(json, "total_median_ms", "stats"), "total_median_ms");
+    device = gpu::AsString(gpu::Get(json, "device", "stats"), "device");
+    driver_version = gpu::AsInt(gpu::Get(json, "driver_version", "stats"), "driver_version");
   } catch (const gpu::ArtifactError& error) {
     return report::LatencyAnswer::None("retarget-gpu-run's statistics are unreadable: " +
                                        std::string(error.what()));

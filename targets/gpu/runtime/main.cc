@@ -108,31 +108,27 @@ void Describe(const gpu::Artifact& a) {
 }
 
 void WriteStats(const Options& o, const gpu::Artifact& a, const gpu::runtime::RunResult& r) {
-  using gpu::JsonValue;
-  JsonValue j = JsonValue::Object();
-  j.Set("artifact", JsonValue::String(o.artifact));
-  j.Set("module", JsonValue::String(a.manifest.module_name));
-  j.Set("device", JsonValue::String(r.device_name));
-  j.Set("compute_capability", JsonValue::Int(r.compute_capability));
-  j.Set("driver_version", JsonValue::Int(r.driver_version));
-  j.Set("control_flow", JsonValue::String(r.control_flow));
-  j.Set("warmup", JsonValue::Int(o.run.warmup));
-  j.Set("repeat", JsonValue::Int(o.run.repeat));
-  j.Set("total_median_ms", JsonValue::Double(r.total_median_ms));
-  j.Set("total_min_ms", JsonValue::Double(r.total_min_ms));
-  JsonValue steps = JsonValue::Array();
+  gpu::Json steps = gpu::Json::array();
   for (size_t i = 0; i < r.steps.size(); ++i) {
-    JsonValue s = JsonValue::Object();
-    s.Set("index", JsonValue::Int(static_cast<int64_t>(i)));
-    s.Set("name", JsonValue::String(r.steps[i].name));
-    s.Set("kind", JsonValue::String(r.steps[i].kind));
-    s.Set("median_ms", JsonValue::Double(r.steps[i].median_ms));
-    s.Set("min_ms", JsonValue::Double(r.steps[i].min_ms));
-    steps.Push(std::move(s));
+    steps.push_back({{"index", i},
+                     {"name", r.steps[i].name},
+                     {"kind", r.steps[i].kind},
+                     {"median_ms", r.steps[i].median_ms},
+                     {"min_ms", r.steps[i].min_ms}});
   }
-  j.Set("steps", std::move(steps));
+  const gpu::Json j = {{"artifact", o.artifact},
+                       {"module", a.manifest.module_name},
+                       {"device", r.device_name},
+                       {"compute_capability", r.compute_capability},
+                       {"driver_version", r.driver_version},
+                       {"control_flow", r.control_flow},
+                       {"warmup", o.run.warmup},
+                       {"repeat", o.run.repeat},
+                       {"total_median_ms", r.total_median_ms},
+                       {"total_min_ms", r.total_min_ms},
+                       {"steps", std::move(steps)}};
   std::ofstream out(o.stats_json);
-  out << j.ToText() << "\n";
+  out << gpu::JsonText(j) << "\n";
   if (!out) throw RunError(o.stats_json + ": cannot write");
 }
 
