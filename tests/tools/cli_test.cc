@@ -270,7 +270,19 @@ TEST_F(CliTest, CompileStatsJoinTheBackendsObjectTheContextAndTheOwnership) {
   EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + 6),
             (std::vector<std::string>{"gpu_codegen", "file", "module", "pipeline_ms", "passes",
                                       "target"}));
-  EXPECT_TRUE(stats.at("gpu_codegen").is_object());
+  const auto& codegen = stats.at("gpu_codegen");
+  EXPECT_EQ(codegen.at("arch"), "sm_90");
+  ASSERT_FALSE(codegen.at("kernels").empty());
+  for (const auto& kernel : codegen.at("kernels")) {
+    EXPECT_TRUE(kernel.at("entry").is_string());
+    EXPECT_GE(kernel.at("grid").get<int64_t>(), 1);
+    EXPECT_GE(kernel.at("block").get<int64_t>(), 1);
+    EXPECT_TRUE(kernel.at("assembled").is_boolean());
+  }
+  // The MLP's two dots go to cuBLASLt: the owners name them.
+  int library = 0;
+  for (const auto& owner : codegen.at("owners")) library += owner.at("owner") == "cuBLASLt";
+  EXPECT_EQ(library, 2);
   EXPECT_EQ(stats.at("module"), "jit_mlp");
   EXPECT_EQ(stats.at("target"), "gpu");
   EXPECT_FALSE(stats.at("passes").empty());

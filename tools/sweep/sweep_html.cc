@@ -48,20 +48,8 @@ std::string ScriptText(const std::string& code) {
 }
 
 std::string TableJson(const SweepTable& table) {
-  auto list = [](const std::vector<std::string>& fields) {
-    std::string out = "[";
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (i) out += ',';
-      out += hlo::JsonString(fields[i]);
-    }
-    return out + "]";
-  };
-  std::string json = "{\"columns\":" + list(table.columns) + ",\"rows\":[";
-  for (size_t r = 0; r < table.rows.size(); ++r) {
-    if (r) json += ',';
-    json += list(table.rows[r]);
-  }
-  return json + "]}";
+  const nlohmann::ordered_json json = {{"columns", table.columns}, {"rows", table.rows}};
+  return hlo::JsonText(json, -1);
 }
 
 // Draws one bar chart per charted column, bars coloured by their source, labels from the swept
