@@ -140,16 +140,18 @@ class Runner:
                                              path("target.npz")]):
             return False
         with open(path("wide.hlo"), "w") as out:
-            out.write(re.sub(r"\b(bf16|f16|f32)\[", "f64[", text))
+            wide = re.sub(r"\b(bf16|f16|f32)\[", "f64[", text)
+            out.write(re.sub(r"\bc64\[", "c128[", wide))
         inputs = np.load(path("inputs.npz"))
         np.savez(path("wide_inputs.npz"), **{
-            k: inputs[k].astype(np.float64) if inputs[k].dtype.kind == "f" else inputs[k]
+            k: inputs[k].astype(np.float64) if inputs[k].dtype.kind == "f" else
+            inputs[k].astype(np.complex128) if inputs[k].dtype.kind == "c" else inputs[k]
             for k in inputs.files})
         if not run(path("wide.hlo"), ["--target", "interp", "--inputs", path("wide_inputs.npz"),
                                       "--output", path("wide.npz")]):
             return False
         root = next(line for line in text.split("\n") if line.startswith("  ROOT "))
-        types = re.findall(r"\b(pred|s8|s32|f16|bf16|f32)\[", root.split(" = ", 1)[1])
+        types = re.findall(r"\b([a-z][a-z0-9]*)\[", root.split(" = ", 1)[1])
         interp, target, wide = (np.load(path(n)) for n in ("interp.npz", "target.npz", "wide.npz"))
         for index, element_type in enumerate(types):
             key = "out%d" % index
@@ -159,7 +161,8 @@ class Runner:
                     return False
                 continue
             rtol, atol = TOLERANCES[element_type]
-            i, t, w = (a.astype(np.float64) for a in (i, t, w))
+            wide_type = np.complex128 if element_type == "c64" else np.float64
+            i, t, w = (a.astype(wide_type) for a in (i, t, w))
             with np.errstate(invalid="ignore"):
                 close = (np.abs(t - i) <= atol + rtol * np.abs(i)) | (np.isnan(t) & np.isnan(i)) \
                     | (t == i)
@@ -171,7 +174,9 @@ class Runner:
 
 
 # `retarget run`'s documented per-type tolerances (rtol, atol); integers and pred are exact.
-TOLERANCES = {"f32": (1e-5, 1e-6), "f16": (1e-3, 1e-3), "bf16": (1e-2, 1e-2)}
+# c64 as f32 on the modulus of the difference; the 8-bit floats one ulp (2^-mantissa bits).
+TOLERANCES = {"f32": (1e-5, 1e-6), "f16": (1e-3, 1e-3), "bf16": (1e-2, 1e-2),
+              "c64": (1e-5, 1e-6), "f8e4m3fn": (0.125, 0.125), "f8e5m2": (0.25, 0.25)}
 
 
 # ---- shrinking ----

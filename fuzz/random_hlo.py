@@ -8,7 +8,11 @@ program is meant to be verifier-clean (`retarget verify` accepts it; a rejection
 bug or a verifier bug, and the differential runner reports it as such).
 
 What the programs contain (docs/testing.md lists it too):
-  - element types f32, bf16, f16, s8, s32, pred (converts between all of them);
+  - element types f32, bf16, f16, s8, s32, pred (converts between all of them), and excursions
+    into c64 (complex, real, imag, abs, arithmetic, row sums and dots), the 8-bit floats
+    f8e4m3fn and f8e5m2 and the 4-bit integers s4 and u4 (converts in, elementwise arithmetic,
+    converts out; these values are outputs too, but no other op draws them as operands), in a
+    third of the programs;
   - elementwise unary and binary ops, compare, select, clamp, integer shifts, integer divide and
     remainder (including by zero, which XLA defines), bitwise ops;
   - broadcast, reshape, transpose, slice (strided), concatenate, pad (negative and interior),
@@ -38,7 +42,9 @@ import sys
 FLOAT_TYPES = ["f32", "bf16", "f16"]
 INT_TYPES = ["s32", "s8"]
 ALL_TYPES = FLOAT_TYPES + INT_TYPES + ["pred"]
-BYTES = {"f32": 4, "bf16": 2, "f16": 2, "s32": 4, "s8": 1, "pred": 1}
+BYTES = {"f32": 4, "bf16": 2, "f16": 2, "s32": 4, "s8": 1, "pred": 1, "c64": 8}
+FLOAT8_TYPES = ["f8e4m3fn", "f8e5m2"]
+INT4_TYPES = ["s4", "u4"]
 MAX_ARRAY_BYTES = 4 << 20  # a few MB per array at most
 
 FLOAT_UNARY = ["negate", "abs", "tanh", "floor", "ceil", "sign", "logistic",
@@ -85,8 +91,12 @@ class Generator:
         self.computations = {}  # name -> text of helper computations, in creation order
         self.values = []
         self.parameters = []
+        self.narrow_outputs = []  # c64, 8-bit float and 4-bit integer values: outputs only
         self.counter = 0
         self.main_type = self.rng.choice(["f32", "f32", "f32", "bf16", "f16", "s32", "s8"])
+        # Excursions into c64, 8-bit floats and 4-bit integers in a third of the programs only:
+        # the GPU backend refuses those types, and a refused program tests nothing else there.
+        self.excursions = self.rng.random() < 1 / 3
 
     # ---- naming and emission ----
     def fresh(self, prefix="v"):
@@ -499,19 +509,113 @@ class Generator:
         return self.emit(v.ty, v.dims, "conditional(%s, %s), branch_computations={%s}" % (
             selector.ref(), ", ".join(v.ref() for _ in branches), ", ".join(branches)))
 
+    # ---- excursions into c64, 8-bit floats and 4-bit integers ----
+    def excursion_output(self, ty, dims, text):
+        """A value of a type only excursions make: an output, never another op's operand."""
+        value = self.emit(ty, dims, text, keep=False)
+        self.narrow_outputs.append(value)
+        return value
+
+    def back_from_excursion(self, value, op):
+        """Most excursions return to a type every op draws (f32 or s32) through `op`; the rest
+        leave `value` unused, an output of its own type."""
+        if self.rng.random() < 0.3:
+            return value
+        ty = "s32" if value.ty in INT4_TYPES else "f32"
+        return self.emit(ty, value.dims, "%s(%s)" % (op, value.ref()))
+
+    def op_float8(self):
+        v = self.operand(self.rng.choice(FLOAT_TYPES))
+        ty = self.rng.choice(FLOAT8_TYPES)
+        a = self.emit(ty, v.dims, "convert(%s)" % v.ref(), keep=False)
+        b = self.emit(ty, v.dims, "convert(%s)" % self.operand("f32", v.dims).ref(), keep=False)
+        op = self.rng.choice(["add", "subtract", "multiply", "maximum", "minimum", "negate",
+                              "abs"])
+        if op in ("negate", "abs"):
+            result = self.excursion_output(ty, v.dims, "%s(%s)" % (op, a.ref()))
+        else:
+            result = self.excursion_output(ty, v.dims, "%s(%s, %s)" % (op, a.ref(), b.ref()))
+        other = self.rng.choice([t for t in FLOAT8_TYPES + ["f32"] if t != ty])
+        if other != "f32":
+            result = self.excursion_output(other, v.dims, "convert(%s)" % result.ref())
+        return self.back_from_excursion(result, "convert")
+
+    def op_int4(self):
+        v = self.operand(self.rng.choice(INT_TYPES))
+        ty = self.rng.choice(INT4_TYPES)
+        a = self.emit(ty, v.dims, "convert(%s)" % v.ref(), keep=False)
+        b = self.emit(ty, v.dims, "convert(%s)" % self.operand("s32", v.dims).ref(), keep=False)
+        op = self.rng.choice(["add", "subtract", "multiply", "maximum", "minimum", "and", "or",
+                              "xor", "not", "negate", "shift-left", "shift-right-logical",
+                              "shift-right-arithmetic"])
+        if op in ("not", "negate"):
+            result = self.excursion_output(ty, v.dims, "%s(%s)" % (op, a.ref()))
+        else:
+            result = self.excursion_output(ty, v.dims, "%s(%s, %s)" % (op, a.ref(), b.ref()))
+        return self.back_from_excursion(result, "convert")
+
+    def op_complex(self):
+        re_part = self.operand("f32")
+        dims = re_part.dims
+        im_part = self.operand("f32", dims)
+        if not self.fits("c64", dims):
+            return self.op_unary()
+        c = self.emit("c64", dims, "complex(%s, %s)" % (re_part.ref(), im_part.ref()),
+                      keep=False)
+        d = self.emit("c64", dims, "complex(%s, %s)" % (im_part.ref(), re_part.ref()),
+                      keep=False)
+        op = self.rng.choice(["add", "subtract", "multiply", "negate", "sum", "dot"])
+        if op == "negate":
+            result = self.excursion_output("c64", dims, "negate(%s)" % c.ref())
+        elif op == "sum" and dims:
+            # Non-negative parts, so that no sum cancels (see the module comment).
+            parts = [self.non_negative(p) for p in (re_part, im_part)]
+            positive = self.emit("c64", dims, "complex(%s, %s)" % (parts[0].ref(),
+                                                                   parts[1].ref()), keep=False)
+            zero = self.emit("c64", [], "constant((0, 0))", keep=False)
+            result = self.excursion_output(
+                "c64", dims[:-1], "reduce(%s, %s), dimensions={%d}, to_apply=%s" % (
+                    positive.ref(), zero.ref(), len(dims) - 1,
+                    self.binary_computation("add", "c64")))
+        elif op == "dot" and len(dims) == 2:
+            parts = [self.non_negative(p) for p in (re_part, im_part)]
+            positive = self.emit("c64", dims, "complex(%s, %s)" % (parts[0].ref(),
+                                                                   parts[1].ref()), keep=False)
+            # The right side is real (zero imaginary parts), so neither part of a product
+            # subtracts: re = sum(re_l re_r), im = sum(im_l re_r), with no cancellation.
+            zeros = self.scalar_broadcast("f32", dims, 0)
+            real = self.emit("c64", dims, "complex(%s, %s)" % (parts[0].ref(), zeros.ref()),
+                             keep=False)
+            t = self.emit("c64", [dims[1], dims[0]], "transpose(%s), dimensions={1,0}" %
+                          real.ref(), keep=False)
+            if not self.fits("c64", [dims[0], dims[0]]):
+                return self.op_unary()
+            result = self.excursion_output(
+                "c64", [dims[0], dims[0]],
+                "dot(%s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}" % (
+                    positive.ref(), t.ref()))
+        else:
+            op = op if op in ("add", "subtract", "multiply") else "add"
+            result = self.excursion_output("c64", dims, "%s(%s, %s)" % (op, c.ref(), d.ref()))
+        return self.back_from_excursion(result, self.rng.choice(["real", "imag", "abs"]))
+
+    EXCURSIONS = {"op_float8", "op_int4", "op_complex"}
     OPS = [("op_unary", 6), ("op_binary", 8), ("op_compare_select", 3), ("op_clamp", 1),
            ("op_convert", 2), ("op_broadcast", 2), ("op_reshape", 2), ("op_transpose", 2),
            ("op_slice", 2), ("op_concatenate", 1), ("op_pad", 1), ("op_reverse", 1),
            ("op_reduce", 3), ("op_dot", 2), ("op_convolution", 1), ("op_gather", 1),
-           ("op_scatter", 1), ("op_dynamic_slice", 1), ("op_while", 1), ("op_conditional", 1)]
+           ("op_scatter", 1), ("op_dynamic_slice", 1), ("op_while", 1), ("op_conditional", 1),
+           ("op_float8", 1), ("op_int4", 1), ("op_complex", 1)]
 
     def generate(self):
         self.parameter(self.main_type, self.random_dims(self.rng.choice([1, 2, 2, 3])))
-        names = [name for name, weight in self.OPS for _ in range(weight)]
+        names = [name for name, weight in self.OPS for _ in range(weight)
+                 if self.excursions or name not in self.EXCURSIONS]
         for _ in range(self.ops):
             getattr(self, self.rng.choice(names))()
         # Every value nothing else uses is an output, so no generated instruction is dead.
-        outputs = [v for v in self.values if v.uses == 0 and v not in self.parameters]
+        outputs = [v for v in self.values + self.narrow_outputs
+                   if v.uses == 0 and v not in self.parameters]
         outputs = outputs or self.values[-1:]
         if len(outputs) > 1:
             root_shape = "(%s)" % ", ".join(shape_text(v.ty, v.dims) for v in outputs)
