@@ -16,14 +16,25 @@
 // left waits on a semaphore nobody can signal -- no event remains and sc_start() returns by
 // itself. Simulate then tells the two apart, so a deadlock is found without a watchdog and
 // without ever calling sc_stop() (which could not be undone for the next run).
+//
+// Why the kernel has a thread of its own: SystemC runs its processes as coroutines, switching
+// stacks under the thread that calls sc_start() without telling AddressSanitizer, which then
+// loses that thread's stack bounds and later misreads ordinary frames as overflows. Every SystemC
+// call therefore happens on one thread the simulator owns (KernelThread), and the caller's stack
+// is never switched.
 #include "simulator/simulator.h"
 
 #include <systemc>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
+#include <functional>
+#include <future>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "simulator/sim_dma.h"
 #include "simulator/sim_mxu.h"
@@ -182,6 +193,52 @@ std::string DescribeDeadlock(sim::Shared& shared) {
   return text;
 }
 
+// The thread every SystemC call runs on, started on first use. It is never joined: it waits for
+// work until the process exits, and is deliberately leaked so that no destructor at exit races it.
+class KernelThread {
+ public:
+  static KernelThread& Get() {
+    static KernelThread* kernel = new KernelThread;
+    return *kernel;
+  }
+
+  // Runs `work` on the kernel thread and returns its result; an exception it throws is rethrown
+  // here with its type intact.
+  template <typename Result>
+  Result Run(std::function<Result()> work) {
+    // Shared with the kernel thread, which may still be leaving the task when the result wakes
+    // this caller.
+    auto task = std::make_shared<std::packaged_task<Result()>>(std::move(work));
+    std::future<Result> result = task->get_future();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_ = [task] { (*task)(); };
+    }
+    wake_.notify_one();
+    return result.get();
+  }
+
+ private:
+  KernelThread() { std::thread([this] { Serve(); }).detach(); }
+
+  [[noreturn]] void Serve() {
+    for (;;) {
+      std::function<void()> work;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [this] { return static_cast<bool>(pending_); });
+        work = std::move(pending_);
+        pending_ = nullptr;
+      }
+      work();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::function<void()> pending_;  // one at a time: Simulate admits one caller
+};
+
 // One Simulate at a time per process: SystemC's kernel is global. Atomic so that a caller that
 // runs simulations on several threads (a parallel sweep) gets an error instead of corruption.
 std::atomic<bool> simulating{false};
@@ -204,25 +261,26 @@ SimStats Simulate(const systolic::Program& program, const systolic::ArchConfig& 
   } guard;
   if (kernel_broken) throw hlo::Error("the simulator is unusable after an earlier SystemC error");
   std::vector<Unit> unit_of = ValidateProgram(program);
+  return KernelThread::Get().Run<SimStats>([&]() -> SimStats {
+    Machine& machine = GetMachine();
+    sim::Shared& shared = machine.shared();
+    sim::Run run(program, config, memories, options);
+    run.unit_of = std::move(unit_of);
 
-  Machine& machine = GetMachine();
-  sim::Shared& shared = machine.shared();
-  sim::Run run(program, config, memories, options);
-  run.unit_of = std::move(unit_of);
-
-  guard.shared = &shared;
-  machine.BeginRun(run);
-  RunKernel();
-  if (run.error) throw *run.error;  // every process has unwound already
-  if (!Completed(run)) {
-    const std::string message = DescribeDeadlock(shared);
-    shared.AbortFromOutside();
-    RunKernel();  // lets the blocked processes unwind
-    throw hlo::Error(message);
-  }
-  SimStats stats = sim::FinishStats(run);
-  if (options.trace != nullptr) options.trace->Finish(stats.cycles);
-  return stats;
+    guard.shared = &shared;
+    machine.BeginRun(run);
+    RunKernel();
+    if (run.error) throw *run.error;  // every process has unwound already
+    if (!Completed(run)) {
+      const std::string message = DescribeDeadlock(shared);
+      shared.AbortFromOutside();
+      RunKernel();  // lets the blocked processes unwind
+      throw hlo::Error(message);
+    }
+    SimStats stats = sim::FinishStats(run);
+    if (options.trace != nullptr) options.trace->Finish(stats.cycles);
+    return stats;
+  });
 }
 
 }  // namespace simulator
