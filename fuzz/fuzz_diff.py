@@ -161,7 +161,7 @@ class Runner:
                     return False
                 continue
             rtol, atol = TOLERANCES[element_type]
-            wide_type = np.complex128 if element_type == "c64" else np.float64
+            wide_type = np.complex128 if element_type in ("c64", "c128") else np.float64
             i, t, w = (a.astype(wide_type) for a in (i, t, w))
             with np.errstate(invalid="ignore"):
                 close = (np.abs(t - i) <= atol + rtol * np.abs(i)) | (np.isnan(t) & np.isnan(i)) \
@@ -174,9 +174,14 @@ class Runner:
 
 
 # `retarget run`'s documented per-type tolerances (rtol, atol); integers and pred are exact.
-# c64 as f32 on the modulus of the difference; the 8-bit floats one ulp (2^-mantissa bits).
+# c64 and c128 as f32 and f64 on the modulus of the difference; the 8- and 4-bit floats one ulp
+# (2^-mantissa bits, so f8e8m0fnu, all exponent, a factor of two).
 TOLERANCES = {"f32": (1e-5, 1e-6), "f16": (1e-3, 1e-3), "bf16": (1e-2, 1e-2),
-              "c64": (1e-5, 1e-6), "f8e4m3fn": (0.125, 0.125), "f8e5m2": (0.25, 0.25)}
+              "f64": (1e-9, 1e-12), "c64": (1e-5, 1e-6), "c128": (1e-9, 1e-12)}
+for _name, _mantissa_bits in (("f8e4m3fn", 3), ("f8e5m2", 2), ("f8e4m3", 3), ("f8e3m4", 4),
+                              ("f8e4m3fnuz", 3), ("f8e5m2fnuz", 2), ("f8e4m3b11fnuz", 3),
+                              ("f8e8m0fnu", 0), ("f4e2m1fn", 1)):
+    TOLERANCES[_name] = (2.0 ** -_mantissa_bits, 2.0 ** -_mantissa_bits)
 
 
 # ---- shrinking ----

@@ -8,11 +8,11 @@ program is meant to be verifier-clean (`retarget verify` accepts it; a rejection
 bug or a verifier bug, and the differential runner reports it as such).
 
 What the programs contain (docs/testing.md lists it too):
-  - element types f32, bf16, f16, s8, s32, pred (converts between all of them), and excursions
-    into c64 (complex, real, imag, abs, arithmetic, row sums and dots), the 8-bit floats
-    f8e4m3fn and f8e5m2 and the 4-bit integers s4 and u4 (converts in, elementwise arithmetic,
-    converts out; these values are outputs too, but no other op draws them as operands), in a
-    third of the programs;
+  - element types f32, bf16, f16, f64, s8, s32, pred (converts between all of them), and
+    excursions into c64 and c128 (complex, real, imag, abs, arithmetic, row sums and dots),
+    every 8- and 4-bit float XLA prints and the 4-bit integers s4 and u4 (converts in,
+    elementwise arithmetic, converts out; these values are outputs too, but no other op draws
+    them as operands), in a third of the programs;
   - elementwise unary and binary ops, compare, select, clamp, integer shifts, integer divide and
     remainder (including by zero, which XLA defines), bitwise ops;
   - broadcast, reshape, transpose, slice (strided), concatenate, pad (negative and interior),
@@ -39,11 +39,14 @@ import argparse
 import random
 import sys
 
-FLOAT_TYPES = ["f32", "bf16", "f16"]
+FLOAT_TYPES = ["f32", "bf16", "f16", "f64"]
 INT_TYPES = ["s32", "s8"]
 ALL_TYPES = FLOAT_TYPES + INT_TYPES + ["pred"]
-BYTES = {"f32": 4, "bf16": 2, "f16": 2, "s32": 4, "s8": 1, "pred": 1, "c64": 8}
-FLOAT8_TYPES = ["f8e4m3fn", "f8e5m2"]
+BYTES = {"f32": 4, "bf16": 2, "f16": 2, "f64": 8, "s32": 4, "s8": 1, "pred": 1, "c64": 8,
+         "c128": 16}
+# Every 8- and 4-bit float XLA prints (the generator calls them all FLOAT8).
+FLOAT8_TYPES = ["f8e4m3fn", "f8e5m2", "f8e4m3", "f8e3m4", "f8e4m3fnuz", "f8e5m2fnuz",
+                "f8e4m3b11fnuz", "f8e8m0fnu", "f4e2m1fn"]
 INT4_TYPES = ["s4", "u4"]
 MAX_ARRAY_BYTES = 4 << 20  # a few MB per array at most
 
@@ -93,7 +96,8 @@ class Generator:
         self.parameters = []
         self.narrow_outputs = []  # c64, 8-bit float and 4-bit integer values: outputs only
         self.counter = 0
-        self.main_type = self.rng.choice(["f32", "f32", "f32", "bf16", "f16", "s32", "s8"])
+        self.main_type = self.rng.choice(["f32", "f32", "f32", "bf16", "f16", "s32", "s8",
+                                          "f64"])
         # Excursions into c64, 8-bit floats and 4-bit integers in a third of the programs only:
         # the GPU backend refuses those types, and a refused program tests nothing else there.
         self.excursions = self.rng.random() < 1 / 3
@@ -521,7 +525,7 @@ class Generator:
         leave `value` unused, an output of its own type."""
         if self.rng.random() < 0.3:
             return value
-        ty = "s32" if value.ty in INT4_TYPES else "f32"
+        ty = {"c128": "f64"}.get(value.ty, "s32" if value.ty in INT4_TYPES else "f32")
         return self.emit(ty, value.dims, "%s(%s)" % (op, value.ref()))
 
     def op_float8(self):
@@ -555,48 +559,48 @@ class Generator:
         return self.back_from_excursion(result, "convert")
 
     def op_complex(self):
-        re_part = self.operand("f32")
+        part_ty = self.rng.choice(["f32", "f32", "f32", "f64"])
+        cty = {"f32": "c64", "f64": "c128"}[part_ty]
+        re_part = self.operand(part_ty)
         dims = re_part.dims
-        im_part = self.operand("f32", dims)
-        if not self.fits("c64", dims):
+        im_part = self.operand(part_ty, dims)
+        if not self.fits(cty, dims):
             return self.op_unary()
-        c = self.emit("c64", dims, "complex(%s, %s)" % (re_part.ref(), im_part.ref()),
-                      keep=False)
-        d = self.emit("c64", dims, "complex(%s, %s)" % (im_part.ref(), re_part.ref()),
-                      keep=False)
+        c = self.emit(cty, dims, "complex(%s, %s)" % (re_part.ref(), im_part.ref()), keep=False)
+        d = self.emit(cty, dims, "complex(%s, %s)" % (im_part.ref(), re_part.ref()), keep=False)
         op = self.rng.choice(["add", "subtract", "multiply", "negate", "sum", "dot"])
         if op == "negate":
-            result = self.excursion_output("c64", dims, "negate(%s)" % c.ref())
+            result = self.excursion_output(cty, dims, "negate(%s)" % c.ref())
         elif op == "sum" and dims:
             # Non-negative parts, so that no sum cancels (see the module comment).
             parts = [self.non_negative(p) for p in (re_part, im_part)]
-            positive = self.emit("c64", dims, "complex(%s, %s)" % (parts[0].ref(),
+            positive = self.emit(cty, dims, "complex(%s, %s)" % (parts[0].ref(),
                                                                    parts[1].ref()), keep=False)
-            zero = self.emit("c64", [], "constant((0, 0))", keep=False)
+            zero = self.emit(cty, [], "constant((0, 0))", keep=False)
             result = self.excursion_output(
-                "c64", dims[:-1], "reduce(%s, %s), dimensions={%d}, to_apply=%s" % (
+                cty, dims[:-1], "reduce(%s, %s), dimensions={%d}, to_apply=%s" % (
                     positive.ref(), zero.ref(), len(dims) - 1,
-                    self.binary_computation("add", "c64")))
+                    self.binary_computation("add", cty)))
         elif op == "dot" and len(dims) == 2:
             parts = [self.non_negative(p) for p in (re_part, im_part)]
-            positive = self.emit("c64", dims, "complex(%s, %s)" % (parts[0].ref(),
+            positive = self.emit(cty, dims, "complex(%s, %s)" % (parts[0].ref(),
                                                                    parts[1].ref()), keep=False)
             # The right side is real (zero imaginary parts), so neither part of a product
             # subtracts: re = sum(re_l re_r), im = sum(im_l re_r), with no cancellation.
-            zeros = self.scalar_broadcast("f32", dims, 0)
-            real = self.emit("c64", dims, "complex(%s, %s)" % (parts[0].ref(), zeros.ref()),
+            zeros = self.scalar_broadcast(part_ty, dims, 0)
+            real = self.emit(cty, dims, "complex(%s, %s)" % (parts[0].ref(), zeros.ref()),
                              keep=False)
-            t = self.emit("c64", [dims[1], dims[0]], "transpose(%s), dimensions={1,0}" %
+            t = self.emit(cty, [dims[1], dims[0]], "transpose(%s), dimensions={1,0}" %
                           real.ref(), keep=False)
-            if not self.fits("c64", [dims[0], dims[0]]):
+            if not self.fits(cty, [dims[0], dims[0]]):
                 return self.op_unary()
             result = self.excursion_output(
-                "c64", [dims[0], dims[0]],
+                cty, [dims[0], dims[0]],
                 "dot(%s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}" % (
                     positive.ref(), t.ref()))
         else:
             op = op if op in ("add", "subtract", "multiply") else "add"
-            result = self.excursion_output("c64", dims, "%s(%s, %s)" % (op, c.ref(), d.ref()))
+            result = self.excursion_output(cty, dims, "%s(%s, %s)" % (op, c.ref(), d.ref()))
         return self.back_from_excursion(result, self.rng.choice(["real", "imag", "abs"]))
 
     EXCURSIONS = {"op_float8", "op_int4", "op_complex"}
