@@ -24,6 +24,8 @@
 // is never switched.
 #include "simulator/simulator.h"
 
+#include <pthread.h>
+
 #include <systemc>
 
 #include <atomic>
@@ -199,6 +201,13 @@ class KernelThread {
  public:
   static KernelThread& Get() {
     static KernelThread* kernel = new KernelThread;
+    // A child forked after the thread started has no kernel thread (fork copies only the caller)
+    // and a copy of SystemC's state mid-use: refuse instead of waiting forever for the thread.
+    if (forked_child) {
+      throw hlo::Error(
+          "the simulator cannot run in a process forked after it had started (SystemC's kernel "
+          "thread does not survive fork): simulate in a freshly started process");
+    }
     return *kernel;
   }
 
@@ -219,7 +228,12 @@ class KernelThread {
   }
 
  private:
-  KernelThread() { std::thread([this] { Serve(); }).detach(); }
+  KernelThread() {
+    pthread_atfork(nullptr, nullptr, [] { forked_child = true; });
+    std::thread([this] { Serve(); }).detach();
+  }
+
+  static inline std::atomic<bool> forked_child{false};
 
   [[noreturn]] void Serve() {
     for (;;) {

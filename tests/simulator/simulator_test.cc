@@ -3,6 +3,9 @@
 // deadlock and cycle-limit errors, bad fields, repeated runs in one process, and throughput.
 #include "simulator/simulator.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -120,6 +123,25 @@ TEST(SimulatorTest, AThrowingTraceSinkFailsTheRunNotTheProcess) {
             "sink is full");
   Memories memories(config);
   EXPECT_EQ(RunSasm("cfg.set reg=quant.scale, value=1\n", config, memories).cycles, 1);
+}
+
+// SystemC runs on a kernel thread of the simulator's own, which a forked child does not have: a
+// simulation there is refused with a message rather than left waiting for the thread forever.
+TEST(SimulatorTest, AChildForkedAfterASimulationGetsAnErrorNotAHang) {
+  const systolic::ArchConfig config = TestConfig();
+  Memories memories(config);
+  ASSERT_EQ(RunSasm("nop\n", config, memories).cycles, 1);  // the kernel thread is running
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string error = RunError("nop\n", config, {});
+    _exit(error.find("forked after it had started") != std::string::npos ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(RunSasm("nop\n", config, memories).cycles, 1);  // the parent simulates on
 }
 
 // A 256x64 by 64x64 GEMM as 16 tiles of 16x16 weights, double-buffered: the weight loads hide
