@@ -113,7 +113,10 @@ class Runner:
 
     def at_least_as_accurate(self, text, target_args, seed):
         """For a floating-point mismatch: is the target at least as close as the interpreter to
-        the same program evaluated in f64 (every f16/bf16/f32 widened, same input values)?
+        the same program evaluated in f64 (every f16/bf16/f32 widened, c64 to c128, same input
+        values)? The 8- and 4-bit floats are not widened: their arithmetic is defined by its
+        rounding, so an output of theirs must be within its one-ulp tolerance of the
+        interpreter's.
 
         The interpreter is the reference for what each op means, not for rounding: it sums in
         element order, one rounding per add, and a long f32 sum drifts (224,730 terms: 0.1 % off

@@ -143,8 +143,9 @@ class Generator:
         if rank is None:
             rank = self.rng.choice([0, 1, 1, 2, 2, 2, 3, 4])
         dims = [self.rng.choice(self.dims_pool) for _ in range(max(rank, min_rank))]
-        # Within the size cap for any element type: the largest dimensions become 1 first.
-        while elements(dims) * 4 > MAX_ARRAY_BYTES:
+        # Within the size cap for the main types (f64 the widest): the largest dimensions
+        # become 1 first.
+        while elements(dims) * 8 > MAX_ARRAY_BYTES:
             dims[dims.index(max(dims))] = 1
         return dims
 
@@ -532,12 +533,13 @@ class Generator:
         v = self.operand(self.rng.choice(FLOAT_TYPES))
         ty = self.rng.choice(FLOAT8_TYPES)
         a = self.emit(ty, v.dims, "convert(%s)" % v.ref(), keep=False)
-        b = self.emit(ty, v.dims, "convert(%s)" % self.operand("f32", v.dims).ref(), keep=False)
         op = self.rng.choice(["add", "subtract", "multiply", "maximum", "minimum", "negate",
                               "abs"])
         if op in ("negate", "abs"):
             result = self.excursion_output(ty, v.dims, "%s(%s)" % (op, a.ref()))
         else:
+            b = self.emit(ty, v.dims, "convert(%s)" % self.operand("f32", v.dims).ref(),
+                          keep=False)
             result = self.excursion_output(ty, v.dims, "%s(%s, %s)" % (op, a.ref(), b.ref()))
         other = self.rng.choice([t for t in FLOAT8_TYPES + ["f32"] if t != ty])
         if other != "f32":
@@ -548,13 +550,14 @@ class Generator:
         v = self.operand(self.rng.choice(INT_TYPES))
         ty = self.rng.choice(INT4_TYPES)
         a = self.emit(ty, v.dims, "convert(%s)" % v.ref(), keep=False)
-        b = self.emit(ty, v.dims, "convert(%s)" % self.operand("s32", v.dims).ref(), keep=False)
         op = self.rng.choice(["add", "subtract", "multiply", "maximum", "minimum", "and", "or",
                               "xor", "not", "negate", "shift-left", "shift-right-logical",
                               "shift-right-arithmetic"])
         if op in ("not", "negate"):
             result = self.excursion_output(ty, v.dims, "%s(%s)" % (op, a.ref()))
         else:
+            b = self.emit(ty, v.dims, "convert(%s)" % self.operand("s32", v.dims).ref(),
+                          keep=False)
             result = self.excursion_output(ty, v.dims, "%s(%s, %s)" % (op, a.ref(), b.ref()))
         return self.back_from_excursion(result, "convert")
 
@@ -566,40 +569,42 @@ class Generator:
         im_part = self.operand(part_ty, dims)
         if not self.fits(cty, dims):
             return self.op_unary()
-        c = self.emit(cty, dims, "complex(%s, %s)" % (re_part.ref(), im_part.ref()), keep=False)
-        d = self.emit(cty, dims, "complex(%s, %s)" % (im_part.ref(), re_part.ref()), keep=False)
+
+        def pair(first, second):
+            return self.emit(cty, dims, "complex(%s, %s)" % (first.ref(), second.ref()),
+                             keep=False)
+
         op = self.rng.choice(["add", "subtract", "multiply", "negate", "sum", "dot"])
-        if op == "negate":
-            result = self.excursion_output(cty, dims, "negate(%s)" % c.ref())
-        elif op == "sum" and dims:
+        if op == "sum" and not dims or op == "dot" and len(dims) != 2:
+            op = "add"
+        if op in ("sum", "dot"):
             # Non-negative parts, so that no sum cancels (see the module comment).
             parts = [self.non_negative(p) for p in (re_part, im_part)]
-            positive = self.emit(cty, dims, "complex(%s, %s)" % (parts[0].ref(),
-                                                                   parts[1].ref()), keep=False)
+        if op == "negate":
+            result = self.excursion_output(cty, dims, "negate(%s)" % pair(re_part,
+                                                                          im_part).ref())
+        elif op == "sum":
+            positive = pair(parts[0], parts[1])
             zero = self.emit(cty, [], "constant((0, 0))", keep=False)
             result = self.excursion_output(
                 cty, dims[:-1], "reduce(%s, %s), dimensions={%d}, to_apply=%s" % (
                     positive.ref(), zero.ref(), len(dims) - 1,
                     self.binary_computation("add", cty)))
-        elif op == "dot" and len(dims) == 2:
-            parts = [self.non_negative(p) for p in (re_part, im_part)]
-            positive = self.emit(cty, dims, "complex(%s, %s)" % (parts[0].ref(),
-                                                                   parts[1].ref()), keep=False)
-            # The right side is real (zero imaginary parts), so neither part of a product
-            # subtracts: re = sum(re_l re_r), im = sum(im_l re_r), with no cancellation.
-            zeros = self.scalar_broadcast(part_ty, dims, 0)
-            real = self.emit(cty, dims, "complex(%s, %s)" % (parts[0].ref(), zeros.ref()),
-                             keep=False)
-            t = self.emit(cty, [dims[1], dims[0]], "transpose(%s), dimensions={1,0}" %
-                          real.ref(), keep=False)
+        elif op == "dot":
             if not self.fits(cty, [dims[0], dims[0]]):
                 return self.op_unary()
+            positive = pair(parts[0], parts[1])
+            # The right side is real (zero imaginary parts), so neither part of a product
+            # subtracts: re = sum(re_l re_r), im = sum(im_l re_r), with no cancellation.
+            real = pair(parts[0], self.scalar_broadcast(part_ty, dims, 0))
+            t = self.emit(cty, [dims[1], dims[0]], "transpose(%s), dimensions={1,0}" %
+                          real.ref(), keep=False)
             result = self.excursion_output(
                 cty, [dims[0], dims[0]],
                 "dot(%s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}" % (
                     positive.ref(), t.ref()))
         else:
-            op = op if op in ("add", "subtract", "multiply") else "add"
+            c, d = pair(re_part, im_part), pair(im_part, re_part)
             result = self.excursion_output(cty, dims, "%s(%s, %s)" % (op, c.ref(), d.ref()))
         return self.back_from_excursion(result, self.rng.choice(["real", "imag", "abs"]))
 

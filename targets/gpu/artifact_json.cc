@@ -65,10 +65,11 @@ Json ParseJson(std::string_view text) {
   try {
     return Json::parse(text, check);
   } catch (const Json::parse_error& error) {
-    // nlohmann's message repeats the position as "[json.exception.parse_error.101] parse error
-    // at line 1, column 9: "; the byte offset is kept and the reason after the last ": ".
+    // nlohmann's message starts with the position ("[json.exception.parse_error.101] parse
+    // error at line 1, column 9: "); the byte offset stands for it, and the reason after the
+    // first ": " is kept whole (it may quote the text last read, colons included).
     std::string reason = error.what();
-    if (size_t colon = reason.rfind(": "); colon != std::string::npos) {
+    if (size_t colon = reason.find(": "); colon != std::string::npos) {
       reason = reason.substr(colon + 2);
     }
     throw ArtifactError("manifest JSON at byte " + std::to_string(error.byte) + ": " + reason);

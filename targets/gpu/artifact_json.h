@@ -2,11 +2,13 @@
 // field-naming messages the artifact format promises.
 //
 // Guarantees: ParseJson accepts RFC 8259 JSON and never crashes on bad text: every error is a
-// gpu::ArtifactError naming the byte offset. It also refuses what nlohmann-json alone would take
-// silently: a duplicate member (the manifest would mean two things), nesting deeper than
-// kMaxJsonDepth (the writer never nests more than a few levels), and integers beyond 64 bits.
-// Integers stay exact (int64), because arena offsets must not pass through a double. The
-// accessors name the field in their message, so a corrupt manifest says which field is wrong.
+// gpu::ArtifactError, naming the byte offset for malformed text. It also refuses what
+// nlohmann-json alone would take silently: a duplicate member (the manifest would mean two
+// things) and nesting deeper than kMaxJsonDepth (the writer never nests more than a few levels).
+// Integers stay exact (int64), because arena offsets must not pass through a double; AsInt
+// refuses one beyond int64 (the library reads a longer literal as a double, which AsInt refuses
+// as not an integer). The accessors name the field in their message, so a corrupt manifest says
+// which field is wrong.
 //
 // nlohmann-json is header-only: the thin runtime builds on a GPU machine where nothing can be
 // installed with a copy of the header that tests/gpu/device_check.sh --prepare brings along.

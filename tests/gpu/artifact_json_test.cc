@@ -48,6 +48,9 @@ TEST(GpuArtifactJson, MalformedTextNamesTheByte) {
   EXPECT_THAT(ErrorOf("\"abc"), StartsWith("manifest JSON at byte 5: "));
   EXPECT_THAT(ErrorOf(""), StartsWith("manifest JSON at byte 1: "));
   EXPECT_THAT(ErrorOf("{\"a\": 1} x"), HasSubstr("expected end of input"));
+  // The whole reason, not only the text it quotes.
+  EXPECT_THAT(ErrorOf("[tru]"), HasSubstr("invalid literal"));
+  EXPECT_THAT(ErrorOf("[tru]"), HasSubstr("last read: '[tru]'"));
 }
 
 TEST(GpuArtifactJson, RefusesWhatTheLibraryAloneWouldTake) {

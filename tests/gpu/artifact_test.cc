@@ -301,7 +301,8 @@ TEST(GpuArtifact, CheckedInManifestStillReadsAndMatches) {
   from_golden.sections["ptx.elementwise"] = testing::AddOnePtx();
   ValidateArtifact(from_golden);
   EXPECT_EQ(JsonText(ManifestToJson(from_golden.manifest)) + "\n", golden);
-  EXPECT_EQ(golden, JsonText(ManifestToJson(testing::MakeSample(4, 3, 8).artifact.manifest)) + "\n");
+  const Manifest sample = testing::MakeSample(4, 3, 8).artifact.manifest;
+  EXPECT_EQ(golden, JsonText(ManifestToJson(sample)) + "\n");
 }
 
 }  // namespace

@@ -94,7 +94,8 @@ build_runtime() {
   mkdir -p "$BUILD"
   # nlohmann-json's header: the copy --prepare put in DIR when there is one (so the dry run here
   # builds exactly as the GPU machine will), else the machine's own.
-  local json=()
+  # Both settings are set or cleared on every run: the CMake cache of BUILD keeps them otherwise.
+  local json=(-DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=OFF -URTGPU_JSON_INCLUDE_DIR)
   [ -f "$DIR/include/nlohmann/json.hpp" ] &&
     json=(-DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON -DRTGPU_JSON_INCLUDE_DIR="$DIR/include")
   cmake -S "$ROOT/targets/gpu/runtime" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \

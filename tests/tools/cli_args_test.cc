@@ -52,13 +52,23 @@ TEST(CliArgs, TheNextArgumentIsTheValueEvenWhenItStartsWithADash) {
   const cli::ParsedArgs a = Parse({"m.hlo", "--set", "-1", "--target", "-"});
   EXPECT_EQ(a.Get("--set"), "-1");
   EXPECT_EQ(a.Get("--target"), "-");
+  EXPECT_EQ(Parse({"m.hlo", "--set", "--force=1"}).Get("--set"), "--force=1");
+}
+
+TEST(CliArgs, ArgumentsAreKeptWordForWord) {
+  EXPECT_EQ(Parse({"[a,b]"}).positional, std::vector<std::string>{"[a,b]"});
+  EXPECT_EQ(Parse({"[]"}).positional, std::vector<std::string>{"[]"});
+  EXPECT_EQ(Parse({"--", "--"}).positional, std::vector<std::string>{"--"});
+  EXPECT_EQ(Parse({"m.hlo", "-o", "[x]"}).Get("--output"), "[x]");
 }
 
 TEST(CliArgs, BooleanFlagsTakeNoValue) {
   EXPECT_EQ(Parse({"m.hlo", "--force"}).Get("--force"), "");
   EXPECT_EQ(ErrorOf({"m.hlo", "--force=1"}), "option --force takes no value");
   EXPECT_EQ(ErrorOf({"m.hlo", "--force=yes"}), "option --force takes no value");
-  EXPECT_EQ(Parse({"m.hlo", "--force="}).Get("--force"), "");  // an empty value is no value
+  EXPECT_EQ(ErrorOf({"m.hlo", "--force=true"}), "option --force takes no value");
+  EXPECT_EQ(ErrorOf({"m.hlo", "--force="}), "option --force takes no value");
+  EXPECT_EQ(ErrorOf({"m.hlo", "--help=1"}), "option --help takes no value");
 }
 
 TEST(CliArgs, RepeatableFlagsKeepEveryValueInOrderOthersOnce) {
@@ -76,6 +86,9 @@ TEST(CliArgs, MistakesAreNamed) {
   EXPECT_EQ(ErrorOf({"m.hlo", "-x"}), "unknown option '-x'");
   EXPECT_EQ(ErrorOf({"m.hlo", "--target"}), "option --target needs a value (T)");
   EXPECT_EQ(ErrorOf({"m.hlo", "-o"}), "option --output needs a value (OUT)");
+  // An empty value after '=' is no value: the next word is not taken in its place.
+  EXPECT_EQ(ErrorOf({"m.hlo", "--output=", "--force"}), "option --output needs a value (OUT)");
+  EXPECT_EQ(ErrorOf({"m.hlo", "-o=x.npz"}), "unknown option '-o=x.npz'");
   EXPECT_EQ(ErrorOf({}), "missing argument FILE");
   EXPECT_EQ(ErrorOf({"a.hlo", "b.hlo"}), "unexpected argument 'b.hlo'");
   EXPECT_EQ(ErrorOf({"a.hlo", "-5"}), "unexpected argument '-5'");  // a number, not an option

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -53,6 +54,44 @@ std::string MismatchMessage(const CommandSpec& spec, const std::string& what) {
   return what;
 }
 
+// A word CLI11 left over that names an option: a dash and more, but not a negative number.
+bool LooksLikeOption(const std::string& word) {
+  return word.size() >= 2 && word[0] == '-' &&
+         !(std::isdigit(static_cast<unsigned char>(word[1])) || word[1] == '.');
+}
+
+// Inline values that CLI11 reads otherwise than docs/cli.md: `--option=` (CLI11 would take the
+// next word as the value), `--switch=anything` (CLI11 accepts spellings of true and false) and
+// `-o=FILE` (CLI11 would name the file "=FILE"). A word that is an option's separate value is
+// skipped: `--set --force=1` sets "--force=1".
+void CheckInlineValues(const CommandSpec& spec, std::span<const std::string> args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") return;
+    const size_t eq = arg.find('=');
+    const bool long_form = arg.rfind("--", 0) == 0;
+    const std::string name = long_form ? arg.substr(0, eq) : arg;
+    if (long_form && name == "--help" && eq != std::string::npos) {
+      throw UsageError("option --help takes no value");
+    }
+    for (const FlagSpec& flag : spec.flags) {
+      if (!long_form && !flag.alias.empty() && eq == flag.alias.size() &&
+          arg.rfind(flag.alias, 0) == 0) {
+        throw UsageError("unknown option '" + arg + "'");
+      }
+      if (name != flag.name && name != flag.alias) continue;
+      if (eq == std::string::npos || !long_form) {
+        if (!flag.value_name.empty()) ++i;  // the next word is this option's value
+      } else if (flag.value_name.empty()) {
+        throw UsageError("option " + flag.name + " takes no value");
+      } else if (eq + 1 == arg.size()) {
+        throw UsageError("option " + flag.name + " needs a value (" + flag.value_name + ")");
+      }
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<std::string> ParsedArgs::Get(const std::string& flag) const {
@@ -62,15 +101,16 @@ std::optional<std::string> ParsedArgs::Get(const std::string& flag) const {
 }
 
 // CLI11 tokenizes; the rules and messages of docs/cli.md stay ours. Every flag is a CLI11 option
-// that keeps all of its values (so "given twice" is ours to say), unknown options are left to
-// `remaining()` (so an unknown option before --help is still reported), and -h/--help is an
-// ordinary flag (so it wins over missing positional arguments but not over mistakes).
+// that keeps all of its values (so "given twice" is ours to say); positional words and unknown
+// options are left to `remaining()` word for word (CLI11 would split a bracketed word such as
+// "[a,b]" bound to a container), so an unknown option before --help is still reported; and
+// -h/--help is an ordinary flag (so it wins over missing positional arguments but not over
+// mistakes).
 ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args) {
+  CheckInlineValues(spec, args);
   CLI::App app;
   app.set_help_flag();
   app.allow_extras(true);
-  std::vector<std::string> positional;
-  app.add_option("arguments", positional)->expected(0, std::numeric_limits<int>::max());
   std::vector<std::vector<std::string>> values(spec.flags.size());
   std::vector<const CLI::Option*> options;
   for (size_t i = 0; i < spec.flags.size(); ++i) {
@@ -86,7 +126,7 @@ ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args)
     }
   }
   const CLI::Option* help = app.add_flag("-h,--help");
-  // CLI11 parses argv order from the end.
+  // This overload of parse() takes the words in reverse order (it pops them from the back).
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -95,12 +135,20 @@ ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args)
   } catch (const CLI::ParseError& error) {
     throw UsageError(error.what());
   }
-  for (const std::string& extra : app.remaining()) {
-    if (extra == "--") continue;  // CLI11 leaves the separator itself here
-    throw UsageError("unknown option '" + extra.substr(0, extra.find('=')) + "'");
-  }
+  // remaining() keeps the words' order and the "--" that ends the options: before it, a word
+  // that looks like an option is an unknown one; after it, every word is an argument.
   ParsedArgs parsed;
-  parsed.positional = std::move(positional);
+  bool options_ended = false;
+  for (const std::string& word : app.remaining()) {
+    if (!options_ended && word == "--") {
+      options_ended = true;
+      continue;
+    }
+    if (!options_ended && LooksLikeOption(word)) {
+      throw UsageError("unknown option '" + word.substr(0, word.find('=')) + "'");
+    }
+    parsed.positional.push_back(word);
+  }
   parsed.help = help->count() > 0;
   for (size_t i = 0; i < spec.flags.size(); ++i) {
     const FlagSpec& flag = spec.flags[i];
