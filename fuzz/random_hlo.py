@@ -529,36 +529,33 @@ class Generator:
         ty = {"c128": "f64"}.get(value.ty, "s32" if value.ty in INT4_TYPES else "f32")
         return self.emit(ty, value.dims, "%s(%s)" % (op, value.ref()))
 
-    def op_float8(self):
-        v = self.operand(self.rng.choice(FLOAT_TYPES))
-        ty = self.rng.choice(FLOAT8_TYPES)
+    def narrow_elementwise(self, source_types, narrow_types, unary, binary, partner_type):
+        """A value of a drawn source type converted to a drawn narrow type, then one elementwise
+        op in it: from `unary` on it, or from `binary` with a converted `partner_type` value."""
+        v = self.operand(self.rng.choice(source_types))
+        ty = self.rng.choice(narrow_types)
         a = self.emit(ty, v.dims, "convert(%s)" % v.ref(), keep=False)
-        op = self.rng.choice(["add", "subtract", "multiply", "maximum", "minimum", "negate",
-                              "abs"])
-        if op in ("negate", "abs"):
-            result = self.excursion_output(ty, v.dims, "%s(%s)" % (op, a.ref()))
-        else:
-            b = self.emit(ty, v.dims, "convert(%s)" % self.operand("f32", v.dims).ref(),
-                          keep=False)
-            result = self.excursion_output(ty, v.dims, "%s(%s, %s)" % (op, a.ref(), b.ref()))
-        other = self.rng.choice([t for t in FLOAT8_TYPES + ["f32"] if t != ty])
+        op = self.rng.choice(binary + unary)
+        if op in unary:
+            return self.excursion_output(ty, v.dims, "%s(%s)" % (op, a.ref()))
+        b = self.emit(ty, v.dims, "convert(%s)" % self.operand(partner_type, v.dims).ref(),
+                      keep=False)
+        return self.excursion_output(ty, v.dims, "%s(%s, %s)" % (op, a.ref(), b.ref()))
+
+    def op_float8(self):
+        result = self.narrow_elementwise(
+            FLOAT_TYPES, FLOAT8_TYPES, ["negate", "abs"],
+            ["add", "subtract", "multiply", "maximum", "minimum"], "f32")
+        other = self.rng.choice([t for t in FLOAT8_TYPES + ["f32"] if t != result.ty])
         if other != "f32":
-            result = self.excursion_output(other, v.dims, "convert(%s)" % result.ref())
+            result = self.excursion_output(other, result.dims, "convert(%s)" % result.ref())
         return self.back_from_excursion(result, "convert")
 
     def op_int4(self):
-        v = self.operand(self.rng.choice(INT_TYPES))
-        ty = self.rng.choice(INT4_TYPES)
-        a = self.emit(ty, v.dims, "convert(%s)" % v.ref(), keep=False)
-        op = self.rng.choice(["add", "subtract", "multiply", "maximum", "minimum", "and", "or",
-                              "xor", "not", "negate", "shift-left", "shift-right-logical",
-                              "shift-right-arithmetic"])
-        if op in ("not", "negate"):
-            result = self.excursion_output(ty, v.dims, "%s(%s)" % (op, a.ref()))
-        else:
-            b = self.emit(ty, v.dims, "convert(%s)" % self.operand("s32", v.dims).ref(),
-                          keep=False)
-            result = self.excursion_output(ty, v.dims, "%s(%s, %s)" % (op, a.ref(), b.ref()))
+        result = self.narrow_elementwise(
+            INT_TYPES, INT4_TYPES, ["not", "negate"],
+            ["add", "subtract", "multiply", "maximum", "minimum", "and", "or", "xor",
+             "shift-left", "shift-right-logical", "shift-right-arithmetic"], "s32")
         return self.back_from_excursion(result, "convert")
 
     def op_complex(self):

@@ -39,17 +39,16 @@ std::string SourceFor(const hlo::SourceLocation& location) {
   return text.str();
 }
 
-// CLI11 reports both a flag given a value and an option missing its value as ArgumentMismatch;
-// its message names the option ("--target: 1 required TEXT missing", "force was given a
-// disallowed flag override"), which is how the flag is found for our own wording.
+// CheckInlineValues has refused every inline value CLI11 would misread, so what CLI11 reports as
+// ArgumentMismatch is an option missing its value; its message names the option ("--target: 1
+// required TEXT missing"), which is how the flag is found for our own wording.
 std::string MismatchMessage(const CommandSpec& spec, const std::string& what) {
   for (const FlagSpec& flag : spec.flags) {
-    std::string bare = flag.name.substr(flag.name.find_first_not_of('-'));
-    bool named = what.rfind(flag.name + ":", 0) == 0 || what.rfind(bare + " ", 0) == 0 ||
-                 (!flag.alias.empty() && what.rfind(flag.alias + ":", 0) == 0);
-    if (!named) continue;
-    if (flag.value_name.empty()) return "option " + flag.name + " takes no value";
-    return "option " + flag.name + " needs a value (" + flag.value_name + ")";
+    if (flag.value_name.empty()) continue;
+    if (what.rfind(flag.name + ":", 0) == 0 ||
+        (!flag.alias.empty() && what.rfind(flag.alias + ":", 0) == 0)) {
+      return "option " + flag.name + " needs a value (" + flag.value_name + ")";
+    }
   }
   return what;
 }
