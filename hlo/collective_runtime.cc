@@ -30,16 +30,17 @@ CollectiveRuntime::CollectiveRuntime(const DeviceGrid& grid)
       finished_(static_cast<size_t>(grid.size()), 0) {}
 
 std::unique_ptr<CollectiveRuntime::Meeting> CollectiveRuntime::Meet(
-    const Instruction& inst, int64_t device, std::span<const int64_t> group, int64_t rank,
-    std::span<const Literal* const> operands) {
+    const std::string& name, const SourceLocation& where, int64_t device,
+    std::span<const int64_t> group, int64_t rank, std::span<const Literal* const> operands) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (failure_) throw Error("stopped: " + failure_->message());
-  const int64_t execution = executions_[static_cast<size_t>(device)][inst.name()]++;
-  const auto key = std::make_tuple(inst.name(), group.front(), execution);
+  const int64_t execution = executions_[static_cast<size_t>(device)][name]++;
+  const auto key = std::make_tuple(name, group.front(), execution);
   std::shared_ptr<Slot>& open = open_[key];
   if (!open) {
     open = std::make_shared<Slot>();
-    open->inst = &inst;
+    open->name = name;
+    open->where = where;
     open->group.assign(group.begin(), group.end());
     open->operands.resize(group.size());
     open->arrived.assign(group.size(), 0);
@@ -114,7 +115,7 @@ void CollectiveRuntime::CheckDeadlock() {
   SourceLocation where;
   for (const Slot* slot : waiting_in_) {
     if (slot != nullptr) {
-      where = slot->inst->location();
+      where = slot->where;
       break;
     }
   }
@@ -134,7 +135,7 @@ std::string CollectiveRuntime::DescribeWaits() const {
       if (!slot->arrived[r]) missing.push_back(slot->group[r]);
     }
     text += (text.empty() ? "" : "; ") + std::string("device ") + std::to_string(d) +
-            " waits in '" + slot->inst->name() + "' for device(s) " + JoinDevices(missing);
+            " waits in '" + slot->name + "' for device(s) " + JoinDevices(missing);
   }
   if (!done.empty()) text += "; device(s) " + JoinDevices(done) + " finished";
   return text;

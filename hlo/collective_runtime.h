@@ -61,6 +61,13 @@ class CollectiveRuntime {
   // until the whole group has. Throws on deadlock or when another device failed.
   std::unique_ptr<Meeting> Meet(const Instruction& inst, int64_t device,
                                 std::span<const int64_t> group, int64_t rank,
+                                std::span<const Literal* const> operands) {
+    return Meet(inst.name(), inst.location(), device, group, rank, operands);
+  }
+  // The same for a collective known by name and location alone (a step of a compiled program
+  // that carries its instruction's name, as the gpu emulator's are).
+  std::unique_ptr<Meeting> Meet(const std::string& name, const SourceLocation& where,
+                                int64_t device, std::span<const int64_t> group, int64_t rank,
                                 std::span<const Literal* const> operands);
 
   // A device's thread ends: normally, or with the error it reports.
@@ -71,7 +78,8 @@ class CollectiveRuntime {
 
  private:
   struct Slot {
-    const Instruction* inst = nullptr;
+    std::string name;  // the collective's
+    SourceLocation where;
     std::vector<int64_t> group;
     std::vector<std::vector<const Literal*>> operands;  // per rank
     std::vector<uint8_t> arrived;                       // per rank

@@ -2,6 +2,7 @@
 // Manifest <-> JSON lives in artifact_manifest.cc, invariants in artifact_validate.cc.
 #include "targets/gpu/artifact.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -38,6 +39,26 @@ constexpr EpilogueInfo kEpilogues[] = {
     RTGPU_EPILOGUES(RTGPU_EPILOGUE_ROW)
 #undef RTGPU_EPILOGUE_ROW
 };
+
+constexpr const char* kCollectiveNames[] = {
+#define RTGPU_COLLECTIVE_NAME(id, name) name,
+    RTGPU_COLLECTIVES(RTGPU_COLLECTIVE_NAME)
+#undef RTGPU_COLLECTIVE_NAME
+};
+constexpr const char* kReductionNames[] = {
+#define RTGPU_REDUCTION_NAME(id, name) name,
+    RTGPU_REDUCTIONS(RTGPU_REDUCTION_NAME)
+#undef RTGPU_REDUCTION_NAME
+};
+
+// The enumerator whose name (in a table indexed by the enum) is `name`.
+template <typename Enum, size_t N>
+std::optional<Enum> ByName(const char* const (&names)[N], std::string_view name) {
+  for (size_t i = 0; i < N; ++i) {
+    if (name == names[i]) return static_cast<Enum>(i);
+  }
+  return std::nullopt;
+}
 
 void PutU16(std::string& out, uint16_t v) {
   for (int i = 0; i < 2; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
@@ -103,6 +124,32 @@ std::optional<Epilogue> ParseEpilogue(std::string_view name) {
   return std::nullopt;
 }
 
+const char* CollectiveName(Collective collective) {
+  return kCollectiveNames[static_cast<int>(collective)];
+}
+std::optional<Collective> ParseCollective(std::string_view name) {
+  return ByName<Collective>(kCollectiveNames, name);
+}
+const char* ReductionName(Reduction reduction) {
+  return kReductionNames[static_cast<int>(reduction)];
+}
+std::optional<Reduction> ParseReduction(std::string_view name) {
+  return ByName<Reduction>(kReductionNames, name);
+}
+
+std::vector<int64_t> CollectiveGroupOf(const CollectiveCall& collective, int64_t device,
+                                       int64_t devices) {
+  if (collective.op == Collective::kSendReceive) {
+    std::vector<int64_t> all(static_cast<size_t>(devices));
+    for (int64_t d = 0; d < devices; ++d) all[static_cast<size_t>(d)] = d;
+    return all;
+  }
+  for (const std::vector<int64_t>& group : collective.groups) {
+    if (std::find(group.begin(), group.end(), device) != group.end()) return group;
+  }
+  return {};
+}
+
 const char* StepKindName(const Step& step) {
   struct Namer {
     const char* operator()(const KernelLaunch&) const { return "kernel"; }
@@ -111,6 +158,10 @@ const char* StepKindName(const Step& step) {
     const char* operator()(const DeviceCopy&) const { return "copy"; }
     const char* operator()(const WhileLoop&) const { return "while"; }
     const char* operator()(const Conditional&) const { return "conditional"; }
+    const char* operator()(const StridedCopy&) const { return "strided_copy"; }
+    const char* operator()(const Fill&) const { return "fill"; }
+    const char* operator()(const DeviceIdWrite&) const { return "device_id"; }
+    const char* operator()(const CollectiveCall&) const { return "collective"; }
   };
   return std::visit(Namer{}, step.call);
 }

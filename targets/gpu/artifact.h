@@ -41,8 +41,9 @@
 
 namespace gpu {
 
-// Version 2 added while and conditional steps and the programs they run.
-inline constexpr uint32_t kArtifactFormatVersion = 2;
+// Version 2 added while and conditional steps and the programs they run; version 3 the device
+// grid and the collective, device_id, strided_copy and fill steps of multi-device programs.
+inline constexpr uint32_t kArtifactFormatVersion = 3;
 inline constexpr char kArtifactMagic[8] = {'R', 'T', 'G', 'P', 'U', '\0', '\r', '\n'};
 inline constexpr const char* kManifestSection = "manifest";
 
@@ -172,6 +173,80 @@ struct DeviceCopy {
   Slice source, destination;
 };
 
+// A 2-D copy inside the arena: `rows` rows of `row_bytes` each, consecutive rows `source_pitch`
+// and `destination_pitch` bytes apart (cuMemcpy2D's shape). Collectives use it to gather blocks
+// of a dimension that is not the outermost into the contiguous blocks NCCL exchanges, and back.
+struct StridedCopy {
+  uint64_t source = 0, destination = 0;  // arena offsets of the first row
+  uint64_t rows = 0, row_bytes = 0, source_pitch = 0, destination_pitch = 0;
+};
+
+// `destination` set to bytes of one value (cuMemsetD8): context words a program reads as zero.
+struct Fill {
+  Slice destination;
+  uint8_t value = 0;
+};
+
+// This device's replica or partition number (XLA's replica-id / partition-id), written as one
+// u32 at `destination`: device d of a replicas x partitions grid is replica d / partitions,
+// partition d % partitions.
+struct DeviceIdWrite {
+  bool partition = false;  // false: the replica number
+  Slice destination;       // four bytes
+};
+
+// NCCL collectives, over the devices of Manifest::grid. A group lists global device ids; a
+// device's rank is its position in its group.
+#define RTGPU_COLLECTIVES(X)              \
+  X(kAllReduce, "all_reduce")             \
+  X(kAllGather, "all_gather")             \
+  X(kReduceScatter, "reduce_scatter")     \
+  X(kAllToAll, "all_to_all")              \
+  X(kSendReceive, "send_receive")
+enum class Collective {
+#define RTGPU_COLLECTIVE_ENUM(id, name) id,
+  RTGPU_COLLECTIVES(RTGPU_COLLECTIVE_ENUM)
+#undef RTGPU_COLLECTIVE_ENUM
+};
+const char* CollectiveName(Collective collective);
+std::optional<Collective> ParseCollective(std::string_view name);
+
+// ncclRedOp_t's reductions (pred's and / or are min / max of 0/1 bytes).
+#define RTGPU_REDUCTIONS(X) X(kSum, "sum") X(kProd, "prod") X(kMax, "max") X(kMin, "min")
+enum class Reduction {
+#define RTGPU_REDUCTION_ENUM(id, name) id,
+  RTGPU_REDUCTIONS(RTGPU_REDUCTION_ENUM)
+#undef RTGPU_REDUCTION_ENUM
+};
+const char* ReductionName(Reduction reduction);
+std::optional<Reduction> ParseReduction(std::string_view name);
+
+// One collective on row-major blocks of `count` elements of `dtype`, G the group size:
+//   all_reduce      receive = the group's sends reduced element by element   (count each)
+//   all_gather      receive block r = rank r's send                          (send count,
+//                                                                             receive G x)
+//   reduce_scatter  receive = block `rank` of the group's sends, reduced      (send G x count)
+//   all_to_all      receive block r = block `rank` of rank r's send           (G x count each)
+//   send_receive    receive = the send of the device `pairs` names as this one's source, zero
+//                   bytes when none does; sends go to every target that names this device
+// A group's reduction order is NCCL's (not fixed): sums of floats may differ from one order by
+// rounding. Movement (all_gather, all_to_all, send_receive) works on any dtype as bytes;
+// reductions need a type NCCL reduces (not s16 / u16).
+struct CollectiveCall {
+  Collective op = Collective::kAllReduce;
+  DType dtype = DType::kF32;
+  Reduction reduction = Reduction::kSum;  // all_reduce and reduce_scatter
+  uint64_t count = 0;
+  Slice send, receive;
+  std::vector<std::vector<int64_t>> groups;           // every device in exactly one group
+  std::vector<std::pair<int64_t, int64_t>> pairs;     // send_receive: (source, target)
+};
+// The devices `collective` exchanges with on `device`, itself included, in rank order: its group
+// (send_receive: every device of the grid). Empty when no group holds the device (validated
+// never to happen).
+std::vector<int64_t> CollectiveGroupOf(const CollectiveCall& collective, int64_t device,
+                                       int64_t devices);
+
 // A while loop, decided on the device's data: the `condition` program runs and writes one pred
 // byte at `predicate`; while that byte is nonzero the `body` program runs (it leaves the next
 // loop state in the state's slices) and the condition again. Programs are indices into
@@ -193,9 +268,12 @@ struct Conditional {
 
 struct Step {
   std::string name;  // for timings ("fusion.3", "dot.1")
-  std::variant<KernelLaunch, MatmulCall, ConvCall, DeviceCopy, WhileLoop, Conditional> call;
+  std::variant<KernelLaunch, MatmulCall, ConvCall, DeviceCopy, WhileLoop, Conditional,
+               StridedCopy, Fill, DeviceIdWrite, CollectiveCall>
+      call;
 };
-// "kernel", "cublaslt_matmul", "cudnn_conv", "copy", "while", "conditional".
+// "kernel", "cublaslt_matmul", "cudnn_conv", "copy", "while", "conditional", "strided_copy",
+// "fill", "device_id", "collective".
 const char* StepKindName(const Step& step);
 
 // The program a conditional runs, from the selector's bytes as they lie in the arena (one byte
@@ -211,10 +289,23 @@ struct Program {
   std::vector<Step> steps;
 };
 
+// The devices one program runs on at once (XLA's replica_count x num_partitions): the same
+// artifact runs on each, device d with its own arena and inputs.
+struct DeviceGrid {
+  int64_t replicas = 1;
+  int64_t partitions = 1;
+  int64_t size() const { return replicas * partitions; }
+  bool operator==(const DeviceGrid& o) const {
+    return replicas == o.replicas && partitions == o.partitions;
+  }
+};
+inline constexpr int64_t kMaxArtifactDevices = 1024;
+
 struct Manifest {
   std::string producer;            // e.g. "retarget 0.1"
   std::string module_name;         // the HLO module
   std::string target_arch = "sm_90";
+  DeviceGrid grid;
   uint64_t arena_bytes = 0;
   uint64_t workspace_bytes = 0;    // cuBLASLt workspace the runtime allocates beside the arena
   std::vector<TensorSlot> parameters;

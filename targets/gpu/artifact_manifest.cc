@@ -87,6 +87,38 @@ struct StepWriter {
     o["selector"] = SliceJson(c.selector);
     o["branches"] = c.branches;
   }
+  void operator()(const StridedCopy& c) const {
+    o["source"] = c.source;
+    o["destination"] = c.destination;
+    o["rows"] = c.rows;
+    o["row_bytes"] = c.row_bytes;
+    o["source_pitch"] = c.source_pitch;
+    o["destination_pitch"] = c.destination_pitch;
+  }
+  void operator()(const Fill& f) const {
+    o["destination"] = SliceJson(f.destination);
+    o["value"] = f.value;
+  }
+  void operator()(const DeviceIdWrite& d) const {
+    o["id"] = d.partition ? "partition" : "replica";
+    o["destination"] = SliceJson(d.destination);
+  }
+  void operator()(const CollectiveCall& c) const {
+    o["op"] = CollectiveName(c.op);
+    o["dtype"] = DTypeName(c.dtype);
+    if (c.op == Collective::kAllReduce || c.op == Collective::kReduceScatter)
+      o["reduction"] = ReductionName(c.reduction);
+    o["count"] = c.count;
+    o["send"] = SliceJson(c.send);
+    o["receive"] = SliceJson(c.receive);
+    if (c.op == Collective::kSendReceive) {
+      Json pairs = Json::array();
+      for (const auto& [source, target] : c.pairs) pairs.push_back(Json::array({source, target}));
+      o["pairs"] = std::move(pairs);
+    } else {
+      o["groups"] = c.groups;
+    }
+  }
 };
 
 Json StepsJson(const std::vector<Step>& steps) {
@@ -230,6 +262,37 @@ ConvCall ConvFrom(const Json& v, const std::string& what) {
   return c;
 }
 
+CollectiveCall CollectiveFrom(const Json& v, const std::string& what) {
+  CollectiveCall c;
+  const std::string& op = AsString(Get(v, "op", what), what + ".op");
+  const auto parsed = ParseCollective(op);
+  if (!parsed) throw ArtifactError("manifest: '" + what + ".op' has unknown value '" + op + "'");
+  c.op = *parsed;
+  c.dtype = DTypeFrom(Get(v, "dtype", what), what + ".dtype");
+  if (c.op == Collective::kAllReduce || c.op == Collective::kReduceScatter) {
+    const std::string& name = AsString(Get(v, "reduction", what), what + ".reduction");
+    const auto reduction = ParseReduction(name);
+    if (!reduction) {
+      throw ArtifactError("manifest: '" + what + ".reduction' has unknown value '" + name + "'");
+    }
+    c.reduction = *reduction;
+  }
+  c.count = NonNegative(Get(v, "count", what), what + ".count");
+  c.send = SliceFrom(Get(v, "send", what), what + ".send");
+  c.receive = SliceFrom(Get(v, "receive", what), what + ".receive");
+  if (c.op == Collective::kSendReceive) {
+    for (const Json& pair : AsArray(Get(v, "pairs", what), what + ".pairs")) {
+      const std::vector<int64_t> ends = IntsFrom(pair, what + ".pairs[]");
+      if (ends.size() != 2) throw ArtifactError("manifest: '" + what + ".pairs[]' needs 2 ids");
+      c.pairs.emplace_back(ends[0], ends[1]);
+    }
+  } else {
+    for (const Json& group : AsArray(Get(v, "groups", what), what + ".groups"))
+      c.groups.push_back(IntsFrom(group, what + ".groups[]"));
+  }
+  return c;
+}
+
 uint32_t ProgramIndex(const Json& v, const std::string& where) {
   const uint64_t index = NonNegative(v, where);
   if (index > std::numeric_limits<uint32_t>::max())
@@ -263,6 +326,23 @@ Step StepFrom(const Json& v, const std::string& w) {
       c.branches.push_back(ProgramIndex(branches[i], w + ".branches[" + std::to_string(i) + "]"));
     }
     step.call = std::move(c);
+  } else if (kind == "strided_copy") {
+    auto field = [&](const char* key) { return NonNegative(Get(v, key, w), w + "." + key); };
+    step.call = StridedCopy{field("source"),    field("destination"),  field("rows"),
+                            field("row_bytes"), field("source_pitch"), field("destination_pitch")};
+  } else if (kind == "fill") {
+    const uint64_t value = NonNegative(Get(v, "value", w), w + ".value");
+    if (value > 255) throw ArtifactError("manifest: '" + w + ".value' is not a byte");
+    step.call = Fill{SliceFrom(Get(v, "destination", w), w + ".destination"),
+                     static_cast<uint8_t>(value)};
+  } else if (kind == "device_id") {
+    const std::string& id = AsString(Get(v, "id", w), w + ".id");
+    if (id != "replica" && id != "partition")
+      throw ArtifactError("manifest: '" + w + ".id' is neither replica nor partition");
+    step.call = DeviceIdWrite{id == "partition",
+                              SliceFrom(Get(v, "destination", w), w + ".destination")};
+  } else if (kind == "collective") {
+    step.call = CollectiveFrom(v, w);
   } else {
     throw ArtifactError("manifest: '" + w + ".kind' is unknown: '" + kind + "'");
   }
@@ -277,6 +357,7 @@ Json ManifestToJson(const Manifest& m) {
             {"producer", m.producer},
             {"module_name", m.module_name},
             {"target_arch", m.target_arch},
+            {"devices", {{"replicas", m.grid.replicas}, {"partitions", m.grid.partitions}}},
             {"arena_bytes", m.arena_bytes},
             {"workspace_bytes", m.workspace_bytes}};
   Json params = Json::array(), results = Json::array(), constants = Json::array();
@@ -321,6 +402,9 @@ Manifest ManifestFromJson(const Json& json) {
   m.producer = OptionalString(json, "producer", where);
   m.module_name = OptionalString(json, "module_name", where);
   m.target_arch = AsString(Get(json, "target_arch", where), "target_arch");
+  const Json& devices = Get(json, "devices", where);
+  m.grid.replicas = AsInt(Get(devices, "replicas", "devices"), "devices.replicas");
+  m.grid.partitions = AsInt(Get(devices, "partitions", "devices"), "devices.partitions");
   m.arena_bytes = NonNegative(Get(json, "arena_bytes", where), "arena_bytes");
   m.workspace_bytes = NonNegative(Get(json, "workspace_bytes", where), "workspace_bytes");
   auto each = [&](const char* key, auto&& fn) {

@@ -40,6 +40,14 @@ class Validator {
     if (m_.arena_bytes > kMaxArenaBytes) Fail("arena_bytes", std::to_string(m_.arena_bytes) + " exceeds 1 TiB");
     if (m_.workspace_bytes > kMaxArenaBytes) Fail("workspace_bytes", "exceeds 1 TiB");
     if (a_.sections.count(kManifestSection) != 0) Fail("sections", "'manifest' is reserved");
+    if (m_.grid.replicas < 1 || m_.grid.partitions < 1 ||
+        m_.grid.replicas > kMaxArtifactDevices || m_.grid.partitions > kMaxArtifactDevices ||
+        m_.grid.size() > kMaxArtifactDevices) {
+      Fail("devices", std::to_string(m_.grid.replicas) + " replicas x " +
+                          std::to_string(m_.grid.partitions) +
+                          " partitions: each must be positive and the product at most " +
+                          std::to_string(kMaxArtifactDevices));
+    }
     std::set<std::string> names;
     for (size_t i = 0; i < m_.parameters.size(); ++i) Slot(m_.parameters[i], "parameters[" + std::to_string(i) + "]", names);
     for (size_t i = 0; i < m_.results.size(); ++i) Slot(m_.results[i], "results[" + std::to_string(i) + "]", names);
@@ -211,6 +219,76 @@ class Validator {
     if (c.branches.empty()) Fail(where, "no branches");
     if (c.selector_dtype == DType::kPred && c.branches.size() != 2) Fail(where, "a pred selector needs two branches");
     for (size_t b = 0; b < c.branches.size(); ++b) Runs(c.branches[b], where + " branches[" + std::to_string(b) + "]");
+  }
+
+  void Check(const StridedCopy& c, const std::string& where, const std::set<std::string>&) {
+    if (c.rows == 0 || c.row_bytes == 0) return;
+    if (c.source_pitch < c.row_bytes || c.destination_pitch < c.row_bytes)
+      Fail(where, "a pitch is smaller than a row");
+    auto span = [&](uint64_t offset, uint64_t pitch, const char* name) {
+      const uint64_t last = Add(Mul(c.rows - 1, pitch, where), c.row_bytes, where);
+      InArena(Slice{offset, last}, where + " " + name);
+    };
+    span(c.source, c.source_pitch, "source");
+    span(c.destination, c.destination_pitch, "destination");
+  }
+
+  void Check(const Fill& f, const std::string& where, const std::set<std::string>&) {
+    InArena(f.destination, where);
+  }
+
+  void Check(const DeviceIdWrite& d, const std::string& where, const std::set<std::string>&) {
+    SizedSlice(d.destination, 4, where + " destination");
+  }
+
+  void Check(const CollectiveCall& c, const std::string& where, const std::set<std::string>&) {
+    const int64_t devices = m_.grid.size();
+    auto device = [&](int64_t id) {
+      if (id < 0 || id >= devices) {
+        Fail(where, "device " + std::to_string(id) + " is outside the grid of " +
+                        std::to_string(devices));
+      }
+      return static_cast<size_t>(id);
+    };
+    uint64_t group_size = 1;
+    if (c.op == Collective::kSendReceive) {
+      std::vector<uint8_t> sends(static_cast<size_t>(devices)), receives(sends.size());
+      for (const auto& [source, target] : c.pairs) {
+        if (sends[device(source)]++ || receives[device(target)]++)
+          Fail(where, "a device sends or receives twice");
+      }
+    } else {
+      std::vector<uint8_t> seen(static_cast<size_t>(devices));
+      if (c.groups.empty()) Fail(where, "no groups");
+      group_size = c.groups.front().size();
+      for (const std::vector<int64_t>& group : c.groups) {
+        if (group.size() != group_size) Fail(where, "groups of different sizes");
+        for (int64_t id : group) {
+          if (seen[device(id)]++) Fail(where, "device " + std::to_string(id) + " in two groups");
+        }
+      }
+      for (size_t id = 0; id < seen.size(); ++id) {
+        if (!seen[id]) Fail(where, "device " + std::to_string(id) + " is in no group");
+      }
+    }
+    const bool reduces = c.op == Collective::kAllReduce || c.op == Collective::kReduceScatter;
+    if (reduces && (c.dtype == DType::kS16 || c.dtype == DType::kU16))
+      Fail(where, std::string("NCCL does not reduce ") + DTypeName(c.dtype));
+    if (reduces && c.dtype == DType::kPred && c.reduction != Reduction::kMax &&
+        c.reduction != Reduction::kMin)
+      Fail(where, "pred reduces by max (or) or min (and) only");
+    const uint64_t block = Mul(c.count, DTypeBytes(c.dtype), where);
+    const uint64_t whole = Mul(block, group_size, where);
+    uint64_t send = block, receive = block;
+    switch (c.op) {
+      case Collective::kAllReduce:
+      case Collective::kSendReceive: break;
+      case Collective::kAllGather: receive = whole; break;
+      case Collective::kReduceScatter: send = whole; break;
+      case Collective::kAllToAll: send = receive = whole; break;
+    }
+    SizedSlice(c.send, send, where + " send");
+    SizedSlice(c.receive, receive, where + " receive");
   }
 
   const Artifact& a_;

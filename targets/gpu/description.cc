@@ -109,7 +109,9 @@ TargetDescription MakeGpuDescription() {
   t.host_element_types_detail =
       "no GPU kernel for the type yet, and the gpu target has no host fallback (compiling it "
       "fails)";
-  t.supports_collectives = false;  // one GPU; NCCL would make this true
+  // Collectives compile to NCCL steps (gpu_compiler_collectives.cc); the ownership analysis
+  // keeps them a class of their own on every target, costed over `interconnect`.
+  t.supports_collectives = false;
 
   t.fusion_kinds = {FusionKind::kLoop, FusionKind::kInput, FusionKind::kOutput};
   // cuBLASLt epilogues: CUBLASLT_EPILOGUE_BIAS, _RELU(_BIAS), _GELU(_BIAS); scale via alpha.

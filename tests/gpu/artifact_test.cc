@@ -159,7 +159,7 @@ TEST(GpuArtifact, ValidatorChecksControlFlow) {
 TEST(GpuArtifact, ByteLayoutMatchesTheDocumentedHeader) {
   const std::string bytes = SerializeArtifact(FullArtifact());
   EXPECT_EQ(bytes.substr(0, 8), std::string("RTGPU\0\r\n", 8));
-  EXPECT_EQ(ReadLe(bytes, 8, 4), 2u);                   // format version
+  EXPECT_EQ(ReadLe(bytes, 8, 4), 3u);                   // format version
   EXPECT_EQ(ReadLe(bytes, 12, 4), 4u);                  // manifest + const.0 + cubin + ptx
   EXPECT_EQ(ReadLe(bytes, 16, 8), bytes.size());        // total size
   EXPECT_EQ(ReadLe(bytes, 24, 2), 8u);                  // first section name length
@@ -174,10 +174,10 @@ TEST(GpuArtifact, ByteLayoutMatchesTheDocumentedHeader) {
 TEST(GpuArtifact, OtherFormatVersionIsRejectedWithBothVersions) {
   std::string bytes = SerializeArtifact(FullArtifact());
   bytes[8] = 7;
-  EXPECT_EQ(ErrorOf(bytes), "model.rtgpu: artifact format version 7; this runtime reads version 2 "
+  EXPECT_EQ(ErrorOf(bytes), "model.rtgpu: artifact format version 7; this runtime reads version 3 "
                             "(recompile the model with a matching retarget)");
   // Only the 12 bytes up to the version are needed to say so.
-  EXPECT_THAT(ErrorOf(bytes.substr(0, 12)), HasSubstr("artifact format version 7; this runtime reads version 2"));
+  EXPECT_THAT(ErrorOf(bytes.substr(0, 12)), HasSubstr("artifact format version 7; this runtime reads version 3"));
 }
 
 TEST(GpuArtifact, BadMagicTruncationAndCorruptionAreErrors) {
@@ -275,9 +275,12 @@ TEST(GpuArtifact, ManifestReaderRejectsUnknownNames) {
   EXPECT_EQ(error_of(replace("\"epilogue\": \"relu_bias\"", "\"epilogue\": \"swish\"")),
             "manifest: 'steps[1].epilogue' has unknown value 'swish'");
   EXPECT_EQ(error_of(replace("\"arena_bytes\": ", "\"arena_bytes\": -")), "manifest: 'arena_bytes' is negative (-1280)");
-  // A version 1 manifest (before while and conditional steps) is refused, not misread.
-  EXPECT_EQ(error_of(replace("\"format_version\": 2", "\"format_version\": 1")),
-            "manifest says format version 1; this runtime reads version 2");
+  // A version 2 manifest (before device grids and collectives) is refused, not misread.
+  EXPECT_EQ(error_of(replace("\"format_version\": 3", "\"format_version\": 2")),
+            "manifest says format version 2; this runtime reads version 3");
+  EXPECT_EQ(error_of(replace("\"kind\": \"kernel\"",
+                             "\"kind\": \"collective\", \"op\": \"all_broadcast\"")),
+            "manifest: 'steps[0].op' has unknown value 'all_broadcast'");
   EXPECT_EQ(error_of(replace("\"programs\": []", "\"programs\": [{\"steps\": [{\"kind\": \"while\"}]}]")),
             "manifest: 'programs[0].steps[0]' lacks member 'condition'");
   EXPECT_EQ(error_of(replace("\"m\": 1", "\"m\": \"1\"")), "manifest: 'steps[1].m' must be an integer, not a string");

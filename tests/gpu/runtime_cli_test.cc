@@ -79,13 +79,16 @@ TEST_F(GpuRunCli, ArtifactFromAnotherVersionIsRejected) {
   std::ofstream(path, std::ios::binary) << bytes;
   const Outcome o = Run(path);
   EXPECT_EQ(o.status, 1);
-  EXPECT_THAT(o.output, HasSubstr(path + ": artifact format version 7; this runtime reads version 2"));
+  EXPECT_THAT(o.output, HasSubstr(path + ": artifact format version 7; this runtime reads version 3"));
   std::remove(path.c_str());
 }
 
 TEST_F(GpuRunCli, TruncatedArtifactAndBadInputsFailBeforeTheDriver) {
   const std::string path = Temp("cut.rtgpu");
-  std::ofstream(path, std::ios::binary) << std::string("RTGPU\0\r\n\x02\x00\x00\x00", 12);
+  // The magic and this runtime's version, then nothing.
+  std::ofstream(path, std::ios::binary)
+      << std::string("RTGPU\0\r\n", 8) << static_cast<char>(gpu::kArtifactFormatVersion)
+      << std::string(3, '\0');
   Outcome o = Run(path);
   EXPECT_EQ(o.status, 1);
   EXPECT_THAT(o.output, HasSubstr("truncated artifact: section count"));
@@ -140,7 +143,7 @@ TEST_F(GpuRunCli, DescribeUsageAndVersionNeedNoGpu) {
   EXPECT_THAT(o.output, HasSubstr("section ptx.elementwise"));
   o = Run("--version");
   EXPECT_EQ(o.status, 0);
-  EXPECT_THAT(o.output, HasSubstr("artifact format version 2"));
+  EXPECT_THAT(o.output, HasSubstr("artifact format version 3"));
   o = Run(artifact_path_ + " --repeat 0");
   EXPECT_EQ(o.status, 2);
   EXPECT_THAT(o.output, HasSubstr("--repeat needs an integer >= 1, got '0'"));

@@ -196,6 +196,8 @@ void ArtifactBuilder::Lower(const Instruction& inst) {
       if (inst.opcode() == Opcode::kWhile) return LowerWhile(inst);
       if (inst.opcode() == Opcode::kConditional) return LowerConditional(inst);
       return LowerCall(inst);
+    case OpLowering::kCollective:
+      return LowerCollective(inst);
     case OpLowering::kNone:
       Unsupported(inst);
     case OpLowering::kExpandedFirst:
@@ -265,6 +267,7 @@ GpuCompileResult ArtifactBuilder::Build() {
   manifest.producer = "retarget gpu codegen";
   manifest.module_name = module_.name();
   manifest.target_arch = options_.arch;
+  manifest.grid = {grid_.replicas, grid_.partitions};
   for (int64_t p = 0; p < entry->parameter_count(); ++p) {
     const Instruction* parameter = entry->parameter(p);
     if (parameter == nullptr) throw hlo::Error(entry->location(), "gpu backend: parameter gap");

@@ -18,10 +18,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hlo/ir.h"
+#include "hlo/multi_device.h"
 #include "targets/gpu/artifact.h"
 #include "targets/gpu/codegen/loop_kernel.h"
 
@@ -31,6 +33,9 @@ struct GpuCompileOptions {
   std::string arch = "sm_90";
   bool assemble = true;  // run ptxas (when installed) and embed the cubin
   DeviceLimits device;
+  // The devices the program runs on (collectives' groups, replica and partition ids); unset:
+  // the module's replica_count x num_partitions.
+  std::optional<hlo::DeviceGrid> device_grid;
 };
 
 struct KernelRecord {

@@ -16,6 +16,7 @@
 #include "compiler/memory/buffer_assignment.h"
 #include "hlo/diagnostic.h"
 #include "hlo/minifloat.h"
+#include "hlo/multi_device.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
 
 namespace gpu::codegen::internal {
@@ -99,7 +100,10 @@ inline size_t LeafCount(const hlo::Shape& shape) {
 class ArtifactBuilder {
  public:
   ArtifactBuilder(const hlo::Module& module, const GpuCompileOptions& options)
-      : module_(module), options_(options), llvm_module_("retarget_gpu", context_) {}
+      : module_(module),
+        options_(options),
+        llvm_module_("retarget_gpu", context_),
+        grid_(options.device_grid ? *options.device_grid : hlo::ModuleDeviceGrid(module)) {}
 
   GpuCompileResult Build();
 
@@ -115,6 +119,21 @@ class ArtifactBuilder {
   void LowerWhile(const Instruction& loop);
   void LowerConditional(const Instruction& conditional);
   void LowerCall(const Instruction& call);
+  // Collectives, replica-id and partition-id (gpu_compiler_collectives.cc): NCCL steps over
+  // grid_, with strided copies where the exchanged dimension is not the outermost.
+  void LowerCollective(const Instruction& inst);
+  void LowerAllGather(const Instruction& inst, const Instruction& operand, gpu::Slice result,
+                      const std::string& name, int64_t dimension);
+  void LowerAllToAll(const Instruction& inst);
+  // The distinct groups of `inst` over grid_, each in rank order.
+  std::vector<std::vector<int64_t>> GroupsOf(const Instruction& inst);
+  // A collective step on elements of `element`'s type; the reduction from `inst`'s to_apply.
+  void AddCollective(const Instruction& inst, const std::string& name, gpu::CollectiveCall call,
+                     const hlo::Shape& element);
+  // `blocks` strided copies between rows of `blocks` slabs (`row_bytes` each) and contiguous
+  // blocks of `rows` rows: slabs to blocks when `gather`, blocks to slabs otherwise.
+  void StridedCopies(const std::string& name, uint64_t source, uint64_t destination,
+                     uint64_t rows, uint64_t row_bytes, int64_t blocks, bool gather);
   // Lowers `computation` into `steps` (its parameter leaves bound to `parameter_slices`, in
   // parameter order) and returns its root's leaf slices.
   std::vector<gpu::Slice> LowerComputationInto(
@@ -186,6 +205,7 @@ class ArtifactBuilder {
   GpuCompileOptions options_;
   llvm::LLVMContext context_;
   llvm::Module llvm_module_;
+  hlo::DeviceGrid grid_;  // the devices the artifact is compiled for
   uint64_t arena_top_ = 0;
   std::vector<gpu::Step>* steps_ = nullptr;  // where Lower appends: the entry's or a program's
   std::map<const Instruction*, std::vector<gpu::Slice>> slices_;

@@ -47,6 +47,8 @@ OpLowering LoweringOf(Opcode op) {
     case Opcode::kBatchNormTraining:
       return OpLowering::kExpandedFirst;
     default:
+      // Every collective, replica-id and partition-id (the opcode table's collective class).
+      if (hlo::OpcodeClass(op) == hlo::OpClass::kCollective) return OpLowering::kCollective;
       return llvm_codegen::FusibleInEmitter(op) ? OpLowering::kElementalKernel : OpLowering::kNone;
   }
 }

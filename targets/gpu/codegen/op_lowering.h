@@ -21,6 +21,8 @@ enum class OpLowering {
   kCustomCall,      // per call target: TopK runs, the rest are refused
   kFusion,          // loop / input / output / custom fusions
   kControlFlow,     // while / conditional / call: programs of their own (gpu_compiler_control.cc)
+  kCollective,      // collectives (NCCL steps), replica-id, partition-id
+                    // (gpu_compiler_collectives.cc)
   kElementalKernel, // what the elemental emitter generates (targets/llvm/elemental_ops.h)
   kExpandedFirst,   // batch-norm-*: the gpu pipeline's batch-norm-expander rewrites them into
                     // elementwise kernels and reductions before code generation

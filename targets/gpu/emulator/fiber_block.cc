@@ -21,12 +21,13 @@ struct Scheduler {
   int running = -1;
   bool progress = false;  // something changed in this round (arrival, release, completion)
 };
-Scheduler* active = nullptr;
+// Per OS thread: the devices of a multi-device emulation run blocks at once, one thread each.
+thread_local Scheduler* active = nullptr;
 
 // Stacks are reused across blocks and launches (allocating, let alone zeroing, 256 KiB per
-// emulated thread per block would cost more than most kernels).
+// emulated thread per block would cost more than most kernels); one pool per OS thread.
 std::vector<std::unique_ptr<char[]>>& StackPool() {
-  static std::vector<std::unique_ptr<char[]>> pool;
+  thread_local std::vector<std::unique_ptr<char[]>> pool;
   return pool;
 }
 

@@ -14,14 +14,36 @@ namespace {
 
 class EmulatedExecutable : public targets::Executable {
  public:
-  EmulatedExecutable(gpu::codegen::GpuCompileResult compiled, bool tuple_root)
-      : compiled_(std::move(compiled)), tuple_root_(tuple_root) {}
+  // `optimized`: the module after the gpu pipeline, kept to compile again for a run on another
+  // device grid than the module's own.
+  EmulatedExecutable(gpu::codegen::GpuCompileResult compiled,
+                     std::unique_ptr<hlo::Module> optimized, bool tuple_root)
+      : compiled_(std::move(compiled)), optimized_(std::move(optimized)),
+        tuple_root_(tuple_root) {}
 
   hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
+    return RunOn(inputs, nullptr);
+  }
+  hlo::Literal RunAsDevice(std::span<const hlo::Literal> inputs,
+                           const hlo::DeviceView& device) override {
+    return RunOn(inputs, &device);
+  }
+
+  hlo::Literal RunOn(std::span<const hlo::Literal> inputs, const hlo::DeviceView* device) {
+    const hlo::DeviceGrid grid = device != nullptr ? device->grid : hlo::DeviceGrid{};
+    const gpu::DeviceGrid& compiled_for = compiled_.artifact.manifest.grid;
+    if (compiled_for.replicas != grid.replicas || compiled_for.partitions != grid.partitions) {
+      // The groups and ids are the grid's: compile for the one this run has.
+      gpu::codegen::GpuCompileOptions options;
+      options.assemble = false;
+      options.device_grid = grid;
+      compiled_ = gpu::codegen::CompileOptimizedModule(*optimized_, options);
+    }
     std::vector<hlo::Literal> results;
     try {
-      results = EmulateArtifact(compiled_, inputs);
+      results = EmulateArtifact(compiled_, inputs, {}, device);
     } catch (const std::runtime_error& error) {  // the emulator's own errors
+      if (const auto* located = dynamic_cast<const hlo::Error*>(&error)) throw *located;
       throw hlo::Error(std::string("gpu host emulation: ") + error.what());
     }
     if (tuple_root_) return hlo::Literal::Tuple(std::move(results));
@@ -43,6 +65,7 @@ class EmulatedExecutable : public targets::Executable {
 
  private:
   gpu::codegen::GpuCompileResult compiled_;
+  std::unique_ptr<hlo::Module> optimized_;
   bool tuple_root_;
 };
 
@@ -64,6 +87,9 @@ class GpuEmulationBackend : public targets::Backend {
   // gpu.kernels.{ll,opt.ll,ptx}, gpu.ptxas.log (when ptxas ran), gpu.codegen.json (launches,
   // registers, spills, owners) and kernels/<entry>.{ll,ptx}, each kernel alone.
   std::string artifact_extension() const override { return ".rtgpu"; }
+  // Every device emulates its own copy of the artifact on a thread of its own; collectives
+  // meet through the run's rendezvous (emulated_collectives.h).
+  bool multi_device() const override { return true; }
   bool emits_optimized_module() const override { return true; }
   targets::Emitted Emit(const hlo::Module& optimized, const std::string& kind,
                         const std::string& dump_dir) override {
@@ -101,7 +127,8 @@ class GpuEmulationBackend : public targets::Backend {
     options.assemble = false;  // ptxas is not needed to emulate; `compile --target gpu` runs it
     gpu::codegen::GpuCompileResult compiled = gpu::codegen::CompileModule(*copy, options);
     const bool tuple_root = module.entry()->root()->shape().IsTuple();
-    return std::make_unique<EmulatedExecutable>(std::move(compiled), tuple_root);
+    return std::make_unique<EmulatedExecutable>(std::move(compiled), std::move(copy),
+                                                tuple_root);
   }
 };
 

@@ -23,6 +23,7 @@
 
 #include "hlo/diagnostic.h"
 #include "hlo/literal.h"
+#include "targets/gpu/emulator/emulated_collectives.h"
 #include "targets/gpu/emulator/fiber_block.h"
 #include "targets/llvm/host_runtime.h"
 
@@ -47,19 +48,22 @@ struct DeviceAligned {
 using Arena = std::vector<uint8_t, DeviceAligned<uint8_t>>;
 
 // The running emulated thread's ids (set by the fiber scheduler before each switch into it).
+// Per OS thread, like the warp exchange and block barrier below: the devices of a multi-device
+// run emulate at once, each on a thread of its own, and a block's fibers never leave the OS
+// thread that runs them.
 struct ThreadIds {
   int32_t tid = 0, ctaid = 0, ntid = 0, nctaid = 0;
 };
-ThreadIds current;
+thread_local ThreadIds current;
 
 // One exchange area and barrier per emulated warp of the running block.
 struct WarpExchange {
   FiberBarrier barrier{32};
   int32_t slots[32] = {};
 };
-std::vector<std::unique_ptr<WarpExchange>>* warps = nullptr;
+thread_local std::vector<std::unique_ptr<WarpExchange>>* warps = nullptr;
 // bar.sync (llvm.nvvm.barrier0) of the running block: all its threads.
-FiberBarrier* block_barrier = nullptr;
+thread_local FiberBarrier* block_barrier = nullptr;
 
 extern "C" int32_t EmuTidX() { return current.tid; }
 extern "C" int32_t EmuCtaidX() { return current.ctaid; }
@@ -313,7 +317,8 @@ void AppendLeaves(const hlo::Literal& literal, std::vector<const hlo::Literal*>&
 }  // namespace
 
 std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& compiled,
-                                          std::span<const hlo::Literal> inputs, EmulatedGrid grid) {
+                                          std::span<const hlo::Literal> inputs, EmulatedGrid grid,
+                                          const hlo::DeviceView* device) {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     llvm::InitializeNativeTarget();
@@ -486,6 +491,23 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
       } else if (const auto* copy = std::get_if<gpu::DeviceCopy>(&step.call)) {
         std::memmove(&arena.at(copy->destination.offset), &arena.at(copy->source.offset),
                      copy->source.bytes);
+      } else if (const auto* strided = std::get_if<gpu::StridedCopy>(&step.call)) {
+        for (uint64_t row = 0; row < strided->rows; ++row) {
+          std::memmove(&arena.at(strided->destination + row * strided->destination_pitch),
+                       &arena.at(strided->source + row * strided->source_pitch),
+                       strided->row_bytes);
+        }
+      } else if (const auto* fill = std::get_if<gpu::Fill>(&step.call)) {
+        if (fill->destination.bytes > 0)
+          std::memset(&arena.at(fill->destination.offset), fill->value, fill->destination.bytes);
+      } else if (const auto* id = std::get_if<gpu::DeviceIdWrite>(&step.call)) {
+        const int64_t self = device != nullptr ? device->device : 0;
+        const int64_t partitions = manifest.grid.partitions;
+        const auto value = static_cast<uint32_t>(id->partition ? self % partitions
+                                                               : self / partitions);
+        std::memcpy(&arena.at(id->destination.offset), &value, 4);
+      } else if (const auto* collective = std::get_if<gpu::CollectiveCall>(&step.call)) {
+        EmulateCollective(step.name, *collective, arena.data(), device);
       } else if (const auto* loop = std::get_if<gpu::WhileLoop>(&step.call)) {
         for (int64_t trip = 0;; ++trip) {
           run_steps(manifest.programs.at(loop->condition).steps);

@@ -19,16 +19,19 @@
 // cuBLASLt's tanh approximation), copy steps are memcpy, while and conditional steps run their
 // programs (the loop stops after GlobalLimits().max_while_iterations trips with an error naming
 // it); libdevice's f64 functions are the C library's. The arena is 256-byte aligned, as device
-// memory is.
+// memory is. Collective steps are emulated_collectives.h's, meeting the other devices of a
+// multi-device run; device_id steps write the emulated device's replica or partition number.
 //
 // What it does not check: PTX-level issues (ptxas covers those), timing, real memory
-// coalescing, or anything the NVPTX backend does differently from the host backend. Not
-// reentrant: one EmulateArtifact at a time per process (the warp exchange is global).
+// coalescing, or anything the NVPTX backend does differently from the host backend. Reentrant
+// across OS threads (the emulated thread ids, warp exchanges and block barrier are per OS
+// thread), so the devices of a multi-device run emulate at once, one thread each.
 #pragma once
 
 #include <span>
 #include <vector>
 
+#include "hlo/collective_runtime.h"
 #include "hlo/literal.h"
 #include "targets/gpu/codegen/gpu_compiler.h"
 
@@ -44,9 +47,12 @@ struct EmulatedGrid {
 
 // Runs the artifact on `inputs` (entry parameters in order; a tuple-shaped one gives its array
 // leaves depth first, as the artifact's parameters "argP.I" do) and returns
-// the results in .npz order (out0, out1, ...). Throws std::runtime_error on what it cannot run.
+// the results in .npz order (out0, out1, ...). `device`: the emulated GPU's place in a
+// multi-device run (hlo::RunOnDevices), whose runtime the collectives meet through; nullptr for
+// a run on one device. Throws std::runtime_error on what it cannot run.
 std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& compiled,
                                           std::span<const hlo::Literal> inputs,
-                                          EmulatedGrid grid = {});
+                                          EmulatedGrid grid = {},
+                                          const hlo::DeviceView* device = nullptr);
 
 }  // namespace gpu::emulator
