@@ -3,8 +3,8 @@
 // "Device" memory is host memory, copies are memcpy, events count, and the one kernel it knows,
 // `add_one(const float* x, float* y, u32 count)` (the sample artifact's), is executed on the
 // host so the runtime's argument marshalling, upload, step order and download are checked end to
-// end. Event times are synthetic (0.25 ms per recorded event) so the timing arithmetic is
-// predictable. Module loading checks that the image is the PTX text or an ELF; anything else
+// end; 2-D copies and memsets too (strided_copy, fill, device_id, one-device collectives). Event
+// times are synthetic (0.25 ms per recorded event) so the timing arithmetic is predictable. Module loading checks that the image is the PTX text or an ELF; anything else
 // fails as the real driver would. Not a CUDA emulator: other kernels fail with
 // CUDA_ERROR_NOT_FOUND, and cuBLASLt (which calls the driver itself) is not supported.
 #include <cuda.h>
@@ -74,6 +74,19 @@ CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream)
   return CUDA_SUCCESS;
 }
 CUresult cuMemsetD8(CUdeviceptr p, unsigned char v, size_t n) { std::memset(reinterpret_cast<void*>(p), v, n); return CUDA_SUCCESS; }
+CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream) { return cuMemsetD8(p, v, n); }
+CUresult cuMemsetD32Async(CUdeviceptr p, unsigned int v, size_t n, CUstream) {
+  for (size_t i = 0; i < n; ++i) std::memcpy(reinterpret_cast<char*>(p) + 4 * i, &v, 4);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpy2DAsync(const CUDA_MEMCPY2D* c, CUstream) {
+  if (c->srcMemoryType != CU_MEMORYTYPE_DEVICE || c->dstMemoryType != CU_MEMORYTYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t row = 0; row < c->Height; ++row) {
+    std::memmove(reinterpret_cast<char*>(c->dstDevice) + row * c->dstPitch,
+                 reinterpret_cast<const char*>(c->srcDevice) + row * c->srcPitch, c->WidthInBytes);
+  }
+  return CUDA_SUCCESS;
+}
 CUresult cuStreamCreate(CUstream* s, unsigned int) { *s = reinterpret_cast<CUstream>(0x4); return CUDA_SUCCESS; }
 CUresult cuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
 CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }

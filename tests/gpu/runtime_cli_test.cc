@@ -178,6 +178,14 @@ TEST(GpuPtx, PtxasAcceptsTheHandWrittenKernel) {
 namespace gpu {
 namespace {
 
+// The inputs of MakeSample(4, 3, 8) as an .npz file.
+void WriteSampleInputs(const testing::Sample& sample, const std::string& path) {
+  auto bytes = [](const std::vector<float>& v) { return std::string(reinterpret_cast<const char*>(v.data()), 4 * v.size()); };
+  runtime::WriteNpzFile({{"arg0", "<f4", {4, 8}, bytes(sample.x)}, {"arg1", "<f4", {8, 3}, bytes(sample.w)},
+                         {"arg2", "<f4", {3}, bytes(sample.b)}},
+                        path);
+}
+
 // The run loop end to end against tests/gpu/fake_driver.cc (host memory, add_one run on the host,
 // 0.25 ms per recorded event): uploads, argument marshalling, step order, copies, downloads,
 // medians and the stats file.
@@ -192,10 +200,7 @@ TEST(GpuRunFakeDriver, RunsKernelAndCopyStepsAndReportsMedians) {
   const std::string artifact = Temp("fake.rtgpu"), inputs = Temp("fake_in.npz"), outputs = Temp("fake_out.npz"),
                     stats = Temp("fake_stats.json");
   WriteArtifactFile(sample.artifact, artifact);
-  auto bytes = [](const std::vector<float>& v) { return std::string(reinterpret_cast<const char*>(v.data()), 4 * v.size()); };
-  runtime::WriteNpzFile({{"arg0", "<f4", {4, 8}, bytes(sample.x)}, {"arg1", "<f4", {8, 3}, bytes(sample.w)},
-                         {"arg2", "<f4", {3}, bytes(sample.b)}},
-                        inputs);
+  WriteSampleInputs(sample, inputs);
   const Outcome o = RunCommand("LD_LIBRARY_PATH=" RTGPU_FAKE_DRIVER_DIR " " RTGPU_RUN_BINARY " " + artifact + " --inputs " +
                                inputs + " --output " + outputs + " --stats-json " + stats + " --repeat 5 --warmup 2");
   ASSERT_EQ(o.status, 0) << o.output;
@@ -247,12 +252,7 @@ TEST(GpuRunFakeDriver, WhileStepRunsOnTheHostDrivenPathAndStopsAtTheLimit) {
   const std::string artifact = Temp("loop.rtgpu"), inputs = Temp("loop_in.npz"),
                     outputs = Temp("loop_out.npz");
   WriteArtifactFile(sample.artifact, artifact);
-  auto bytes = [](const std::vector<float>& v) {
-    return std::string(reinterpret_cast<const char*>(v.data()), 4 * v.size());
-  };
-  runtime::WriteNpzFile({{"arg0", "<f4", {4, 8}, bytes(sample.x)}, {"arg1", "<f4", {8, 3}, bytes(sample.w)},
-                         {"arg2", "<f4", {3}, bytes(sample.b)}},
-                        inputs);
+  WriteSampleInputs(sample, inputs);
   const std::string run = "LD_LIBRARY_PATH=" RTGPU_FAKE_DRIVER_DIR " " RTGPU_RUN_BINARY " " + artifact +
                           " --inputs " + inputs + " --repeat 3 --warmup 1";
   Outcome o = RunCommand(run + " --output " + outputs);
@@ -271,6 +271,81 @@ TEST(GpuRunFakeDriver, WhileStepRunsOnTheHostDrivenPathAndStopsAtTheLimit) {
   EXPECT_EQ(o.status, 1) << o.output;
   EXPECT_THAT(o.output, HasSubstr("the loop 'w' exceeded 1 iterations"));
   for (const std::string& p : {artifact, inputs, outputs}) std::remove(p.c_str());
+}
+
+// The steps of multi-device programs on one device, against the fake driver: a strided copy of
+// x's first four columns, a fill, the replica id, an all-gather whose group is this device alone
+// (a copy) and a send_receive nobody sends to (zeros).
+TEST(GpuRunFakeDriver, StridedCopyFillDeviceIdAndOneDeviceCollectivesRun) {
+  testing::Sample sample = testing::MakeSample(4, 3, 8);
+  Manifest& m = sample.artifact.manifest;
+  const Slice x = std::get<KernelLaunch>(m.steps[0].call).args[0].slice;
+  const uint64_t base = (m.arena_bytes + 255) / 256 * 256;
+  const Slice columns{base, 64}, filled{base + 256, 16}, id{base + 512, 4}, gathered{base + 768, 64},
+      zeros{base + 1024, 16};
+  m.arena_bytes = base + 1280;
+  CollectiveCall gather;
+  gather.op = Collective::kAllGather;
+  gather.count = 16;
+  gather.send = columns;
+  gather.receive = gathered;
+  gather.groups = {{0}};
+  CollectiveCall nobody;
+  nobody.op = Collective::kSendReceive;
+  nobody.count = 4;
+  nobody.send = filled;
+  nobody.receive = zeros;
+  m.steps = {{"columns", StridedCopy{x.offset, columns.offset, 4, 16, 32, 16}},
+             {"fill", Fill{filled, 0x3f}},
+             {"id", DeviceIdWrite{false, id}},
+             {"gather", gather},
+             {"nobody", nobody}};
+  m.results = {{"out0", DType::kF32, {4, 4}, gathered},
+               {"out1", DType::kU8, {16}, filled},
+               {"out2", DType::kU32, {}, id},
+               {"out3", DType::kF32, {4}, zeros}};
+  const std::string artifact = Temp("steps.rtgpu"), inputs = Temp("steps_in.npz"), outputs = Temp("steps_out.npz");
+  WriteArtifactFile(sample.artifact, artifact);
+  WriteSampleInputs(sample, inputs);
+  const Outcome o = RunCommand("LD_LIBRARY_PATH=" RTGPU_FAKE_DRIVER_DIR " " RTGPU_RUN_BINARY " " + artifact + " --inputs " +
+                               inputs + " --output " + outputs + " --repeat 1 --warmup 0");
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("step 3 collective"));
+  const std::vector<runtime::NpyArray> out = runtime::ReadNpzFile(outputs);
+  ASSERT_EQ(out.size(), 4u);
+  for (size_t row = 0; row < 4; ++row) {
+    for (size_t col = 0; col < 4; ++col) {
+      float v;
+      std::memcpy(&v, out[0].data.data() + 4 * (row * 4 + col), 4);
+      EXPECT_EQ(v, sample.x[row * 8 + col]) << row << "," << col;
+    }
+  }
+  EXPECT_EQ(out[1].data, std::string(16, '\x3f'));
+  EXPECT_EQ(out[2].data, std::string(4, '\0'));
+  EXPECT_EQ(out[3].data, std::string(16, '\0'));
+  for (const std::string& p : {artifact, inputs, outputs}) std::remove(p.c_str());
+}
+
+// An artifact for two devices needs two GPUs; the fake driver shows one. Inputs stacked along a
+// device dimension are checked first, without the driver.
+TEST(GpuRunFakeDriver, TwoDeviceArtifactNeedsTwoGpus) {
+  testing::Sample sample = testing::MakeSample(2, 2, 2);
+  sample.artifact.manifest.grid = {2, 1};
+  const std::string artifact = Temp("two.rtgpu"), inputs = Temp("two_in.npz");
+  WriteArtifactFile(sample.artifact, artifact);
+  const std::string run = "LD_LIBRARY_PATH=" RTGPU_FAKE_DRIVER_DIR " " RTGPU_RUN_BINARY " " + artifact;
+  Outcome o = RunCommand(run);
+  EXPECT_EQ(o.status, 1) << o.output;
+#ifdef RTGPU_HAVE_NCCL
+  EXPECT_THAT(o.output, HasSubstr("the artifact runs on 2 devices (2 replica(s) x 1 partition(s)); 1 visible"));
+#else
+  EXPECT_THAT(o.output, HasSubstr("this runtime build has no NCCL"));
+#endif
+  runtime::WriteNpzFile({{"arg0", "<f4", {3, 2, 2}, std::string(48, '\0')}}, inputs);
+  o = RunCommand(run + " --inputs " + inputs);
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("entry 'arg0' has shape [3,2,2]; a run on 2 devices needs a leading dimension of 2"));
+  for (const std::string& p : {artifact, inputs}) std::remove(p.c_str());
 }
 
 TEST(GpuRunFakeDriver, UnknownKernelIsADriverErrorNotACrash) {

@@ -155,7 +155,7 @@ int RunOnDevices(const RunOptions& options, const hlo::Module& module, const hlo
                                    " partition(s))";
   if (!backend.multi_device()) {
     throw hlo::Error("--target " + backend.name() + " runs one device, and this run has " +
-                     devices_text + ": use --target interp or cpu, or --devices 1 for device 0 " +
+                     devices_text + ": use --target interp, cpu or gpu, or --devices 1 for device 0 " +
                      "alone");
   }
   std::vector<std::vector<hlo::Literal>> inputs =

@@ -127,7 +127,9 @@ report::LatencyFunction ReportLatencyHook(const Context& context,
       return report::LatencyAnswer::None("the " + target.name + " backend is not built in");
     }
     const hlo::DeviceGrid grid = hlo::ModuleDeviceGrid(module);
-    if (grid.size() > 1) {
+    // A GPU target times the artifact with retarget-gpu-run, which runs every device of the
+    // grid (below); the others measure all devices here, or say they run one.
+    if (grid.size() > 1 && backend->latency_source() != targets::LatencySource::kDevice) {
       if (!backend->multi_device() ||
           backend->latency_source() != targets::LatencySource::kWallClock) {
         return report::LatencyAnswer::None(

@@ -35,7 +35,10 @@ namespace gpu::runtime {
   X(cuMemcpyHtoD)                    \
   X(cuMemcpyDtoH)                    \
   X(cuMemcpyDtoDAsync)               \
+  X(cuMemcpy2DAsync)                 \
   X(cuMemsetD8)                      \
+  X(cuMemsetD8Async)                 \
+  X(cuMemsetD32Async)                \
   X(cuStreamCreate)                  \
   X(cuStreamDestroy)                 \
   X(cuStreamSynchronize)             \

@@ -6,11 +6,16 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "targets/gpu/runtime/cublaslt_matmul.h"
 #include "targets/gpu/runtime/cuda_driver.h"
 #include "targets/gpu/runtime/cudnn_conv.h"
 #include "targets/gpu/runtime/run_error.h"
+#ifdef RTGPU_HAVE_NCCL
+#include "targets/gpu/runtime/nccl_collectives.h"
+#endif
 
 namespace gpu::runtime {
 namespace {
@@ -111,14 +116,86 @@ double Median(std::vector<double> v) {
 }
 
 void CheckSupported(const Artifact& artifact) {
+  const int64_t devices = artifact.manifest.grid.size();
+  ForEachStep(artifact.manifest, [&](const Step& step) {
 #ifndef RTGPU_HAVE_CUDNN
-  ForEachStep(artifact.manifest, [](const Step& step) {
     if (std::holds_alternative<ConvCall>(step.call)) {
       throw RunError("step '" + step.name + "': cudnn_conv not supported by this runtime build (built without cudnn_backend.h)");
     }
+#endif
+#ifndef RTGPU_HAVE_NCCL
+    if (std::holds_alternative<CollectiveCall>(step.call) && devices > 1) {
+      throw RunError("step '" + step.name + "': collectives between devices not supported by this runtime build (built without nccl.h)");
+    }
+#endif
+    (void)step;
+    (void)devices;
   });
+}
+
+// A collective whose group is this device alone: a copy (send_receive: from itself, or zeros).
+void EnqueueLocalCollective(const CudaDriver& cu, const CollectiveCall& call, const std::string& name,
+                            int64_t device, CUdeviceptr arena, CUstream stream) {
+  bool from_itself = call.op != Collective::kSendReceive;
+  for (const auto& [source, target] : call.pairs) from_itself = from_itself || (source == device && target == device);
+  const std::string what = "collective '" + name + "'";
+  if (call.receive.bytes == 0 || (from_itself && call.send == call.receive)) return;
+  if (from_itself) {
+    cu.Check(cu.cuMemcpyDtoDAsync(arena + call.receive.offset, arena + call.send.offset, call.receive.bytes, stream), what);
+  } else {
+    cu.Check(cu.cuMemsetD8Async(arena + call.receive.offset, 0, call.receive.bytes, stream), what);
+  }
+}
+
+std::vector<RunResult> ExecuteOnDevices(const Artifact& artifact,
+                                        const std::vector<std::vector<std::string>>& inputs,
+                                        const RunOptions& options) {
+  CheckSupported(artifact);
+  const int64_t devices = artifact.manifest.grid.size();
+  if (static_cast<int64_t>(inputs.size()) != devices) {
+    throw RunError("inputs for " + std::to_string(inputs.size()) + " devices, the artifact runs on " + std::to_string(devices));
+  }
+  if (devices == 1) return {Execute(artifact, inputs[0], options)};
+  const CudaDriver& cu = CudaDriver::Load();
+  int visible = 0;
+  cu.Check(cu.cuDeviceGetCount(&visible), "cuDeviceGetCount");
+  if (visible < devices) {
+    throw RunError("the artifact runs on " + std::to_string(devices) + " devices (" + std::to_string(artifact.manifest.grid.replicas) +
+                   " replica(s) x " + std::to_string(artifact.manifest.grid.partitions) + " partition(s)); " +
+                   std::to_string(visible) + " visible");
+  }
+#ifdef RTGPU_HAVE_NCCL
+  NcclCommunicators communicators(NcclLibrary::Load(), artifact.manifest);
+  std::vector<RunResult> results(static_cast<size_t>(devices));
+  std::vector<std::string> failures(static_cast<size_t>(devices));
+  std::mutex failure_mutex;
+  int64_t first_failure = -1;  // the device that failed first: the others may fail because of it
+  std::vector<std::thread> threads;
+  for (int64_t d = 0; d < devices; ++d) {
+    threads.emplace_back([&, d] {
+      RunOptions mine = options;
+      mine.device = static_cast<int>(d);
+      mine.grid_device = d;
+      mine.communicators = &communicators;
+      try {
+        results[static_cast<size_t>(d)] = Execute(artifact, inputs[static_cast<size_t>(d)], mine);
+      } catch (const std::exception& e) {
+        {
+          std::lock_guard<std::mutex> lock(failure_mutex);
+          failures[static_cast<size_t>(d)] = e.what();
+          if (first_failure < 0) first_failure = d;
+        }
+        communicators.Abort();  // the others' collectives would wait for this device forever
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  if (first_failure >= 0) {
+    throw RunError("device " + std::to_string(first_failure) + ": " + failures[static_cast<size_t>(first_failure)]);
+  }
+  return results;
 #else
-  (void)artifact;
+  throw RunError("this runtime build has no NCCL (built without nccl.h), so it runs one device");
 #endif
 }
 
@@ -255,6 +332,38 @@ RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inpu
       cu.Check(cu.cuMemcpyDtoDAsync(arena + c->destination.offset, arena + c->source.offset, c->source.bytes,
                                     session.stream()),
                "copy '" + step.name + "'");
+    } else if (const auto* strided = std::get_if<StridedCopy>(&step.call)) {
+      if (strided->rows == 0 || strided->row_bytes == 0) return;
+      CUDA_MEMCPY2D copy{};
+      copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+      copy.srcDevice = arena + strided->source;
+      copy.srcPitch = strided->source_pitch;
+      copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      copy.dstDevice = arena + strided->destination;
+      copy.dstPitch = strided->destination_pitch;
+      copy.WidthInBytes = strided->row_bytes;
+      copy.Height = strided->rows;
+      cu.Check(cu.cuMemcpy2DAsync(&copy, session.stream()), "strided copy '" + step.name + "'");
+    } else if (const auto* fill = std::get_if<Fill>(&step.call)) {
+      if (fill->destination.bytes == 0) return;
+      cu.Check(cu.cuMemsetD8Async(arena + fill->destination.offset, fill->value, fill->destination.bytes, session.stream()),
+               "fill '" + step.name + "'");
+    } else if (const auto* id = std::get_if<DeviceIdWrite>(&step.call)) {
+      const int64_t partitions = m.grid.partitions;
+      const int64_t value = id->partition ? options.grid_device % partitions : options.grid_device / partitions;
+      cu.Check(cu.cuMemsetD32Async(arena + id->destination.offset, static_cast<unsigned>(value), 1, session.stream()),
+               "device id '" + step.name + "'");
+    } else if (const auto* collective = std::get_if<CollectiveCall>(&step.call)) {
+      if (CollectiveGroupOf(*collective, options.grid_device, m.grid.size()).size() <= 1) {
+        EnqueueLocalCollective(cu, *collective, step.name, options.grid_device, arena, session.stream());
+        return;
+      }
+#ifdef RTGPU_HAVE_NCCL
+      if (options.communicators == nullptr) throw RunError("collective '" + step.name + "' runs between devices: use ExecuteOnDevices");
+      options.communicators->Enqueue(cu, *collective, step.name, options.grid_device, arena, session.stream());
+#else
+      throw RunError("collective '" + step.name + "': this runtime build has no NCCL");
+#endif
     } else {
       throw RunError("step '" + step.name + "' cannot run in this runtime build");
     }

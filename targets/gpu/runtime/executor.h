@@ -17,8 +17,14 @@
 
 namespace gpu::runtime {
 
+class NcclCommunicators;  // nccl_collectives.h
+
 struct RunOptions {
-  int device = 0;
+  int device = 0;  // CUDA ordinal (ExecuteOnDevices sets it per device)
+  // This GPU's place in the artifact's device grid (device_id steps, collectives) and the
+  // communicators its collectives of more than one device use (ExecuteOnDevices sets both).
+  int64_t grid_device = 0;
+  NcclCommunicators* communicators = nullptr;
   int warmup = 3;
   int repeat = 10;
   // A while loop that runs more trips stops the run with an error naming it (never a hang).
@@ -43,10 +49,20 @@ struct RunResult {
   std::vector<std::string> results;  // device bytes of each manifest result
 };
 
-// Throws RunError naming the first step that this runtime build cannot execute (cudnn_conv).
+// Throws RunError naming the first step that this runtime build cannot execute (cudnn_conv
+// without cuDNN's header; collectives between devices without NCCL's).
 void CheckSupported(const Artifact& artifact);
 
+// Runs a one-device artifact (grid 1 x 1) on GPU options.device.
 RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inputs, const RunOptions& options);
+
+// Runs the artifact on every device of its grid at once: device d is CUDA ordinal d, on a host
+// thread of its own, with inputs[d]; collectives between devices go through NCCL (loaded at
+// run time). One device is Execute. Throws RunError when fewer GPUs are visible than the grid
+// has, or when a device fails (the others are stopped: their communicators are aborted).
+std::vector<RunResult> ExecuteOnDevices(const Artifact& artifact,
+                                        const std::vector<std::vector<std::string>>& inputs,
+                                        const RunOptions& options);
 
 // The median of a non-empty list (mean of the middle two for even sizes).
 double Median(std::vector<double> values);
