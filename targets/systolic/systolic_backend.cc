@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "compiler/target_pipelines.h"
 #include "hlo/progress.h"
 #include "simulator/simulator.h"
+#include "targets/systolic/chip_links.h"
 #include "targets/systolic/lowering/lowering.h"
 #include "targets/systolic/description.h"
 
@@ -55,6 +57,10 @@ void MapLeaves(simulator::Dram& dram, const hlo::Literal& literal,
   for (const hlo::Literal& element : literal.elements()) MapLeaves(dram, element, leaves, next);
 }
 
+// SystemC's kernel is one per process: the chips of a multi-chip run simulate their segments
+// one at a time (a chip waiting at a collective holds no segment).
+std::mutex simulation_turn;
+
 // Forwards a segment's events shifted by the cycles the run spent before it.
 class ShiftedTrace final : public simulator::TraceSink {
  public:
@@ -88,6 +94,10 @@ struct Totals {
   int64_t dram_read = 0, dram_written = 0, ub_read = 0, ub_written = 0, acc_read = 0,
           acc_written = 0;
   double energy_pj = 0, host_seconds = 0, host_bytes = 0;
+  // Multi-chip runs (chip_links.h): collectives over the links, the link time, the cycles spent
+  // waiting for the group's last chip, the bytes sent.
+  int64_t collectives = 0, link_cycles = 0, wait_cycles = 0;
+  double link_bytes = 0;
   void Add(const simulator::SimStats& s) {
     accelerator_cycles += s.cycles;
     executed_macs += s.macs;
@@ -176,11 +186,12 @@ class LoweredRunner {
     }
     size_t host_index = 0, loop_index = 0, branch_index = 0;
     for (const auto& step : lowered_.steps) {
-      const int64_t now = totals.accelerator_cycles + HostCycles(totals.host_seconds);
+      const int64_t now = Now(totals);
       if (const auto* accel = std::get_if<AcceleratorStep>(&step)) {
         std::optional<ShiftedTrace> shifted;
         simulator::SimOptions options;
         if (trace) options.trace = &shifted.emplace(*trace, now);
+        std::lock_guard<std::mutex> turn(simulation_turn);
         totals.Add(simulator::Simulate(accel->program, config_, memories, options));
         totals.macs += accel->useful_macs;
         ++totals.segments;
@@ -198,16 +209,30 @@ class LoweredRunner {
         RunBranch(branch, branches_[branch_index++], memories, totals);
         name = branch.instruction;
       }
-      if (trace) {
-        const int64_t end = totals.accelerator_cycles + HostCycles(totals.host_seconds);
-        trace->Busy(systolic::Unit::kControl, now, end, 0, "host:" + name);
-      }
+      if (trace) trace->Busy(systolic::Unit::kControl, now, Now(totals), 0, "host:" + name);
     }
   }
 
  public:
   int64_t HostCycles(double seconds) const {
     return static_cast<int64_t>(seconds * config_.clock_mhz * 1e6 + 0.5);
+  }
+  // The chip's clock: its simulated cycles, the host's work, its links and its waits.
+  int64_t Now(const Totals& totals) const {
+    return totals.accelerator_cycles + HostCycles(totals.host_seconds) + totals.link_cycles +
+           totals.wait_cycles;
+  }
+  // The chip this runner runs as in a multi-chip run (nullptr: one chip); loop bodies and
+  // branches run as the same chip.
+  void SetDevice(const hlo::DeviceView* device) {
+    device_ = device;
+    for (Loop& loop : loops_) {
+      loop.condition->SetDevice(device);
+      loop.body->SetDevice(device);
+    }
+    for (auto& branches : branches_) {
+      for (auto& branch : branches) branch->SetDevice(device);
+    }
   }
 
  private:
@@ -221,6 +246,8 @@ class LoweredRunner {
 
   // Operands travel to the host and the result back over the host link; each step also pays
   // the fixed cost of one host-issued batch (targets/systolic/description.cc's figures).
+  // On several chips, a collective's chips first wait for the group's last one, then exchange
+  // over the links (chip_links.h); replica-id and partition-id answer for this chip.
   void RunHost(const HostStep& step, Executable& executable, simulator::Memories& memories,
                Totals& totals) {
     std::vector<hlo::Literal> operands;
@@ -231,10 +258,30 @@ class LoweredRunner {
       operands.push_back(Assemble(shape, memories.dram, step.operands[i], next));
       for (const DramBuffer& leaf : step.operands[i]) bytes += static_cast<double>(leaf.bytes());
     }
-    hlo::Literal result = executable.Run(operands);
+    const hlo::Instruction& root = *step.module->entry()->root();
+    const bool per_chip = device_ != nullptr &&
+                          hlo::OpcodeClass(root.opcode()) == hlo::OpClass::kCollective;
+    const bool exchanges = per_chip && root.opcode() != hlo::Opcode::kPartitionId &&
+                           root.opcode() != hlo::Opcode::kReplicaId;
+    int64_t group = 1;
+    if (exchanges) {
+      group = static_cast<int64_t>(hlo::CollectiveGroup(root, device_->grid, device_->device).size());
+      const int64_t now = Now(totals);
+      totals.wait_cycles += LastArrival(root, *device_, now) - now;
+    }
+    hlo::Literal result = per_chip ? executable.RunAsDevice(operands, *device_)
+                                   : executable.Run(operands);
     size_t next = 0;
     MapLeaves(memories.dram, result, step.result, next);
     for (const DramBuffer& leaf : step.result) bytes += static_cast<double>(leaf.bytes());
+    if (exchanges && group > 1 && config_.link_bandwidth_gbps > 0) {
+      const LinkCost link = CollectiveLinkCost(root, group, config_);
+      ++totals.collectives;
+      totals.link_cycles += link.cycles;
+      totals.link_bytes += link.bytes_sent;
+      totals.energy_pj += link.energy_pj;
+      return;
+    }
     const compiler::PeakRates& peak = targets::SystolicDescription().peak;
     totals.host_bytes += bytes;
     totals.host_seconds += bytes / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
@@ -388,6 +435,7 @@ class LoweredRunner {
   std::vector<std::vector<std::unique_ptr<LoweredRunner>>> branches_;  // per branch step
   std::optional<simulator::Memories> memories_;
   std::vector<uint8_t> scratch_;  // CopyBytes
+  const hlo::DeviceView* device_ = nullptr;  // SetDevice
 };
 
 class SystolicExecutable final : public Executable {
@@ -397,11 +445,23 @@ class SystolicExecutable final : public Executable {
       : config_(std::move(config)), runner_(config_, std::move(lowered), host), trace_(trace) {}
 
   hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
+    return RunOn(inputs, nullptr);
+  }
+  // One chip of a multi-chip system; the trace (when given) follows chip 0.
+  hlo::Literal RunAsDevice(std::span<const hlo::Literal> inputs,
+                           const hlo::DeviceView& device) override {
+    if (device.device != 0) trace_ = nullptr;
+    return RunOn(inputs, &device);
+  }
+
+  hlo::Literal RunOn(std::span<const hlo::Literal> inputs, const hlo::DeviceView* device) {
     auto start = std::chrono::steady_clock::now();
     Totals totals;
     simulator::TraceSink* trace = std::exchange(trace_, nullptr);  // the first Run only
+    runner_.SetDevice(device);
     hlo::Literal result = runner_.Run(inputs, totals, trace);
-    if (trace) trace->Finish(totals.accelerator_cycles + runner_.HostCycles(totals.host_seconds));
+    runner_.SetDevice(nullptr);
+    if (trace) trace->Finish(runner_.Now(totals));
     Record(totals);
     profile_.wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -418,7 +478,7 @@ class SystolicExecutable final : public Executable {
   void Record(const Totals& t) {
     const double hz = config_.clock_mhz * 1e6;
     const int64_t host_cycles = runner_.HostCycles(t.host_seconds);
-    const int64_t cycles = t.accelerator_cycles + host_cycles;
+    const int64_t cycles = runner_.Now(t);
     const double seconds = static_cast<double>(cycles) / hz;
     const auto& lowered = runner_.lowered();
     auto& c = profile_.counters;
@@ -430,6 +490,11 @@ class SystolicExecutable final : public Executable {
     c["host_fallback_cycles"] = static_cast<double>(host_cycles);
     c["host_fallback_share"] = cycles ? static_cast<double>(host_cycles) / cycles : 0.0;
     c["host_fallback_bytes"] = t.host_bytes;
+    c["collectives"] = static_cast<double>(t.collectives);
+    c["link_cycles"] = static_cast<double>(t.link_cycles);
+    c["link_share"] = cycles ? static_cast<double>(t.link_cycles) / cycles : 0.0;
+    c["link_bytes"] = t.link_bytes;
+    c["collective_wait_cycles"] = static_cast<double>(t.wait_cycles);
     c["macs"] = static_cast<double>(t.macs);
     c["executed_macs"] = static_cast<double>(t.executed_macs);
     c["achieved_tops"] = seconds > 0 ? 2.0 * static_cast<double>(t.macs) / seconds / 1e12 : 0.0;
@@ -472,6 +537,9 @@ class SystolicBackend final : public Backend {
   std::vector<std::string> emit_kinds() const override { return {"asm"}; }
   // Run simulates: its profile holds the simulated seconds.
   LatencySource latency_source() const override { return LatencySource::kSimulated; }
+  // N chips, each this accelerator running its own executable, exchanging over the links
+  // (chip_links.h).
+  bool multi_device() const override { return true; }
   std::string description() const override {
     return "systolic-array accelerator (" + config_.name + ", " +
            std::to_string(config_.array_rows) + "x" + std::to_string(config_.array_cols) +

@@ -86,12 +86,29 @@ ENTRY main {
           ["targets"];
   EXPECT_EQ(targets["cpu"]["latency_source"].string, "measured");
   EXPECT_EQ(targets["cpu"]["communication"]["collectives"].number, 1);
+  // Four simulated chips; a preset without links sends the all-reduce through the host, so
+  // the figure is the host's and labelled estimated.
   EXPECT_EQ(targets["systolic"]["latency_source"].string, "estimated");
   EXPECT_EQ(targets["systolic"]["latency_note"].string,
-            "written for 4 devices; the systolic backend runs one");
-  // The carried-across view says what takes the collectives on each target (the accelerator's
-  // lowering runs this all-reduce as a host step, so it lists none).
-  EXPECT_NE(r.out.find("collectives (1) move over: cpu shared memory (threads of one process)\n"),
+            "host fallbacks take 100.0 % of the simulated time: the accelerator ran almost "
+            "nothing");
+  // The carried-across view says what takes the collectives on each target.
+  EXPECT_NE(r.out.find("collectives (1) move over: cpu shared memory (threads of one process), "
+                       "systolic no links\n"),
+            std::string::npos)
+      << r.out;
+
+  // With links the chips' time is the links': 2(n-1) = 6 steps of 1 us and 1.5 x 4096 bytes at
+  // 100 GB/s (chip_links.h), simulated on four chips.
+  r = Retarget("report sum4.hlo --targets systolic --set link.bandwidth_gbps=100 "
+               "--set link.latency_ns=1000 --json linked.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const JsonValue linked =
+      report_test::ParseJson(testing_support::ReadFile(Path("linked.json")))["models"].array.at(0)
+          ["targets"]["systolic"];
+  EXPECT_EQ(linked["latency_source"].string, "simulated");
+  EXPECT_NEAR(linked["latency_ms"].number, (6 * 1e-6 + 1.5 * 4096 / 100e9) * 1e3, 1e-6);
+  EXPECT_NE(r.out.find("systolic communication: 0.006061 ms estimated over chip-to-chip links"),
             std::string::npos)
       << r.out;
 }

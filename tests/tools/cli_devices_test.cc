@@ -1,8 +1,8 @@
 // `retarget run` on several devices, end to end through the shell: the device count from the
 // module's header or --devices, inputs and outputs stacked along a leading device dimension,
-// random inputs that differ per device, the interpreter and the cpu target (an executable per
-// device) agreeing, and the refusals (a target that runs one device, a
-// device count the module cannot split into, an input file without the device dimension).
+// random inputs that differ per device, every target (an executable per device) agreeing with
+// the interpreter, and the refusals (a device count the module cannot split into, an input file
+// without the device dimension).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -76,14 +76,25 @@ TEST_F(CliDevicesTest, RunStacksEveryDevicesInputsAndOutputs) {
   EXPECT_EQ(four_out[1].literal.GetAsInt64(3), 1);  // device 3: replica 1, partition 1
 }
 
-TEST_F(CliDevicesTest, RunRefusesWhatItCannotSplitOrRun) {
+// Every target runs every device: the accelerator as one simulated chip per device (each chip's
+// simulated time printed), the gpu by host emulation of one artifact per device.
+TEST_F(CliDevicesTest, AcceleratorChipsAndEmulatedGpusRunEveryDevice) {
   Write("m.hlo", kSumAll);
-  Result systolic = Retarget("run m.hlo --target systolic");
-  EXPECT_EQ(systolic.exit_code, 1);
-  EXPECT_NE(systolic.err.find("--target systolic runs one device, and this run has 2 (1 "
-                              "replica(s) x 2 partition(s))"),
-            std::string::npos)
-      << systolic.err;
+  Result systolic = Retarget("run m.hlo --target systolic --set link.bandwidth_gbps=100 "
+                             "--compare interp");
+  ASSERT_EQ(systolic.exit_code, 0) << systolic.err;
+  EXPECT_NE(systolic.out.find("target: systolic, devices: 2"), std::string::npos) << systolic.out;
+  EXPECT_NE(systolic.out.find("device 1: simulated "), std::string::npos) << systolic.out;
+  EXPECT_NE(systolic.out.find("MATCHED (2 arrays, 8 elements)"), std::string::npos)
+      << systolic.out;
+  Result gpu = Retarget("run m.hlo --target gpu --compare interp");
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  EXPECT_NE(gpu.out.find("target: gpu, devices: 2"), std::string::npos) << gpu.out;
+  EXPECT_NE(gpu.out.find("MATCHED (2 arrays, 8 elements)"), std::string::npos) << gpu.out;
+}
+
+TEST_F(CliDevicesTest, RunRefusesWhatItCannotSplit) {
+  Write("m.hlo", kSumAll);
   Result three = Retarget("run m.hlo --target interp --devices 3");
   EXPECT_EQ(three.exit_code, 1);
   EXPECT_NE(three.err.find("has 2 partitions, so a run has a multiple of that many devices"),

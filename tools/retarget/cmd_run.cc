@@ -144,6 +144,26 @@ void PrintNarrowerDefaults(const std::map<std::string, hlo::PrimitiveType>& comp
   }
 }
 
+// Each simulated chip's time of a multi-chip run (the accelerator's profile): the step takes
+// as long as its slowest chip.
+void PrintSimulatedDevices(const std::vector<std::unique_ptr<targets::Executable>>& executables) {
+  auto percent = [](const std::map<std::string, double>& c, const char* part) {
+    auto it = c.find(part);
+    auto total = c.find("cycles");
+    if (it == c.end() || total == c.end() || total->second <= 0) return 0.0;
+    return 100 * it->second / total->second;
+  };
+  for (size_t d = 0; d < executables.size(); ++d) {
+    const std::map<std::string, double> c = executables[d]->profile().counters;
+    auto seconds = c.find("seconds");
+    if (seconds == c.end()) return;
+    std::cout << "device " << d << ": simulated " << seconds->second * 1e3 << " ms (links "
+              << percent(c, "link_cycles") << " %, waiting for other chips "
+              << percent(c, "collective_wait_cycles") << " %, host "
+              << percent(c, "host_fallback_cycles") << " %)\n";
+  }
+}
+
 // A run on several devices (hlo/multi_device.h): one executable and one thread per device,
 // collectives meeting in process; inputs and outputs carry a leading dimension of the device
 // count.
@@ -199,6 +219,7 @@ int RunOnDevices(const RunOptions& options, const hlo::Module& module, const hlo
   PrintOutputs(outputs);
   if (backend.name() != "interp") std::cout << "compile: " << compile_ms << " ms\n";
   std::cout << FormatTiming(timing, times_ms.size()) << std::endl;
+  PrintSimulatedDevices(executables);
   if (options.output) {
     io::WriteNpz(*options.output, outputs);
     std::cout << "wrote " << *options.output << " (" << outputs.size() << " arrays, " << n

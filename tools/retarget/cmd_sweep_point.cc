@@ -12,6 +12,7 @@
 #include "tools/io/inputs.h"
 #include "tools/report/prices.h"
 #include "tools/retarget/cmd_sweep.h"
+#include "tools/retarget/simulated_chips.h"
 #include "tools/sweep/sweep_csv.h"
 #include "tools/sweep/sweep_space.h"
 
@@ -22,10 +23,8 @@ sweep::SimulateFunction SystolicSimulator(const Context& context) {
   targets::Backend* host = context.backends->Find("interp");
   return [host](const hlo::Module& module, const systolic::ArchConfig& config) {
     std::unique_ptr<targets::Backend> backend = targets::MakeSystolicBackend(config, host);
-    std::unique_ptr<targets::Executable> executable = backend->Compile(module);
-    const std::vector<hlo::Literal> inputs = io::ResolveInputs(module, "random:0");
-    executable->Run(inputs);
-    const std::map<std::string, double> counters = executable->profile().counters;
+    // A sharded module runs on as many chips as it is written for: the slowest chip's figures.
+    const std::map<std::string, double> counters = SimulateSlowestChip(*backend, module);
     auto counter = [&counters](const std::string& name) {
       auto it = counters.find(name);
       if (it == counters.end()) throw hlo::Error("the systolic backend reported no '" + name + "'");

@@ -14,6 +14,7 @@
 #include "tools/io/inputs.h"
 #include "tools/retarget/report_gpu_latency.h"
 #include "tools/retarget/run_support.h"
+#include "tools/retarget/simulated_chips.h"
 #include "tools/retarget/systolic_config.h"
 
 namespace cli {
@@ -62,17 +63,12 @@ std::optional<report::MeasuredLatency> MeasureWallClockOnDevices(targets::Backen
   });
 }
 
-// Runs once; the simulated time is the backend's own figure (LatencySource::kSimulated).
+// Runs once, on as many chips as the module is written for; the simulated time is the
+// backend's own figure (LatencySource::kSimulated), the slowest chip's.
 std::optional<report::MeasuredLatency> Simulate(targets::Backend& backend,
                                                 const hlo::Module& module) {
-  std::unique_ptr<targets::Executable> executable = backend.Compile(module);
-  executable->Run(io::MakeRandomInputs(module, /*seed=*/0));
-  const std::map<std::string, double> counters = executable->profile().counters;
-  auto seconds = counters.find("seconds");
-  if (seconds == counters.end()) {
-    throw hlo::Error("the " + backend.name() + " backend reported no simulated 'seconds'");
-  }
-  report::MeasuredLatency latency{seconds->second * 1e3, "simulated", std::nullopt, ""};
+  const std::map<std::string, double> counters = SimulateSlowestChip(backend, module);
+  report::MeasuredLatency latency{counters.at("seconds") * 1e3, "simulated", std::nullopt, ""};
   if (auto share = counters.find("host_fallback_share"); share != counters.end())
     latency.host_share = share->second;
   return latency;
@@ -131,10 +127,15 @@ report::LatencyFunction ReportLatencyHook(const Context& context,
     // grid (below); the others measure all devices here, or say they run one.
     if (grid.size() > 1 && backend->latency_source() != targets::LatencySource::kDevice) {
       if (!backend->multi_device() ||
-          backend->latency_source() != targets::LatencySource::kWallClock) {
+          backend->latency_source() == targets::LatencySource::kNone) {
         return report::LatencyAnswer::None(
             "written for " + std::to_string(grid.size()) + " devices; the " + backend->name() +
             " backend runs one");
+      }
+      if (backend->latency_source() == targets::LatencySource::kSimulated) {
+        Heartbeat heartbeat("simulating " + module.name() + " on " +
+                            std::to_string(grid.size()) + " chips of " + config_name);
+        return Simulate(*backend, module);
       }
       Heartbeat heartbeat("measuring " + module.name() + " on " + backend->name() + ", " +
                           std::to_string(grid.size()) + " devices");

@@ -98,6 +98,13 @@ std::map<std::string, std::string> HostStepReasons(const hlo::Module& optimized,
     lowered_modules.push_back(Lower(*module, config));
     for (const Step& step : lowered_modules.back().steps) {
       if (const auto* host = std::get_if<HostStep>(&step)) {
+        // A collective (and replica-id / partition-id) is the chips' exchange over their links
+        // (chip_links.h), the report's owner class of its own, not work the host does for the
+        // accelerator, although the host computes its values.
+        if (hlo::OpcodeClass(host->module->entry()->root()->opcode()) ==
+            hlo::OpClass::kCollective) {
+          continue;
+        }
         reasons.emplace(host->instruction, host->reason);
       } else if (const auto* loop = std::get_if<LoopStep>(&step)) {
         pending.push_back(loop->condition.get());
