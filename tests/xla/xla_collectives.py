@@ -12,8 +12,9 @@ Per program:
      all-gather, reduce-scatter, all-to-all, collective-permute and partition-id) is written as
      text, the per-device shards of the inputs and outputs as .npz with a leading device
      dimension (device d = partition d: the mesh lists the devices in order);
-  2. `retarget run M.hlo --target T --inputs in.npz --output ours.npz` for T = interp, cpu and
-     gpu (the artifact emulated on the host, its collectives NCCL steps)
+  2. `retarget run M.hlo --target T --inputs in.npz --output ours.npz` for T = interp, cpu, gpu
+     (the artifact emulated on the host, its collectives NCCL steps) and systolic (a simulated
+     chip per device)
      (the device count comes from the module's num_partitions);
   3. integers compare exactly; floats within rtol 1e-6 (an all-reduce may add in another order).
 Exit status 1 when any program did not match or did not run.
@@ -114,7 +115,7 @@ def main():
             out.write(compiled.as_text())
         inputs = os.path.join(args.work, name + ".in.npz")
         np.savez(inputs, arg0=shards(x))
-        for target in ("interp", "cpu", "gpu"):
+        for target in ("interp", "cpu", "gpu", "systolic"):
             failures += not check(args, name, target, module, inputs, outputs, n)
     return 1 if failures else 0
 
