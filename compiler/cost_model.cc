@@ -61,6 +61,11 @@ Rule RuleFor(Opcode op) {
     case Opcode::kWhile:
     case Opcode::kConditional:
     case Opcode::kCall:
+    // The generic async wrapping: its computation is costed where it is visited (the pipelines
+    // turn it into a call first).
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
     // The -done half of an asynchronous collective: its -start carries the work.
     case Opcode::kAllGatherDone:
     case Opcode::kAllReduceDone:

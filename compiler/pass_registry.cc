@@ -2,6 +2,7 @@
 
 #include "compiler/fusion/fusion.h"
 #include "compiler/passes/algebraic_simplifier.h"
+#include "compiler/passes/async_wrapper_expander.h"
 #include "compiler/passes/batch_norm_expander.h"
 #include "compiler/passes/call_inliner.h"
 #include "compiler/passes/conv_canonicalizer.h"
@@ -20,6 +21,7 @@ namespace compiler {
 const std::vector<PassEntry>& AllPasses() {
   // One row per pass, in the order --list-passes shows them.
   static const std::vector<PassEntry> passes = {
+      {"async-wrapper-expander", [](const TargetDescription& t) { return std::make_unique<AsyncWrapperExpander>(t); }},
       {"call-inliner", [](const TargetDescription& t) { return std::make_unique<CallInliner>(t); }},
       {"dce", [](const TargetDescription& t) { return std::make_unique<DeadCodeElimination>(t); }},
       {"cse", [](const TargetDescription& t) { return std::make_unique<CommonSubexpressionElimination>(t); }},

@@ -15,8 +15,8 @@
 //
 // A typical target pipeline (compiler/target_pipelines.cc assembles one per TargetDescription):
 //
-//   call-inliner → tuple-simplifier → batch-norm-expander → algebraic-simplifier
-//     → constant-folding → cse → dce → dot-canonicalizer → dot-expander → conv-canonicalizer
+//   async-wrapper-expander → call-inliner → tuple-simplifier → batch-norm-expander
+//     → algebraic-simplifier → constant-folding → cse → dce → dot-canonicalizer → dot-expander → conv-canonicalizer
 //     → while-loop-invariant-hoisting → algebraic-simplifier → cse → dce
 //     → fusion (output → input → loop → multi-output) → layout-assignment → dce
 //     → (analyses, not passes: schedule → buffer assignment → ownership + cost model)

@@ -111,6 +111,21 @@ Literal EvaluateControl(const Instruction& inst, Operands operands, EvalContext&
       return Conditional(inst, operands, context);
     case Opcode::kCustomCall:
       return CustomCall(inst, operands, context);
+    case Opcode::kAsyncStart: {
+      // ((operands), result, context...): the context words are zero, as no model reads them.
+      std::vector<Literal> elements;
+      std::vector<Literal> copies;
+      for (const Literal* operand : operands) copies.push_back(*operand);
+      elements.push_back(Literal::Tuple(std::move(copies)));
+      elements.push_back(context.Call(Called(inst, 0), operands));
+      const auto& shapes = inst.shape().tuple_shapes;
+      for (size_t k = 2; k < shapes.size(); ++k) elements.push_back(Literal(shapes[k]));
+      return Literal::Tuple(std::move(elements));
+    }
+    case Opcode::kAsyncUpdate:
+      return *operands[0];
+    case Opcode::kAsyncDone:
+      return operands[0]->elements().at(1);
     default:
       break;
   }

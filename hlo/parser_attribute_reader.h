@@ -23,7 +23,7 @@ inline constexpr std::string_view kOpaqueAttributes[] = {
     "parameter_replication", "custom_call_schedule", "is_stable", "sparsity", "rng_algorithm",
     "constrain_layout", "is_host_transfer", "raw_backend_config", "async_execution_thread",
     "infeed_config", "outfeed_config", "outfeed_shape", "padding_type", "literal",
-    "cross_program_prefetch_index", "split_dimension"};
+    "cross_program_prefetch_index", "split_dimension", "async_group_id"};
 
 // Attributes that are typed for some opcode: on another opcode they are misplaced, not unknown.
 inline constexpr std::string_view kTypedAttributes[] = {

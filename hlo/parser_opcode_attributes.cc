@@ -248,6 +248,13 @@ void ParseInstructionAttributes(Lexer& lexer, Opcode opcode, const LexPosition& 
     case Opcode::kCall:
       ReadToApply(r, out, true);
       break;
+    case Opcode::kAsyncStart:
+      out.called.push_back(r.Computation(r.Require("calls")));
+      break;
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:  // XLA prints the wrapped computation again, or not at all
+      if (const RawAttribute* a = r.Take("calls")) out.called.push_back(r.Computation(*a));
+      break;
     case Opcode::kConditional:
       ReadConditional(r, out);
       break;

@@ -294,6 +294,9 @@ void AppendCalledComputations(std::string& out, const Instruction& inst) {
       }
       return;
     case Opcode::kFusion:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
       if (calls.size() == 1) return AppendCalled(out, "calls", calls[0]);
       break;
     case Opcode::kCustomCall:

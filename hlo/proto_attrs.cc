@@ -129,6 +129,9 @@ AttrsKind AttrsKindFor(Opcode opcode) {
     case Opcode::kCall:
     case Opcode::kConditional:
     case Opcode::kWhile:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
     case Opcode::kRngBitGenerator: return AttrsKind::kNone;
   }
   return AttrsKind::kNone;

@@ -336,6 +336,9 @@ Shape InferShapeOfFamily(const Instruction& inst) {
     case Opcode::kCustomCall:
     case Opcode::kFusion:
     case Opcode::kWhile:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
     case Opcode::kRng:
     case Opcode::kRngBitGenerator:
       return InferControlShape(inst);

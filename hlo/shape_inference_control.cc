@@ -30,6 +30,40 @@ Shape InferCall(const Instruction& inst, std::string_view role) {
   return RootShape(inst, callee);
 }
 
+// async-start: ((operands), the wrapped computation's result, context...). XLA's context words
+// are s32 or u32 scalars (or none); they carry no value this model needs.
+bool IsContextWord(const Shape& shape) {
+  return shape.IsArray() && shape.rank() == 0 &&
+         (shape.type == PrimitiveType::kS32 || shape.type == PrimitiveType::kU32);
+}
+
+Shape InferAsyncStart(const Instruction& inst) {
+  const Shape result = InferCall(inst, "calls");
+  const Shape& declared = inst.shape();
+  bool context_words = declared.IsTuple();
+  for (size_t k = 2; context_words && k < declared.tuple_shapes.size(); ++k)
+    context_words = IsContextWord(declared.tuple_shapes[k]);
+  if (!context_words || declared.tuple_shapes.size() < 2 ||
+      !declared.tuple_shapes[0].Compatible(Shape::Tuple(OperandShapes(inst))) ||
+      !declared.tuple_shapes[1].Compatible(result)) {
+    Fail(inst, "has shape " + declared.ToString(false) + " but ((operands), " +
+                   result.ToString(false) + ", context...) was expected (context: s32[] or "
+                   "u32[] words)");
+  }
+  return declared;
+}
+
+// async-update passes the start's value on; async-done returns its result, element 1.
+Shape InferAsyncUpdateOrDone(const Instruction& inst) {
+  ExpectOperandCountAtLeast(inst, 1);
+  const Shape& started = OperandShape(inst, 0);
+  if (!started.IsTuple() || started.tuple_shapes.size() < 2) {
+    Fail(inst, "takes " + started.ToString(false) + " but the value of an async-start was "
+               "expected");
+  }
+  return inst.opcode() == Opcode::kAsyncUpdate ? started : started.tuple_shapes[1];
+}
+
 Shape InferWhile(const Instruction& inst) {
   const Shape& state = OperandShape(inst, 0);
   const Shape params[] = {state};
@@ -160,6 +194,9 @@ Shape InferControlShape(const Instruction& inst) {
     case Opcode::kCall: return InferCall(inst, "to_apply");
     case Opcode::kFusion: return InferCall(inst, "fused");
     case Opcode::kWhile: return InferWhile(inst);
+    case Opcode::kAsyncStart: return InferAsyncStart(inst);
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone: return InferAsyncUpdateOrDone(inst);
     case Opcode::kConditional: return InferConditional(inst);
     case Opcode::kCustomCall: return inst.shape();  // owned by the target; unchecked
     case Opcode::kRng: return InferRng(inst);

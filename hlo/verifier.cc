@@ -42,6 +42,9 @@ bool CallsComputations(Opcode op) {
     case Opcode::kCustomCall:
     case Opcode::kFusion:
     case Opcode::kWhile:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
     case Opcode::kAllReduce:
     case Opcode::kAllReduceStart:
     case Opcode::kReduceScatter:

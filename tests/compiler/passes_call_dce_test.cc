@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "compiler/pass_registry.h"
+#include "compiler/passes/async_wrapper_expander.h"
 #include "compiler/passes/call_inliner.h"
+#include "compiler/target_pipelines.h"
 #include "compiler/passes/dce.h"
 #include "compiler/target_description.h"
 #include "tests/compiler/passes_test_util.h"
@@ -292,6 +294,35 @@ TEST(Registry, BasicPassesAreRegisteredUnderTheirNames) {
     EXPECT_EQ(pass->name(), name);
     EXPECT_FALSE(pass->description().empty());
   }
+}
+
+// async-wrapper-expander: the wrapping becomes a call (values unchanged: RunAndCheck evaluates
+// before and after), and the pipelines then leave the wrapped op inline.
+TEST(AsyncWrapperExpander, WrappingBecomesACallOfTheComputation) {
+  auto module = Parse(R"(HloModule wrapped
+square {
+  x = f32[4] parameter(0)
+  ROOT m = f32[4] multiply(x, x)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  start = ((f32[4]), f32[4], u32[]) async-start(p), calls=square
+  update = ((f32[4]), f32[4], u32[]) async-update(start)
+  done = f32[4] async-done(update)
+  ctx = u32[] get-tuple-element(update), index=2
+  ROOT t = (f32[4], u32[]) tuple(done, ctx)
+}
+)");
+  compiler::AsyncWrapperExpander pass;
+  auto result = RunAndCheck(pass, *module, /*expect_changed=*/true);
+  for (Opcode op : {Opcode::kAsyncStart, Opcode::kAsyncUpdate, Opcode::kAsyncDone})
+    EXPECT_EQ(CountOpcode(*result, op), 0) << hlo::OpcodeName(op);
+  EXPECT_EQ(CountOpcode(*result->entry(), Opcode::kCall), 1);
+  // The whole pipeline: the multiply lands in the entry, no call or wrapping left.
+  auto piped = module->Clone();
+  compiler::MakeTargetPipeline(targets::CpuDescription()).Run(*piped);
+  EXPECT_EQ(CountOpcode(*piped, Opcode::kCall), 0);
+  EXPECT_EQ(CountOpcode(*piped, Opcode::kAsyncStart), 0);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "hlo/multi_device.h"
 #include "hlo/printer.h"
+#include "hlo/proto_io.h"
 #include "tests/hlo/eval_test_util.h"
 
 namespace {
@@ -190,6 +191,58 @@ ENTRY e {
   const std::string printed = hlo::PrintModule(*module);
   EXPECT_NE(printed.find("all-gather-start(p), replica_groups={{0,1}}"), std::string::npos);
   EXPECT_NE(printed.find("collective-permute-done(cps)"), std::string::npos);
+}
+
+// XLA's generic asynchronous wrapping (async-start calls= a computation holding the collective,
+// async-update, async-done): the wrapped reduce-scatter and all-to-all meet like unwrapped ones,
+// the start's value is ((operands), result, context), and the text and proto round-trip.
+TEST(EvalCollectives, GenericAsyncWrappingRunsItsComputation) {
+  const std::string text = R"(HloModule m, replica_count=2
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+scatter {
+  p0 = s32[4] parameter(0)
+  ROOT rs = s32[2] reduce-scatter(p0), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+}
+ENTRY e {
+  p = s32[4] parameter(0)
+  start = ((s32[4]), s32[2], s32[]) async-start(p), async_group_id=0, calls=scatter
+  update = ((s32[4]), s32[2], s32[]) async-update(start), calls=scatter
+  done = s32[2] async-done(update), calls=scatter
+  operand = (s32[4]) get-tuple-element(update), index=0
+  context = s32[] get-tuple-element(update), index=2
+  ROOT t = (s32[2], (s32[4]), s32[]) tuple(done, operand, context)
+})";
+  std::vector<Literal> results = RunOnDevices(text, 2, [](int64_t d) {
+    return MakeInt(S32, {4}, {1 + d, 10 + d, 100 + d, 1000 + d});
+  });
+  // Replica r receives block r of the sum: (1+2, 10+11) and (100+101, 1000+1001).
+  EXPECT_EQ(Ints(results[0].elements()[0]), (std::vector<int64_t>{3, 21}));
+  EXPECT_EQ(Ints(results[1].elements()[0]), (std::vector<int64_t>{201, 2001}));
+  EXPECT_EQ(Ints(results[1].elements()[1].elements()[0]),
+            (std::vector<int64_t>{2, 11, 101, 1001}));
+  EXPECT_EQ(results[0].elements()[2].GetAsInt64(0), 0);
+  auto module = testing_support::ParseAndVerify(text);
+  const std::string printed = hlo::PrintModule(*module);
+  EXPECT_NE(printed.find("async-start(p), calls=scatter"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("async-done(update), calls=scatter"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("async_group_id=0"), std::string::npos) << printed;
+  EXPECT_EQ(hlo::PrintModule(*hlo::ReadHloProto(hlo::WriteHloProto(*module), "m.pb")), printed);
+  // A start whose shape does not hold (operands, result) is refused at the instruction.
+  std::string bad = text;
+  const std::string start_shape = "((s32[4]), s32[2], s32[]) async-start";
+  bad.replace(bad.find(start_shape), start_shape.size(), "(s32[4], s32[2], s32[]) async-start");
+  try {
+    testing_support::ParseAndVerify(bad);
+    ADD_FAILURE() << "a malformed async-start verified";
+  } catch (const hlo::Error& error) {
+    EXPECT_NE(error.message().find("((operands), s32[2], context...) was expected"),
+              std::string::npos)
+        << error.message();
+  }
 }
 
 // Each trip's all-reduce meets the same trip on the other devices.

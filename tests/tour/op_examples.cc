@@ -358,6 +358,23 @@ body {
   start = (f32[2], f32[2], u32[], u32[]) parameter(0)
   ROOT subject = f32[2] collective-permute-done(start)
 )")},
+      {Opcode::kAsyncStart, Module(R"(
+wrapped {
+  x = f32[3] parameter(0)
+  ROOT n = f32[3] negate(x)
+}
+)", R"(
+  p = f32[3] parameter(0)
+  ROOT subject = ((f32[3]), f32[3], s32[]) async-start(p), calls=wrapped
+)")},
+      {Opcode::kAsyncUpdate, Module("", R"(
+  started = ((f32[3]), f32[3], s32[]) parameter(0)
+  ROOT subject = ((f32[3]), f32[3], s32[]) async-update(started)
+)")},
+      {Opcode::kAsyncDone, Module("", R"(
+  started = ((f32[3]), f32[3], s32[]) parameter(0)
+  ROOT subject = f32[3] async-done(started)
+)")},
   };
   return examples;
 }

@@ -59,6 +59,7 @@ std::optional<OpcodeSupport> SupportFor(Opcode op) {
     case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple:
     case Opcode::kGetTupleElement: case Opcode::kAfterAll: case Opcode::kOptimizationBarrier:
     case Opcode::kWhile: case Opcode::kConditional: case Opcode::kCall: case Opcode::kFusion:
+    case Opcode::kAsyncStart: case Opcode::kAsyncUpdate: case Opcode::kAsyncDone:
     case Opcode::kPartitionId: case Opcode::kReplicaId: case Opcode::kAllGather:
     case Opcode::kAllReduce: case Opcode::kAllToAll: case Opcode::kCollectivePermute:
     case Opcode::kReduceScatter: case Opcode::kAllGatherStart: case Opcode::kAllGatherDone:
