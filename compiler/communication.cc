@@ -1,6 +1,8 @@
 // Collective costs on an interconnect (communication.h).
 #include "compiler/communication.h"
 
+#include <cmath>
+
 #include "compiler/cost_model.h"
 
 namespace compiler {
@@ -16,43 +18,81 @@ double OperandBytes(const hlo::Instruction& inst) {
 
 }  // namespace
 
+std::vector<int64_t> TorusDimensions(int64_t group, Topology topology) {
+  const int rank = topology == Topology::kTorus2d ? 2 : topology == Topology::kTorus3d ? 3 : 1;
+  std::vector<int64_t> dims;
+  int64_t left = group;
+  for (int k = rank; k > 1; --k) {
+    // The largest divisor of `left` at most its k-th root: as near a square (cube) as it gets.
+    int64_t best = 1;
+    for (int64_t d = 1; std::pow(static_cast<double>(d), k) <= static_cast<double>(left) + 0.5;
+         ++d) {
+      if (left % d == 0) best = d;
+    }
+    dims.push_back(best);
+    left /= best;
+  }
+  dims.push_back(left);
+  return dims;
+}
+
 CollectiveTime CollectiveSeconds(const hlo::Instruction& collective, int64_t group,
                                  const Interconnect& link) {
   CollectiveTime time;
   time.group = group;
   if (group <= 1 || link.bytes_per_second <= 0) return time;
   const double n = static_cast<double>(group);
-  double steps = 0, bytes = 0;
+  const bool through_switch = link.topology == Topology::kSwitch;
+  // The buffer S the formulas start from, and whether the collective reduces (two phases).
+  double whole = 0;
+  bool all_reduce = false;
   switch (collective.opcode()) {
     case hlo::Opcode::kAllReduce:
     case hlo::Opcode::kAllReduceStart:
-      steps = 2 * (n - 1);
-      bytes = 2 * (n - 1) / n * OperandBytes(collective);
+      all_reduce = true;
+      whole = OperandBytes(collective);
       break;
     case hlo::Opcode::kAllGather:
-      steps = n - 1;
-      bytes = (n - 1) / n * Bytes(collective.shape());
+      whole = Bytes(collective.shape());
       break;
     case hlo::Opcode::kAllGatherStart:  // (operands, results): the results are gathered
-      steps = n - 1;
-      bytes = (n - 1) / n * Bytes(collective.shape().tuple_shapes.at(1));
+      whole = Bytes(collective.shape().tuple_shapes.at(1));
       break;
     case hlo::Opcode::kReduceScatter:
     case hlo::Opcode::kAllToAll:
-      steps = n - 1;
-      bytes = (n - 1) / n * OperandBytes(collective);
+      whole = OperandBytes(collective);
       break;
     case hlo::Opcode::kCollectivePermute:
     case hlo::Opcode::kCollectivePermuteStart:
       time.group = 2;
-      steps = 1;
-      bytes = OperandBytes(collective);
-      break;
+      time.bytes_sent = OperandBytes(collective);
+      time.seconds = time.bytes_sent / link.bytes_per_second + link.step_latency_seconds +
+                     (through_switch ? link.hop_seconds : 0);
+      return time;
     default:
       return time;  // partition-id, replica-id, the -done halves
   }
+  const double phases = all_reduce ? 2 : 1;
+  double steps = 0, bytes = 0;
+  if (through_switch || collective.opcode() == hlo::Opcode::kAllToAll) {
+    bytes = phases * (n - 1) / n * whole;
+    steps = through_switch ? phases : phases * (n - 1);
+  }
+  if (collective.opcode() == hlo::Opcode::kAllToAll && !through_switch) {
+    steps = 0;
+    for (int64_t d : TorusDimensions(group, link.topology)) steps += static_cast<double>(d - 1);
+  } else if (!through_switch) {
+    double left = whole;  // what the next dimension's rings work on
+    for (int64_t d : TorusDimensions(group, link.topology)) {
+      const double size = static_cast<double>(d);
+      bytes += phases * (size - 1) / size * left;
+      steps += phases * (size - 1);
+      left /= size;
+    }
+  }
   time.bytes_sent = bytes;
-  time.seconds = bytes / link.bytes_per_second + steps * link.step_latency_seconds;
+  time.seconds = bytes / link.bytes_per_second +
+                 steps * (link.step_latency_seconds + (through_switch ? link.hop_seconds : 0));
   return time;
 }
 

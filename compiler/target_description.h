@@ -70,11 +70,18 @@ struct PeakRates {
 
 // The links between devices of a multi-device run (compiler/communication.h costs collectives
 // over them). No name: the target has none, and collectives are not costed.
+// How the devices are joined (communication.h says what each costs): a ring; a 2-D or 3-D torus
+// (each dimension a ring, the devices arranged as near-square / near-cube as the group's size
+// allows); or a switch every device has one link each way to.
+enum class Topology : uint8_t { kRing, kTorus2d, kTorus3d, kSwitch };
+
 struct Interconnect {
   std::string name;                   // e.g. "NVLink 4"
   double bytes_per_second = 0;        // per device, per direction
   double step_latency_seconds = 0;    // one step of a ring collective
   std::string source;                 // where the figures come from
+  Topology topology = Topology::kRing;
+  double hop_seconds = 0;             // the switch's own latency, per step through it
 };
 
 struct EnergyModel {

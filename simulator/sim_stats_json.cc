@@ -38,6 +38,7 @@ Json ConfigJson(const systolic::ArchConfig& config) {
       case systolic::KeyType::kString:
       case systolic::KeyType::kDataflow:
       case systolic::KeyType::kDtypes:
+      case systolic::KeyType::kTopology:
         object[key.key] = systolic::FormatValue(config, key);
         break;
     }

@@ -11,6 +11,8 @@
 namespace systolic {
 namespace {
 
+constexpr std::string_view kLinkTopologyNames[] = {"ring", "torus2d", "torus3d", "switch"};
+
 constexpr ArchKey kKeys[] = {
 #define ARCH_KEY(member, key, type, min, max, unit, doc) \
   {key,                                                  \
@@ -101,6 +103,13 @@ class ValueParser {
     if (value < key_.min || value > key_.max) throw OutOfRange();
     return value;
   }
+  LinkTopology TopologyValue() const {
+    for (LinkTopology t : {LinkTopology::kRing, LinkTopology::kTorus2d, LinkTopology::kTorus3d,
+                           LinkTopology::kSwitch}) {
+      if (LinkTopologyName(t) == text_) return t;
+    }
+    throw Bad("expected ring, torus2d, torus3d or switch");
+  }
   Dataflow DataflowValue() const {
     std::span<const SymbolInfo> symbols = DataflowSymbols();
     for (size_t i = 0; i < symbols.size(); ++i)
@@ -181,6 +190,9 @@ void SetKey(ArchConfig& config, std::string_view key, std::string_view value,
       return;
     case KeyType::kDtypes:
       config.*std::get<uint32_t ArchConfig::*>(found->member) = parse.Dtypes();
+      return;
+    case KeyType::kTopology:
+      config.*std::get<LinkTopology ArchConfig::*>(found->member) = parse.TopologyValue();
       return;
   }
 }
@@ -282,6 +294,9 @@ std::string FormatValue(const ArchConfig& config, const ArchKey& key) {
     case KeyType::kDouble: return FormatDouble(config.*std::get<double ArchConfig::*>(key.member));
     case KeyType::kDataflow:
       return std::string(DataflowName(config.*std::get<Dataflow ArchConfig::*>(key.member)));
+    case KeyType::kTopology:
+      return std::string(
+          LinkTopologyName(config.*std::get<LinkTopology ArchConfig::*>(key.member)));
     case KeyType::kDtypes: {
       std::string out;
       uint32_t set = config.*std::get<uint32_t ArchConfig::*>(key.member);
@@ -314,6 +329,7 @@ std::string KeysMarkdown() {
       case KeyType::kDouble: type = "number", range = RangeText(key); break;
       case KeyType::kDataflow: type = "ws \\| os \\| is"; break;
       case KeyType::kDtypes: type = "list of int8, bf16, f32"; break;
+      case KeyType::kTopology: type = "ring \\| torus2d \\| torus3d \\| switch"; break;
     }
     out += "| `" + std::string(key.key) + "` | " + type + " | " + range + " | " +
            std::string(key.unit) + " | " + std::string(key.doc) + " |\n";
@@ -345,6 +361,10 @@ int64_t PeakMacsPerCycle(const ArchConfig& config) { return config.array_rows * 
 
 double PeakOpsPerSecond(const ArchConfig& config) {
   return 2.0 * static_cast<double>(PeakMacsPerCycle(config)) * config.clock_mhz * 1e6;
+}
+
+std::string_view LinkTopologyName(LinkTopology topology) {
+  return kLinkTopologyNames[static_cast<int>(topology)];
 }
 
 }  // namespace systolic

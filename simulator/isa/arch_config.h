@@ -22,6 +22,11 @@ namespace systolic {
 // MXU input types, a bit set in ArchConfig::mxu_dtypes.
 enum MxuDtypeBit : uint32_t { kMxuInt8 = 1, kMxuBf16 = 2, kMxuF32 = 4 };
 
+// How the chips of a multi-chip system are joined (link.topology; compiler/communication.h says
+// what each costs).
+enum class LinkTopology : uint8_t { kRing, kTorus2d, kTorus3d, kSwitch };
+std::string_view LinkTopologyName(LinkTopology topology);  // "ring", "torus2d", ...
+
 struct ArchConfig {
 #define ARCH_KEY(member, key, type, min, max, unit, doc) ARCH_MEMBER_TYPE_##type member{};
 #define ARCH_MEMBER_TYPE_String std::string
@@ -30,6 +35,7 @@ struct ArchConfig {
 #define ARCH_MEMBER_TYPE_Double double
 #define ARCH_MEMBER_TYPE_Dataflow Dataflow
 #define ARCH_MEMBER_TYPE_Dtypes uint32_t
+#define ARCH_MEMBER_TYPE_Topology LinkTopology
 #include "simulator/isa/arch_config.def"
   bool operator==(const ArchConfig&) const = default;
 };
@@ -39,14 +45,15 @@ struct ArchConfig {
 #undef ARCH_MEMBER_TYPE_Double
 #undef ARCH_MEMBER_TYPE_Dataflow
 #undef ARCH_MEMBER_TYPE_Dtypes
+#undef ARCH_MEMBER_TYPE_Topology
 
-enum class KeyType : uint8_t { kString, kInt, kBytes, kDouble, kDataflow, kDtypes };
+enum class KeyType : uint8_t { kString, kInt, kBytes, kDouble, kDataflow, kDtypes, kTopology };
 
 struct ArchKey {
   std::string_view key;
   KeyType type;
   std::variant<std::string ArchConfig::*, int64_t ArchConfig::*, double ArchConfig::*,
-               Dataflow ArchConfig::*, uint32_t ArchConfig::*>
+               Dataflow ArchConfig::*, uint32_t ArchConfig::*, LinkTopology ArchConfig::*>
       member;
   double min;
   double max;

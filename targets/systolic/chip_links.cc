@@ -5,14 +5,14 @@
 
 #include "compiler/communication.h"
 #include "hlo/multi_device.h"
+#include "targets/systolic/description.h"
 
 namespace targets {
 
 LinkCost CollectiveLinkCost(const hlo::Instruction& collective, int64_t group,
                             const systolic::ArchConfig& config) {
-  const compiler::Interconnect links{"chip-to-chip links", config.link_bandwidth_gbps * 1e9,
-                                     config.link_latency_ns * 1e-9, "link.* keys"};
-  const compiler::CollectiveTime time = compiler::CollectiveSeconds(collective, group, links);
+  const compiler::CollectiveTime time =
+      compiler::CollectiveSeconds(collective, group, ChipLinks(config));
   LinkCost cost;
   cost.cycles = static_cast<int64_t>(time.seconds * config.clock_mhz * 1e6 + 0.5);
   cost.bytes_sent = time.bytes_sent;

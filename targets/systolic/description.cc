@@ -125,4 +125,22 @@ const compiler::TargetDescription& SystolicDescription() {
   return description;
 }
 
+compiler::Interconnect ChipLinks(const systolic::ArchConfig& config) {
+  compiler::Interconnect links;
+  if (config.link_bandwidth_gbps <= 0) return links;
+  links.name = "chip-to-chip links (" + std::string(systolic::LinkTopologyName(config.link_topology)) +
+               ")";
+  links.bytes_per_second = config.link_bandwidth_gbps * 1e9;
+  links.step_latency_seconds = config.link_latency_ns * 1e-9;
+  links.hop_seconds = config.link_hop_ns * 1e-9;
+  links.source = "the configuration's link.* keys";
+  switch (config.link_topology) {
+    case systolic::LinkTopology::kRing: links.topology = compiler::Topology::kRing; break;
+    case systolic::LinkTopology::kTorus2d: links.topology = compiler::Topology::kTorus2d; break;
+    case systolic::LinkTopology::kTorus3d: links.topology = compiler::Topology::kTorus3d; break;
+    case systolic::LinkTopology::kSwitch: links.topology = compiler::Topology::kSwitch; break;
+  }
+  return links;
+}
+
 }  // namespace targets

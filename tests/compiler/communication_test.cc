@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "compiler/communication.h"
 #include "tests/test_support.h"
@@ -53,6 +54,43 @@ TEST(Communication, RingFormulasByHand) {
   EXPECT_EQ(compiler::CollectiveSeconds(Find(*module, "ar"), 1, link).seconds, 0);
   EXPECT_EQ(compiler::CollectiveSeconds(Find(*module, "ar"), 4, compiler::Interconnect{}).seconds,
             0);
+}
+
+TEST(Communication, TorusDimensionsAreAsSquareAsTheGroupAllows) {
+  using compiler::Topology;
+  EXPECT_EQ(compiler::TorusDimensions(12, Topology::kTorus2d), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(compiler::TorusDimensions(16, Topology::kTorus2d), (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(compiler::TorusDimensions(8, Topology::kTorus3d), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_EQ(compiler::TorusDimensions(64, Topology::kTorus3d), (std::vector<int64_t>{4, 4, 4}));
+  EXPECT_EQ(compiler::TorusDimensions(7, Topology::kTorus2d), (std::vector<int64_t>{1, 7}));
+  EXPECT_EQ(compiler::TorusDimensions(12, Topology::kRing), (std::vector<int64_t>{12}));
+  EXPECT_EQ(compiler::TorusDimensions(12, Topology::kSwitch), (std::vector<int64_t>{12}));
+}
+
+// The same bytes on every topology (each chip still sends (n-1)/n of the buffer per phase);
+// what changes is the number of latency-bound steps, worked here by hand for 16 devices.
+TEST(Communication, TopologiesChangeTheStepsNotTheBytes) {
+  auto module = testing_support::ParseAndVerify(kCollectives);
+  const hlo::Instruction& ar = Find(*module, "ar");
+  const hlo::Instruction& ag = Find(*module, "ag");
+  compiler::Interconnect link{"test link", 1e9, 1e-6, "by hand"};
+  const double ar_bytes = 2.0 * 15 / 16 * 4096, ag_bytes = 15.0 / 16 * 16384;
+  // ring: 2 x 15 steps; all-gather 15.
+  EXPECT_DOUBLE_EQ(compiler::CollectiveSeconds(ar, 16, link).seconds, ar_bytes / 1e9 + 30e-6);
+  // 4 x 4 torus: 2 x (3 + 3) steps; all-gather 3 + 3.
+  link.topology = compiler::Topology::kTorus2d;
+  compiler::CollectiveTime torus = compiler::CollectiveSeconds(ar, 16, link);
+  EXPECT_DOUBLE_EQ(torus.bytes_sent, ar_bytes);
+  EXPECT_DOUBLE_EQ(torus.seconds, ar_bytes / 1e9 + 12e-6);
+  EXPECT_DOUBLE_EQ(compiler::CollectiveSeconds(ag, 16, link).seconds, ag_bytes / 1e9 + 6e-6);
+  // 2 x 2 x 4 torus: 2 x (1 + 1 + 3) steps.
+  link.topology = compiler::Topology::kTorus3d;
+  EXPECT_DOUBLE_EQ(compiler::CollectiveSeconds(ar, 16, link).seconds, ar_bytes / 1e9 + 10e-6);
+  // switch: two exchanges for an all-reduce, one for an all-gather, each link + hop latency.
+  link.topology = compiler::Topology::kSwitch;
+  link.hop_seconds = 0.5e-6;
+  EXPECT_DOUBLE_EQ(compiler::CollectiveSeconds(ar, 16, link).seconds, ar_bytes / 1e9 + 3e-6);
+  EXPECT_DOUBLE_EQ(compiler::CollectiveSeconds(ag, 16, link).seconds, ag_bytes / 1e9 + 1.5e-6);
 }
 
 // Large messages are bandwidth-bound: the bus bandwidth (bytes sent / time) approaches the

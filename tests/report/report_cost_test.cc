@@ -96,7 +96,7 @@ ENTRY e {
   const report::TargetCell& chips = Cell(on_chips, "systolic");
   ASSERT_TRUE(chips.communication_ms);
   EXPECT_NEAR(*chips.communication_ms, (1.5 * 1048576 / 100e9 + 6 * 1e-6) * 1e3, 1e-12);
-  EXPECT_EQ(chips.interconnect, "chip-to-chip links");
+  EXPECT_EQ(chips.interconnect, "chip-to-chip links (ring)");
 }
 
 TEST(ReportCostTest, TheLatencyHookReplacesTheEstimateWithinTheBudget) {

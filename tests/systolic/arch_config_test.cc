@@ -94,6 +94,12 @@ TEST(ArchConfig, OverrideErrors) {
             "--set:1:17: error: bad value 'nan' for 'clock.mhz': expected a number");
   EXPECT_EQ(ErrorOf([&] { ApplyOverride(c, "array.dataflow=rs"); }),
             "--set:1:22: error: bad value 'rs' for 'array.dataflow': expected ws, os or is");
+  EXPECT_EQ(ErrorOf([&] { ApplyOverride(c, "link.topology=mesh"); }),
+            "--set:1:21: error: bad value 'mesh' for 'link.topology': expected ring, torus2d, "
+            "torus3d or switch");
+  ArchConfig torus = c;
+  ApplyOverride(torus, "link.topology=torus3d");
+  EXPECT_EQ(torus.link_topology, LinkTopology::kTorus3d);
   EXPECT_EQ(ErrorOf([&] { ApplyOverride(c, "array.dtypes=int4"); }),
             "--set:1:20: error: bad value 'int4' for 'array.dtypes': expected a comma-separated "
             "list of int8, bf16, f32");

@@ -98,6 +98,13 @@ TEST(MultiChip, EveryChipMatchesTheInterpreterAndPaysTheRingFormula) {
     EXPECT_EQ(c.at("collective_wait_cycles"), 0) << d;
     EXPECT_GT(c.at("link_share"), 0) << d;
   }
+  // A 2 x 2 torus: the all-reduce takes 2 x (1 + 1) steps instead of 6, the all-gather 2
+  // instead of 3; the bytes are the ring's.
+  systolic::ArchConfig torus = config;
+  torus.link_topology = systolic::LinkTopology::kTorus2d;
+  const ChipRun on_torus = RunOnChips(*module, torus, inputs);
+  EXPECT_NEAR(on_torus.counters[0].at("link_cycles"), (seconds - 3 * a) * clock_hz, 3);
+  EXPECT_DOUBLE_EQ(on_torus.counters[0].at("link_bytes"), run.counters[0].at("link_bytes"));
   // Links twice as fast halve the bandwidth part.
   const ChipRun faster = RunOnChips(*module, WithLinks(2 * gbps, latency_ns), inputs);
   const double faster_seconds = seconds - (1.5 + 3 + 1) * s / b / 2;

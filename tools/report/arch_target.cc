@@ -1,9 +1,11 @@
 // SystolicTargetFromConfig (contract and the derivation rules in arch_target.h).
 #include "tools/report/arch_target.h"
-#include "targets/descriptions.h"
 
 #include <cstdio>
 #include <set>
+
+#include "targets/descriptions.h"
+#include "targets/systolic/description.h"
 
 namespace report {
 namespace {
@@ -60,10 +62,7 @@ compiler::TargetDescription SystolicTargetFromConfig(const systolic::ArchConfig&
   t.peak.vector_ops_per_second = static_cast<double>(config.vector_lanes) * clock_hz;
   t.peak.memory_bytes_per_second = config.dram_bandwidth_gbps * 1e9;
 
-  if (config.link_bandwidth_gbps > 0) {
-    t.interconnect = {"chip-to-chip links", config.link_bandwidth_gbps * 1e9,
-                      config.link_latency_ns * 1e-9, "the configuration's link.* keys"};
-  }
+  t.interconnect = targets::ChipLinks(config);
   t.energy.joules_per_flop = MacPicojoules(config) * 1e-12 / 2;
   t.energy.joules_per_vector_op = config.energy_vector_op_pj * 1e-12;
   t.energy.joules_per_dram_byte = config.energy_dram_pj_per_byte * 1e-12;
