@@ -19,8 +19,9 @@ namespace {
 std::vector<std::string> PassNamesFor(const TargetDescription& target) {
   std::vector<std::string> names = {
       // Clean-up and canonicalization: one flat computation graph in canonical form.
-      "async-wrapper-expander", "call-inliner", "tuple-simplifier", "batch-norm-expander", "algebraic-simplifier",
-      "constant-folding", "cse", "dce", "dot-canonicalizer", "dot-expander", "conv-canonicalizer",
+      "async-wrapper-expander", "call-inliner", "tuple-simplifier", "batch-norm-expander",
+      "algebraic-simplifier", "constant-folding", "cse", "dce", "dot-canonicalizer",
+      "dot-expander", "conv-canonicalizer",
       "while-loop-invariant-hoisting",
       // A second round: canonicalization and hoisting expose new identities and duplicates.
       "algebraic-simplifier", "cse", "dce"};

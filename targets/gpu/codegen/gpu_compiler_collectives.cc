@@ -40,7 +40,8 @@ Slabs SlabsOf(const hlo::Shape& shape, int64_t dimension) {
   const std::vector<int64_t> minor_to_major = shape.EffectiveMinorToMajor();
   for (auto it = minor_to_major.rbegin(); it != minor_to_major.rend(); ++it) {
     inside = inside || *it == dimension;
-    (inside ? slabs.row : slabs.outer) *= static_cast<uint64_t>(shape.dims[static_cast<size_t>(*it)]);
+    const auto extent = static_cast<uint64_t>(shape.dims[static_cast<size_t>(*it)]);
+    (inside ? slabs.row : slabs.outer) *= extent;
   }
   return slabs;
 }
@@ -184,6 +185,8 @@ void ArtifactBuilder::LowerCollective(const Instruction& inst) {
       const auto& attrs = inst.attr<hlo::CollectiveAttrs>();
       const std::vector<std::vector<int64_t>> groups = GroupsOf(inst);
       const auto size = static_cast<int64_t>(groups.front().size());
+      if (attrs.dimension < 0 || attrs.dimension >= inst.shape().rank())
+        Unsupported(inst, "no scatter dimension");
       const Slabs slabs = SlabsOf(inst.shape(), attrs.dimension);
       const uint64_t element = static_cast<uint64_t>(hlo::ByteSize(inst.shape().type));
       gpu::Slice send = ArraySlice(operand);
@@ -322,7 +325,8 @@ void ArtifactBuilder::LowerAllToAll(const Instruction& inst) {
   }
   if (inst.operand_count() != 1 || !inst.shape().IsArray())
     Unsupported(inst, "the array form with more than one operand");
-  if (shape.dims[static_cast<size_t>(attrs.dimension)] % size != 0)
+  if (attrs.dimension >= shape.rank() ||
+      shape.dims[static_cast<size_t>(attrs.dimension)] % size != 0)
     Unsupported(inst, "the dimension does not split evenly over the group");
   // Slabs of one block: the dimension's extent divided among the group.
   hlo::Shape block_shape = shape;

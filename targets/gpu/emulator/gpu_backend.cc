@@ -1,6 +1,7 @@
 // MakeGpuBackend: see gpu_backend.h.
 #include "targets/gpu/emulator/gpu_backend.h"
 
+#include <mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -33,7 +34,10 @@ class EmulatedExecutable : public targets::Executable {
     const hlo::DeviceGrid grid = device != nullptr ? device->grid : hlo::DeviceGrid{};
     const gpu::DeviceGrid& compiled_for = compiled_.artifact.manifest.grid;
     if (compiled_for.replicas != grid.replicas || compiled_for.partitions != grid.partitions) {
-      // The groups and ids are the grid's: compile for the one this run has.
+      // The groups and ids are the grid's: compile for the one this run has. The devices of a
+      // run compile one at a time (LLVM's target set-up is not made for concurrent first use).
+      static std::mutex compiling;
+      std::lock_guard<std::mutex> lock(compiling);
       gpu::codegen::GpuCompileOptions options;
       options.assemble = false;
       options.device_grid = grid;

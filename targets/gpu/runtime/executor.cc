@@ -125,7 +125,9 @@ void CheckSupported(const Artifact& artifact) {
 #endif
 #ifndef RTGPU_HAVE_NCCL
     if (std::holds_alternative<CollectiveCall>(step.call) && devices > 1) {
-      throw RunError("step '" + step.name + "': collectives between devices not supported by this runtime build (built without nccl.h)");
+      throw RunError("step '" + step.name +
+                     "': collectives between devices not supported by this runtime build (built "
+                     "without nccl.h)");
     }
 #endif
     (void)step;
@@ -134,14 +136,18 @@ void CheckSupported(const Artifact& artifact) {
 }
 
 // A collective whose group is this device alone: a copy (send_receive: from itself, or zeros).
-void EnqueueLocalCollective(const CudaDriver& cu, const CollectiveCall& call, const std::string& name,
-                            int64_t device, CUdeviceptr arena, CUstream stream) {
+void EnqueueLocalCollective(const CudaDriver& cu, const CollectiveCall& call,
+                            const std::string& name, int64_t device, CUdeviceptr arena,
+                            CUstream stream) {
   bool from_itself = call.op != Collective::kSendReceive;
-  for (const auto& [source, target] : call.pairs) from_itself = from_itself || (source == device && target == device);
+  for (const auto& [source, target] : call.pairs)
+    from_itself = from_itself || (source == device && target == device);
   const std::string what = "collective '" + name + "'";
   if (call.receive.bytes == 0 || (from_itself && call.send == call.receive)) return;
   if (from_itself) {
-    cu.Check(cu.cuMemcpyDtoDAsync(arena + call.receive.offset, arena + call.send.offset, call.receive.bytes, stream), what);
+    cu.Check(cu.cuMemcpyDtoDAsync(arena + call.receive.offset, arena + call.send.offset,
+                                  call.receive.bytes, stream),
+             what);
   } else {
     cu.Check(cu.cuMemsetD8Async(arena + call.receive.offset, 0, call.receive.bytes, stream), what);
   }
@@ -153,15 +159,17 @@ std::vector<RunResult> ExecuteOnDevices(const Artifact& artifact,
   CheckSupported(artifact);
   const int64_t devices = artifact.manifest.grid.size();
   if (static_cast<int64_t>(inputs.size()) != devices) {
-    throw RunError("inputs for " + std::to_string(inputs.size()) + " devices, the artifact runs on " + std::to_string(devices));
+    throw RunError("inputs for " + std::to_string(inputs.size()) +
+                   " devices, the artifact runs on " + std::to_string(devices));
   }
   if (devices == 1) return {Execute(artifact, inputs[0], options)};
   const CudaDriver& cu = CudaDriver::Load();
   int visible = 0;
   cu.Check(cu.cuDeviceGetCount(&visible), "cuDeviceGetCount");
   if (visible < devices) {
-    throw RunError("the artifact runs on " + std::to_string(devices) + " devices (" + std::to_string(artifact.manifest.grid.replicas) +
-                   " replica(s) x " + std::to_string(artifact.manifest.grid.partitions) + " partition(s)); " +
+    throw RunError("the artifact runs on " + std::to_string(devices) + " devices (" +
+                   std::to_string(artifact.manifest.grid.replicas) + " replica(s) x " +
+                   std::to_string(artifact.manifest.grid.partitions) + " partition(s)); " +
                    std::to_string(visible) + " visible");
   }
 #ifdef RTGPU_HAVE_NCCL
@@ -191,7 +199,8 @@ std::vector<RunResult> ExecuteOnDevices(const Artifact& artifact,
   }
   for (std::thread& t : threads) t.join();
   if (first_failure >= 0) {
-    throw RunError("device " + std::to_string(first_failure) + ": " + failures[static_cast<size_t>(first_failure)]);
+    throw RunError("device " + std::to_string(first_failure) + ": " +
+                   failures[static_cast<size_t>(first_failure)]);
   }
   return results;
 #else
@@ -346,21 +355,27 @@ RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inpu
       cu.Check(cu.cuMemcpy2DAsync(&copy, session.stream()), "strided copy '" + step.name + "'");
     } else if (const auto* fill = std::get_if<Fill>(&step.call)) {
       if (fill->destination.bytes == 0) return;
-      cu.Check(cu.cuMemsetD8Async(arena + fill->destination.offset, fill->value, fill->destination.bytes, session.stream()),
+      cu.Check(cu.cuMemsetD8Async(arena + fill->destination.offset, fill->value,
+                                  fill->destination.bytes, session.stream()),
                "fill '" + step.name + "'");
     } else if (const auto* id = std::get_if<DeviceIdWrite>(&step.call)) {
       const int64_t partitions = m.grid.partitions;
-      const int64_t value = id->partition ? options.grid_device % partitions : options.grid_device / partitions;
-      cu.Check(cu.cuMemsetD32Async(arena + id->destination.offset, static_cast<unsigned>(value), 1, session.stream()),
+      const int64_t value =
+          id->partition ? options.grid_device % partitions : options.grid_device / partitions;
+      cu.Check(cu.cuMemsetD32Async(arena + id->destination.offset, static_cast<unsigned>(value), 1,
+                                   session.stream()),
                "device id '" + step.name + "'");
     } else if (const auto* collective = std::get_if<CollectiveCall>(&step.call)) {
       if (CollectiveGroupOf(*collective, options.grid_device, m.grid.size()).size() <= 1) {
-        EnqueueLocalCollective(cu, *collective, step.name, options.grid_device, arena, session.stream());
+        EnqueueLocalCollective(cu, *collective, step.name, options.grid_device, arena,
+                               session.stream());
         return;
       }
 #ifdef RTGPU_HAVE_NCCL
-      if (options.communicators == nullptr) throw RunError("collective '" + step.name + "' runs between devices: use ExecuteOnDevices");
-      options.communicators->Enqueue(cu, *collective, step.name, options.grid_device, arena, session.stream());
+      if (options.communicators == nullptr)
+        throw RunError("collective '" + step.name + "' runs between devices: use ExecuteOnDevices");
+      options.communicators->Enqueue(cu, *collective, step.name, options.grid_device, arena,
+                                     session.stream());
 #else
       throw RunError("collective '" + step.name + "': this runtime build has no NCCL");
 #endif

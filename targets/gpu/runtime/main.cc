@@ -31,9 +31,11 @@ constexpr const char* kUsage =
     "  --repeat N                     timed runs; medians are over these (default 10)\n"
     "  --device I                     CUDA device ordinal (default 0; an artifact for N > 1\n"
     "                                 devices runs on ordinals 0..N-1, NCCL between them)\n"
-    "  --max-iterations N             stop a while loop after N trips with an error (default 2^32)\n"
+    "  --max-iterations N             stop a while loop after N trips with an error (default "
+    "2^32)\n"
     "  --stats-json FILE              per-step and total times as JSON\n"
-    "  --describe                     print the artifact's manifest summary and exit (no GPU needed)\n"
+    "  --describe                     print the artifact's manifest summary and exit (no GPU "
+    "needed)\n"
     "  --version                      print the artifact format version this runtime reads\n";
 
 struct Options {
@@ -99,8 +101,9 @@ void Describe(const gpu::Artifact& a) {
               gpu::kArtifactFormatVersion, m.producer.c_str(), m.target_arch.c_str());
   std::printf("arena %llu bytes, workspace %llu bytes\n", static_cast<unsigned long long>(m.arena_bytes),
               static_cast<unsigned long long>(m.workspace_bytes));
-  std::printf("devices %lld (%lld replica(s) x %lld partition(s))\n", static_cast<long long>(m.grid.size()),
-              static_cast<long long>(m.grid.replicas), static_cast<long long>(m.grid.partitions));
+  std::printf("devices %lld (%lld replica(s) x %lld partition(s))\n",
+              static_cast<long long>(m.grid.size()), static_cast<long long>(m.grid.replicas),
+              static_cast<long long>(m.grid.partitions));
   for (const auto& p : m.parameters) std::printf("parameter %s %s%s\n", p.name.c_str(), gpu::DTypeName(p.dtype), Shape(p.shape).c_str());
   for (const auto& r : m.results) std::printf("result %s %s%s\n", r.name.c_str(), gpu::DTypeName(r.dtype), Shape(r.shape).c_str());
   for (size_t i = 0; i < m.steps.size(); ++i) {
@@ -113,25 +116,28 @@ void Describe(const gpu::Artifact& a) {
 }
 
 // Device d's arrays out of entries stacked along a leading dimension of `devices`.
-std::vector<std::vector<gpu::runtime::NpyArray>> SplitDevices(const std::vector<gpu::runtime::NpyArray>& arrays,
-                                                                int64_t devices, const std::string& source) {
+std::vector<std::vector<gpu::runtime::NpyArray>> SplitDevices(
+    const std::vector<gpu::runtime::NpyArray>& arrays, int64_t devices, const std::string& source) {
   std::vector<std::vector<gpu::runtime::NpyArray>> split(static_cast<size_t>(devices));
   for (const gpu::runtime::NpyArray& a : arrays) {
     if (a.shape.empty() || a.shape[0] != devices) {
-      throw RunError(source + ": entry '" + a.name + "' has shape " + Shape(a.shape) + "; a run on " +
-                     std::to_string(devices) + " devices needs a leading dimension of " + std::to_string(devices));
+      throw RunError(source + ": entry '" + a.name + "' has shape " + Shape(a.shape) +
+                     "; a run on " + std::to_string(devices) +
+                     " devices needs a leading dimension of " + std::to_string(devices));
     }
     const size_t each = a.data.size() / static_cast<size_t>(devices);
     for (int64_t d = 0; d < devices; ++d) {
       split[static_cast<size_t>(d)].push_back(
-          {a.name, a.descr, std::vector<int64_t>(a.shape.begin() + 1, a.shape.end()), a.data.substr(static_cast<size_t>(d) * each, each)});
+          {a.name, a.descr, std::vector<int64_t>(a.shape.begin() + 1, a.shape.end()),
+           a.data.substr(static_cast<size_t>(d) * each, each)});
     }
   }
   return split;
 }
 
 // Every device's results as one entry each, stacked along a leading device dimension.
-std::vector<gpu::runtime::NpyArray> StackDevices(const std::vector<std::vector<gpu::runtime::NpyArray>>& per_device) {
+std::vector<gpu::runtime::NpyArray> StackDevices(
+    const std::vector<std::vector<gpu::runtime::NpyArray>>& per_device) {
   std::vector<gpu::runtime::NpyArray> stacked = per_device.at(0);
   for (size_t i = 0; i < stacked.size(); ++i) {
     stacked[i].shape.insert(stacked[i].shape.begin(), static_cast<int64_t>(per_device.size()));
@@ -182,20 +188,28 @@ int Run(const Options& o) {
     if (seed.empty() || *end != '\0') throw RunError("--inputs random:SEED needs an integer seed, got '" + seed + "'");
     // Device 0 draws what a one-device run draws; the others draw their own.
     for (int64_t d = 0; d < devices; ++d) {
-      inputs[static_cast<size_t>(d)] = gpu::runtime::RandomInputs(artifact.manifest, v + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(d));
+      inputs[static_cast<size_t>(d)] = gpu::runtime::RandomInputs(
+          artifact.manifest, v + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(d));
     }
   } else if (devices == 1) {
-    inputs[0] = gpu::runtime::BindInputs(artifact.manifest, gpu::runtime::ReadNpzFile(o.inputs), o.inputs);
+    inputs[0] =
+        gpu::runtime::BindInputs(artifact.manifest, gpu::runtime::ReadNpzFile(o.inputs), o.inputs);
   } else {
     const auto split = SplitDevices(gpu::runtime::ReadNpzFile(o.inputs), devices, o.inputs);
     for (int64_t d = 0; d < devices; ++d) {
-      inputs[static_cast<size_t>(d)] = gpu::runtime::BindInputs(artifact.manifest, split[static_cast<size_t>(d)], o.inputs);
+      inputs[static_cast<size_t>(d)] =
+          gpu::runtime::BindInputs(artifact.manifest, split[static_cast<size_t>(d)], o.inputs);
     }
   }
-  if (devices > 1 && o.run.device != 0) throw RunError("--device: an artifact for " + std::to_string(devices) + " devices runs on ordinals 0.." + std::to_string(devices - 1));
-  const std::vector<gpu::runtime::RunResult> all = gpu::runtime::ExecuteOnDevices(artifact, inputs, o.run);
-  const gpu::runtime::RunResult& r = all.front();  // the devices run in step: device 0's times stand for all
-  if (devices > 1) std::printf("devices: %lld, NCCL between them\n", static_cast<long long>(devices));
+  if (devices > 1 && o.run.device != 0)
+    throw RunError("--device: an artifact for " + std::to_string(devices) +
+                   " devices runs on ordinals 0.." + std::to_string(devices - 1));
+  const std::vector<gpu::runtime::RunResult> all =
+      gpu::runtime::ExecuteOnDevices(artifact, inputs, o.run);
+  const gpu::runtime::RunResult& r =
+      all.front();  // the devices run in step: device 0's times stand for all
+  if (devices > 1)
+    std::printf("devices: %lld, NCCL between them\n", static_cast<long long>(devices));
   std::printf("device: %s (sm_%d, driver %d)\n", r.device_name.c_str(), r.compute_capability, r.driver_version);
   if (r.control_flow != "none") std::printf("control flow: %s\n", r.control_flow.c_str());
   for (size_t i = 0; i < r.steps.size(); ++i) {
@@ -205,7 +219,8 @@ int Run(const Options& o) {
   std::printf("time: median %.4f ms, min %.4f ms over %d runs\n", r.total_median_ms, r.total_min_ms, o.run.repeat);
   if (!o.output.empty()) {
     std::vector<std::vector<gpu::runtime::NpyArray>> per_device;
-    for (const gpu::runtime::RunResult& each : all) per_device.push_back(gpu::runtime::ResultsToNpz(artifact.manifest, each.results));
+    for (const gpu::runtime::RunResult& each : all)
+      per_device.push_back(gpu::runtime::ResultsToNpz(artifact.manifest, each.results));
     gpu::runtime::WriteNpzFile(devices == 1 ? per_device[0] : StackDevices(per_device), o.output);
   }
   if (!o.stats_json.empty()) WriteStats(o, artifact, r);
