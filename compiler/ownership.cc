@@ -157,8 +157,11 @@ OwnerInfo OpOwner(const Instruction& inst, const TargetDescription& target) {
   if (inst.opcode() == Opcode::kCustomCall) return CustomCallOwner(inst, target);
   if (hlo::OpcodeClass(inst.opcode()) == hlo::OpClass::kCollective &&
       !target.supports_collectives) {
+    const bool id = inst.opcode() == Opcode::kPartitionId || inst.opcode() == Opcode::kReplicaId;
     return {Owner::kCollective, "",
-            std::string(hlo::OpcodeName(inst.opcode())) + " needs a multi-device runtime"};
+            std::string(hlo::OpcodeName(inst.opcode())) +
+                (id ? " reads this device's place in the device grid"
+                    : " exchanges values between devices (costed over the interconnect)")};
   }
   if (std::optional<PrimitiveType> held = HostElementType(inst, target)) {
     return {Owner::kHostFallback, "",

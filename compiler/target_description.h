@@ -31,7 +31,7 @@ enum class Owner : uint8_t {
   kAcceleratorNative,      // an instruction of the accelerator's own ISA
   kHostFallback,           // runs on the host because the target cannot execute it
   kUnsupportedCustomCall,  // opaque custom kernel the target does not know
-  kCollective,             // needs a multi-device runtime
+  kCollective,             // exchanges values between devices (a class of its own)
 };
 std::string_view OwnerName(Owner owner);  // "generated-kernel", "library", ...
 
