@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "hlo/binary_body.h"
 #include "hlo/evaluator_internal.h"
 #include "hlo/evaluator_types.h"
 
@@ -141,58 +142,17 @@ decltype(auto) VisitArrayType(PrimitiveType type, const Instruction& inst, Fn&& 
   Fail(inst, "expected an array element type, got " + std::string(PrimitiveTypeName(type)));
 }
 
-// The binary ops a reduction body may be recognized as (see RecognizeBinaryBody).
-enum class BinaryKind : uint8_t { kAdd, kMultiply, kMaximum, kMinimum, kAnd, kOr };
-
-// Recognizes a computation whose root is `op(param0, param1)` (either order) over scalars of
-// `type`, for the ops above that are legal on that type. Returns nullopt otherwise, in which
-// case the caller must call the computation per element.
-std::optional<BinaryKind> RecognizeBinaryBody(const Computation& computation, PrimitiveType type);
+// BinaryKind, RecognizeBinaryBody and Combine: hlo/binary_body.h (public: backends recognize
+// reducers the same way).
+using hlo::BinaryKind;
+using hlo::Combine;
+using hlo::RecognizeBinaryBody;
 
 // Recognizes a comparator `compare(param0, param1), direction=LT|GT` (also GE/LE for
 // select-and-scatter's select). Returns the attrs when it matches.
 std::optional<CompareAttrs> RecognizeCompareBody(const Computation& computation,
                                                  PrimitiveType type);
 
-// a op b in the compute type C, wrapping for integers and propagating NaN for max/min.
-template <typename C>
-C Combine(BinaryKind kind, C a, C b) {
-  if constexpr (std::is_floating_point_v<C>) {
-    switch (kind) {
-      case BinaryKind::kAdd:
-        return a + b;
-      case BinaryKind::kMultiply:
-        return a * b;
-      case BinaryKind::kMaximum:
-        return (std::isnan(a) || std::isnan(b)) ? a + b : (a > b ? a : b);
-      case BinaryKind::kMinimum:
-        return (std::isnan(a) || std::isnan(b)) ? a + b : (a < b ? a : b);
-      case BinaryKind::kAnd:
-      case BinaryKind::kOr:
-        break;  // never recognized for floats
-    }
-    return a;
-  } else {
-    using U = std::make_unsigned_t<C>;
-    switch (kind) {
-      case BinaryKind::kAdd:
-        return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
-      case BinaryKind::kMultiply:
-        // Promote through uint64 so narrow types do not promote to signed int and overflow.
-        return static_cast<C>(static_cast<uint64_t>(static_cast<U>(a)) *
-                              static_cast<uint64_t>(static_cast<U>(b)));
-      case BinaryKind::kMaximum:
-        return a > b ? a : b;
-      case BinaryKind::kMinimum:
-        return a < b ? a : b;
-      case BinaryKind::kAnd:
-        return static_cast<C>(a & b);
-      case BinaryKind::kOr:
-        return static_cast<C>(a | b);
-    }
-    return a;
-  }
-}
 // Combine in the compute type of an Arith tag. pred: add/maximum are logical or,
 // multiply/minimum logical and (as XLA's elementwise ops on pred).
 template <typename Tag>

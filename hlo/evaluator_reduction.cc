@@ -32,50 +32,7 @@ bool IsParameter(const Instruction* inst, int64_t number) {
          inst->attr<ParameterAttrs>().number == number;
 }
 
-// True when `computation` has exactly two scalar `type` parameters and its root is a binary
-// instruction over them (either order), returning that root.
-const Instruction* BinaryRootOverParameters(const Computation& computation, PrimitiveType type) {
-  if (computation.parameter_count() != 2) return nullptr;
-  for (const Instruction* p : computation.parameters()) {
-    if (p == nullptr || !p->shape().IsArray() || p->shape().rank() != 0 ||
-        p->shape().type != type) {
-      return nullptr;
-    }
-  }
-  const Instruction* root = computation.root();
-  if (root == nullptr || root->operand_count() != 2 || !root->shape().IsArray() ||
-      root->shape().rank() != 0) {
-    return nullptr;
-  }
-  const bool in_order = IsParameter(root->operand(0), 0) && IsParameter(root->operand(1), 1);
-  const bool swapped = IsParameter(root->operand(0), 1) && IsParameter(root->operand(1), 0);
-  return (in_order || swapped) ? root : nullptr;
-}
-
 }  // namespace
-
-std::optional<BinaryKind> RecognizeBinaryBody(const Computation& computation, PrimitiveType type) {
-  const Instruction* root = BinaryRootOverParameters(computation, type);
-  if (root == nullptr || root->shape().type != type) return std::nullopt;
-  if (IsComplex(type)) return std::nullopt;  // the typed fast paths are for real types
-  const bool bitwise_ok = IsInteger(type) || type == PrimitiveType::kPred;
-  switch (root->opcode()) {
-    case Opcode::kAdd:
-      return BinaryKind::kAdd;
-    case Opcode::kMultiply:
-      return BinaryKind::kMultiply;
-    case Opcode::kMaximum:
-      return BinaryKind::kMaximum;
-    case Opcode::kMinimum:
-      return BinaryKind::kMinimum;
-    case Opcode::kAnd:
-      return bitwise_ok ? std::optional(BinaryKind::kAnd) : std::nullopt;
-    case Opcode::kOr:
-      return bitwise_ok ? std::optional(BinaryKind::kOr) : std::nullopt;
-    default:
-      return std::nullopt;  // any other body: call the computation per element
-  }
-}
 
 std::optional<CompareAttrs> RecognizeCompareBody(const Computation& computation,
                                                  PrimitiveType type) {

@@ -13,14 +13,16 @@
 //  - Groups are resolved here, for the grid compiled for (hlo::CollectiveGroup and
 //    hlo::PermuteSource: XLA's group modes, the same functions the interpreter uses), into
 //    lists of global device ids; the artifact names every device's group.
-//  - all-reduce and reduce-scatter take a reduction NCCL has: the to_apply computation's root
-//    is add, multiply, maximum or minimum (and / or on pred) of its two parameters; any other
-//    is refused naming the instruction, as are s16/u16 reductions (no NCCL type).
+//  - all-reduce and reduce-scatter take a reduction NCCL has: the to_apply computation is one
+//    add, multiply, maximum or minimum of its two parameters (also and / or on pred), as
+//    hlo::RecognizeBinaryBody recognizes it; any other is refused naming the instruction, as
+//    are s16/u16 reductions (no NCCL type).
 //  - The -start forms compute at the start and return XLA's start values (operand copies,
 //    zeroed context words); -done copies out the result. Every step is in program order on one
 //    stream, so nothing overlaps the exchange yet.
 #include <algorithm>
 
+#include "hlo/binary_body.h"
 #include "hlo/multi_device.h"
 #include "targets/gpu/codegen/gpu_compiler_internal.h"
 
@@ -57,25 +59,24 @@ std::string LeafStepName(const std::string& name, size_t leaf, size_t leaves) {
   return step;
 }
 
+// The NCCL operator of a reducer (hlo::RecognizeBinaryBody, the evaluator's own recognizer).
+// pred's add / or are a max of 0/1 bytes, its multiply / and a min; NCCL has no bitwise and /
+// or on integers.
 std::optional<gpu::Reduction> ReductionOf(const Instruction& inst, hlo::PrimitiveType type) {
   const auto& called = inst.called_computations();
   if (called.empty() || called[0] == nullptr) return std::nullopt;
-  const Instruction* root = called[0]->root();
-  if (root->operand_count() != 2 || root->operand(0)->opcode() != Opcode::kParameter ||
-      root->operand(1)->opcode() != Opcode::kParameter ||
-      root->operand(0) == root->operand(1)) {
-    return std::nullopt;
-  }
+  const std::optional<hlo::BinaryKind> kind = hlo::RecognizeBinaryBody(*called[0], type);
+  if (!kind) return std::nullopt;
   const bool pred = type == hlo::PrimitiveType::kPred;
-  switch (root->opcode()) {
-    case Opcode::kAdd: return pred ? std::nullopt : std::optional(gpu::Reduction::kSum);
-    case Opcode::kMultiply: return pred ? std::nullopt : std::optional(gpu::Reduction::kProd);
-    case Opcode::kMaximum: return gpu::Reduction::kMax;
-    case Opcode::kMinimum: return gpu::Reduction::kMin;
-    case Opcode::kOr: return pred ? std::optional(gpu::Reduction::kMax) : std::nullopt;
-    case Opcode::kAnd: return pred ? std::optional(gpu::Reduction::kMin) : std::nullopt;
-    default: return std::nullopt;
+  switch (*kind) {
+    case hlo::BinaryKind::kAdd: return pred ? gpu::Reduction::kMax : gpu::Reduction::kSum;
+    case hlo::BinaryKind::kMultiply: return pred ? gpu::Reduction::kMin : gpu::Reduction::kProd;
+    case hlo::BinaryKind::kMaximum: return gpu::Reduction::kMax;
+    case hlo::BinaryKind::kMinimum: return gpu::Reduction::kMin;
+    case hlo::BinaryKind::kOr: return pred ? std::optional(gpu::Reduction::kMax) : std::nullopt;
+    case hlo::BinaryKind::kAnd: return pred ? std::optional(gpu::Reduction::kMin) : std::nullopt;
   }
+  return std::nullopt;
 }
 
 }  // namespace

@@ -2,32 +2,27 @@
 #include "targets/gpu/emulator/emulated_collectives.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
+#include "hlo/binary_body.h"
 #include "hlo/literal.h"
 
 namespace gpu::emulator {
 namespace {
 
-template <typename T>
-T Combine(gpu::Reduction reduction, T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if ((reduction == gpu::Reduction::kMax || reduction == gpu::Reduction::kMin) &&
-        (std::isnan(a) || std::isnan(b))) {
-      return std::isnan(a) ? a : b;
-    }
-  }
+// The reduction as the interpreter's fold computes it (pred's max / min of 0/1 bytes are its
+// or / and).
+hlo::BinaryKind KindOf(gpu::Reduction reduction) {
   switch (reduction) {
-    case gpu::Reduction::kSum: return static_cast<T>(a + b);
-    case gpu::Reduction::kProd: return static_cast<T>(a * b);
-    case gpu::Reduction::kMax: return std::max(a, b);
-    case gpu::Reduction::kMin: return std::min(a, b);
+    case gpu::Reduction::kSum: return hlo::BinaryKind::kAdd;
+    case gpu::Reduction::kProd: return hlo::BinaryKind::kMultiply;
+    case gpu::Reduction::kMax: return hlo::BinaryKind::kMaximum;
+    case gpu::Reduction::kMin: return hlo::BinaryKind::kMinimum;
   }
-  return a;
+  return hlo::BinaryKind::kAdd;
 }
 
 // out[i] = blocks[0][i] (+) blocks[1][i] (+) ... in rank order, as Storage elements computed in
@@ -35,13 +30,14 @@ T Combine(gpu::Reduction reduction, T a, T b) {
 template <typename Storage, typename Compute, typename Load, typename Store>
 void FoldAs(gpu::Reduction reduction, const std::vector<const uint8_t*>& blocks, uint64_t count,
             uint8_t* out, Load load, Store store) {
+  const hlo::BinaryKind kind = KindOf(reduction);
   for (uint64_t i = 0; i < count; ++i) {
     Storage acc;
     std::memcpy(&acc, blocks[0] + i * sizeof(Storage), sizeof(Storage));
     for (size_t r = 1; r < blocks.size(); ++r) {
       Storage next;
       std::memcpy(&next, blocks[r] + i * sizeof(Storage), sizeof(Storage));
-      acc = store(Combine<Compute>(reduction, load(acc), load(next)));
+      acc = store(hlo::Combine<Compute>(kind, load(acc), load(next)));
     }
     std::memcpy(out + i * sizeof(Storage), &acc, sizeof(Storage));
   }

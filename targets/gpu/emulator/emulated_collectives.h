@@ -7,8 +7,8 @@
 //  - The semantics are the artifact's (artifact.h, CollectiveCall), with the group's blocks
 //    reduced in rank order, each step rounded to the element type as XLA's to_apply would be:
 //    bit for bit the interpreter's all-reduce, whose fold is in group order. (NCCL's own order
-//    on a device may differ for floating-point sums; the emulation fixes one.) Maximum and
-//    minimum propagate NaN, as XLA's do.
+//    on a device may differ for floating-point sums; the emulation fixes one.) Each step is
+//    hlo::Combine, the interpreter's own arithmetic (maximum and minimum propagate NaN).
 //  - Without a device view (one device), every group must have one member: the exchange is a
 //    copy, a send_receive receives zeros unless the device is its own source.
 //  - Errors (std::runtime_error or the rendezvous' hlo::Error) name the step.
