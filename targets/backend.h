@@ -16,6 +16,7 @@
 #include "hlo/diagnostic.h"
 #include "hlo/ir.h"
 #include "hlo/literal.h"
+#include "hlo/multi_device.h"
 
 namespace targets {
 
@@ -108,6 +109,27 @@ class Backend {
   // Compiles a copy of `module` (the caller's module is not modified). Throws hlo::Error.
   virtual std::unique_ptr<Executable> Compile(const hlo::Module& module) = 0;
 };
+
+// One executable per device (each holds the buffers of one run), for a multi-device run.
+inline std::vector<std::unique_ptr<Executable>> CompileForDevices(Backend& backend,
+                                                                  const hlo::Module& module,
+                                                                  int64_t devices) {
+  std::vector<std::unique_ptr<Executable>> executables;
+  for (int64_t d = 0; d < devices; ++d) executables.push_back(backend.Compile(module));
+  return executables;
+}
+
+// Runs executables[d] as device d of `grid` on inputs[d], every device at once
+// (hlo::RunOnDevices: one thread each, collectives meeting through one runtime); element d of
+// the result is device d's. Throws as hlo::RunOnDevices does.
+inline std::vector<hlo::Literal> RunAsDevices(
+    const std::vector<std::unique_ptr<Executable>>& executables, const hlo::DeviceGrid& grid,
+    const std::vector<std::vector<hlo::Literal>>& inputs) {
+  return hlo::RunOnDevices(grid, [&](const hlo::DeviceView& view) {
+    const auto d = static_cast<size_t>(view.device);
+    return executables.at(d)->RunAsDevice(inputs.at(d), view);
+  });
+}
 
 // The set of backends available to a program, filled explicitly by its main().
 class BackendRegistry {

@@ -114,13 +114,8 @@ void ExpectEveryDeviceMatchesInterpreter(const std::string& text) {
   const std::vector<hlo::Literal> expected = hlo::EvaluateOnDevices(*module, grid, inputs);
   std::unique_ptr<targets::Backend> gpu = gpu::emulator::MakeGpuBackend();
   ASSERT_TRUE(gpu->multi_device());
-  std::vector<std::unique_ptr<targets::Executable>> executables;
-  for (int64_t d = 0; d < grid.size(); ++d) executables.push_back(gpu->Compile(*module));
   const std::vector<hlo::Literal> got =
-      hlo::RunOnDevices(grid, [&](const hlo::DeviceView& view) {
-        const auto d = static_cast<size_t>(view.device);
-        return executables[d]->RunAsDevice(inputs[d], view);
-      });
+      targets::RunAsDevices(targets::CompileForDevices(*gpu, *module, grid.size()), grid, inputs);
   ASSERT_EQ(got.size(), expected.size());
   for (size_t d = 0; d < got.size(); ++d) ExpectSameLeaves(got[d], expected[d], d);
 }

@@ -28,13 +28,9 @@ ChipRun RunOnChips(const hlo::Module& module, const systolic::ArchConfig& config
   auto backend =
       targets::MakeSystolicBackend(config, testing_support::Backends().Find("interp"));
   EXPECT_TRUE(backend->multi_device());
-  std::vector<std::unique_ptr<targets::Executable>> chips;
-  for (int64_t d = 0; d < grid.size(); ++d) chips.push_back(backend->Compile(module));
+  const auto chips = targets::CompileForDevices(*backend, module, grid.size());
   ChipRun run;
-  run.results = hlo::RunOnDevices(grid, [&](const hlo::DeviceView& view) {
-    const auto d = static_cast<size_t>(view.device);
-    return chips[d]->RunAsDevice(inputs[d], view);
-  });
+  run.results = targets::RunAsDevices(chips, grid, inputs);
   for (const auto& chip : chips) run.counters.push_back(chip->profile().counters);
   return run;
 }

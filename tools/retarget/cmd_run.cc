@@ -175,8 +175,7 @@ int RunOnDevices(const RunOptions& options, const hlo::Module& module, const hlo
                                    " partition(s))";
   if (!backend.multi_device()) {
     throw hlo::Error("--target " + backend.name() + " runs one device, and this run has " +
-                     devices_text + ": use --target interp, cpu or gpu, or --devices 1 for device 0 " +
-                     "alone");
+                     devices_text + ": use another --target, or --devices 1 for device 0 alone");
   }
   std::vector<std::vector<hlo::Literal>> inputs =
       io::ResolveDeviceInputs(module, options.inputs, n);
@@ -193,7 +192,7 @@ int RunOnDevices(const RunOptions& options, const hlo::Module& module, const hlo
   {
     Heartbeat heartbeat("compiling for " + backend.name() + " (" + std::to_string(n) +
                         " devices)");
-    for (int64_t d = 0; d < n; ++d) executables.push_back(backend.Compile(module));
+    executables = targets::CompileForDevices(backend, module, n);
   }
   const double compile_ms = MillisecondsSince(compile_start);
   std::vector<double> times_ms;
@@ -202,10 +201,7 @@ int RunOnDevices(const RunOptions& options, const hlo::Module& module, const hlo
     Heartbeat heartbeat("running on " + backend.name() + ", " + std::to_string(n) + " devices");
     for (int64_t run = 0; run < options.repeat; ++run) {
       auto start = std::chrono::steady_clock::now();
-      results = hlo::RunOnDevices(grid, [&](const hlo::DeviceView& view) {
-        auto d = static_cast<size_t>(view.device);
-        return executables[d]->RunAsDevice(inputs[d], view);
-      });
+      results = targets::RunAsDevices(executables, grid, inputs);
       times_ms.push_back(MillisecondsSince(start));
     }
   }

@@ -51,16 +51,10 @@ std::optional<report::MeasuredLatency> MeasureWallClock(targets::Backend& backen
 std::optional<report::MeasuredLatency> MeasureWallClockOnDevices(targets::Backend& backend,
                                                                  const hlo::Module& module,
                                                                  const hlo::DeviceGrid& grid) {
-  std::vector<std::unique_ptr<targets::Executable>> executables;
-  for (int64_t d = 0; d < grid.size(); ++d) executables.push_back(backend.Compile(module));
+  const auto executables = targets::CompileForDevices(backend, module, grid.size());
   const std::vector<std::vector<hlo::Literal>> inputs =
       io::ResolveDeviceInputs(module, "random:0", grid.size());
-  return MedianWallClock([&] {
-    hlo::RunOnDevices(grid, [&](const hlo::DeviceView& view) {
-      const auto d = static_cast<size_t>(view.device);
-      return executables[d]->RunAsDevice(inputs[d], view);
-    });
-  });
+  return MedianWallClock([&] { targets::RunAsDevices(executables, grid, inputs); });
 }
 
 // Runs once, on as many chips as the module is written for; the simulated time is the
@@ -123,33 +117,25 @@ report::LatencyFunction ReportLatencyHook(const Context& context,
       return report::LatencyAnswer::None("the " + target.name + " backend is not built in");
     }
     const hlo::DeviceGrid grid = hlo::ModuleDeviceGrid(module);
-    // A GPU target times the artifact with retarget-gpu-run, which runs every device of the
-    // grid (below); the others measure all devices here, or say they run one.
-    if (grid.size() > 1 && backend->latency_source() != targets::LatencySource::kDevice) {
-      if (!backend->multi_device() ||
-          backend->latency_source() == targets::LatencySource::kNone) {
-        return report::LatencyAnswer::None(
-            "written for " + std::to_string(grid.size()) + " devices; the " + backend->name() +
-            " backend runs one");
-      }
-      if (backend->latency_source() == targets::LatencySource::kSimulated) {
-        Heartbeat heartbeat("simulating " + module.name() + " on " +
-                            std::to_string(grid.size()) + " chips of " + config_name);
-        return Simulate(*backend, module);
-      }
-      Heartbeat heartbeat("measuring " + module.name() + " on " + backend->name() + ", " +
-                          std::to_string(grid.size()) + " devices");
-      return MeasureWallClockOnDevices(*backend, module, grid);
+    // A module written for several devices runs on all of them: measured here (every device
+    // at once), simulated (a chip per device) or timed by retarget-gpu-run (a GPU per device).
+    const std::string devices =
+        grid.size() > 1 ? ", " + std::to_string(grid.size()) + " devices" : "";
+    if (grid.size() > 1 && !backend->multi_device()) {
+      return report::LatencyAnswer::None("written for " + std::to_string(grid.size()) +
+                                         " devices; the " + backend->name() +
+                                         " backend runs one");
     }
     switch (backend->latency_source()) {
       case targets::LatencySource::kDevice:
         return MeasureOnGpu(module, budget);
       case targets::LatencySource::kWallClock: {
-        Heartbeat heartbeat("measuring " + module.name() + " on " + backend->name());
-        return MeasureWallClock(*backend, module);
+        Heartbeat heartbeat("measuring " + module.name() + " on " + backend->name() + devices);
+        return grid.size() > 1 ? MeasureWallClockOnDevices(*backend, module, grid)
+                               : MeasureWallClock(*backend, module);
       }
       case targets::LatencySource::kSimulated: {
-        Heartbeat heartbeat("simulating " + module.name() + " on " + config_name);
+        Heartbeat heartbeat("simulating " + module.name() + " on " + config_name + devices);
         return Simulate(*backend, module);
       }
       case targets::LatencySource::kNone:

@@ -14,17 +14,11 @@ namespace cli {
 std::map<std::string, double> SimulateSlowestChip(targets::Backend& backend,
                                                   const hlo::Module& module) {
   const hlo::DeviceGrid grid = hlo::ModuleDeviceGrid(module);
-  std::vector<std::unique_ptr<targets::Executable>> chips;
-  for (int64_t d = 0; d < grid.size(); ++d) chips.push_back(backend.Compile(module));
+  const auto chips = targets::CompileForDevices(backend, module, grid.size());
   if (grid.size() == 1) {
     chips[0]->Run(io::MakeRandomInputs(module, /*seed=*/0));
   } else {
-    const std::vector<std::vector<hlo::Literal>> inputs =
-        io::ResolveDeviceInputs(module, "random:0", grid.size());
-    hlo::RunOnDevices(grid, [&](const hlo::DeviceView& view) {
-      const auto d = static_cast<size_t>(view.device);
-      return chips[d]->RunAsDevice(inputs[d], view);
-    });
+    targets::RunAsDevices(chips, grid, io::ResolveDeviceInputs(module, "random:0", grid.size()));
   }
   std::map<std::string, double> slowest;
   for (const auto& chip : chips) {
