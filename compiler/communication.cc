@@ -72,22 +72,16 @@ CollectiveTime CollectiveSeconds(const hlo::Instruction& collective, int64_t gro
     default:
       return time;  // partition-id, replica-id, the -done halves
   }
+  // Every topology sends the ring's bytes, (n-1)/n of the buffer per phase (a torus's rings send
+  // (d-1)/d of what is left per dimension, which sums to the same). Steps: one exchange per
+  // phase through a switch; (d-1) per phase and dimension on rings.
   const double phases = all_reduce ? 2 : 1;
-  double steps = 0, bytes = 0;
-  if (through_switch || collective.opcode() == hlo::Opcode::kAllToAll) {
-    bytes = phases * (n - 1) / n * whole;
-    steps = through_switch ? phases : phases * (n - 1);
-  }
-  if (collective.opcode() == hlo::Opcode::kAllToAll && !through_switch) {
+  const double bytes = phases * (n - 1) / n * whole;
+  double steps = phases;
+  if (!through_switch) {
     steps = 0;
-    for (int64_t d : TorusDimensions(group, link.topology)) steps += static_cast<double>(d - 1);
-  } else if (!through_switch) {
-    double left = whole;  // what the next dimension's rings work on
     for (int64_t d : TorusDimensions(group, link.topology)) {
-      const double size = static_cast<double>(d);
-      bytes += phases * (size - 1) / size * left;
-      steps += phases * (size - 1);
-      left /= size;
+      steps += phases * static_cast<double>(d - 1);
     }
   }
   time.bytes_sent = bytes;

@@ -14,11 +14,11 @@
 //
 // Other topologies (Interconnect::topology):
 //   torus (2-D or 3-D, dimensions d1 x d2 [x d3] = n, TorusDimensions): the dimension-by-
-//     dimension algorithm, one ring per dimension on the data left by the previous one. An
-//     all-reduce sends sum_i 2(d_i-1)/d_i * S/(d1..d_{i-1}) in 2 sum_i (d_i-1) steps (on a
-//     2 x 2 x ... torus far fewer steps than a ring of n); all-gather and reduce-scatter the
-//     halves of that; all-to-all keeps the ring's bytes (a lower bound: a torus's bisection
-//     limits it) in sum_i (d_i-1) steps; a permute is one step to a neighbour.
+//     dimension algorithm, one ring per dimension on the data left by the previous one. Its
+//     rings send sum_i (d_i-1)/d_i * S/(d1..d_{i-1}) = (n-1)/n * S per phase, the ring's bytes,
+//     in sum_i (d_i-1) steps per phase instead of n-1 (an all-reduce has two phases);
+//     all-to-all keeps the ring's bytes too (a lower bound: a torus's bisection limits it);
+//     a permute is one step to a neighbour.
 //   switch: the same bytes as the ring, in 2 steps for an all-reduce (reduce-scatter, then
 //     all-gather, each one exchange through the switch) and 1 for the others, each step paying
 //     the link latency plus the switch's hop_seconds.

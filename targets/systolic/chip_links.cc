@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "compiler/communication.h"
-#include "hlo/multi_device.h"
 #include "targets/systolic/description.h"
 
 namespace targets {
@@ -21,8 +20,7 @@ LinkCost CollectiveLinkCost(const hlo::Instruction& collective, int64_t group,
 }
 
 int64_t LastArrival(const hlo::Instruction& collective, const hlo::DeviceView& device,
-                    int64_t now) {
-  const std::vector<int64_t> group = hlo::CollectiveGroup(collective, device.grid, device.device);
+                    std::span<const int64_t> group, int64_t now) {
   if (group.size() <= 1 || device.runtime == nullptr) return now;
   const auto rank =
       std::find(group.begin(), group.end(), device.device) - group.begin();

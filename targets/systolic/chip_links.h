@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "hlo/collective_runtime.h"
 #include "hlo/ir.h"
@@ -35,10 +36,10 @@ struct LinkCost {
 LinkCost CollectiveLinkCost(const hlo::Instruction& collective, int64_t group,
                             const systolic::ArchConfig& config);
 
-// Offers this chip's clock `now` (cycles) to the members of its group at `collective` and
-// returns the latest of them: when the group's last member arrives. Throws hlo::Error as the
-// rendezvous does (deadlock, another chip's failure).
+// Offers this chip's clock `now` (cycles) to the members of its `group` (hlo::CollectiveGroup
+// of `collective`, this chip included) and returns the latest of them: when the group's last
+// member arrives. Throws hlo::Error as the rendezvous does (deadlock, another chip's failure).
 int64_t LastArrival(const hlo::Instruction& collective, const hlo::DeviceView& device,
-                    int64_t now);
+                    std::span<const int64_t> group, int64_t now);
 
 }  // namespace targets

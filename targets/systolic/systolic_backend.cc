@@ -11,6 +11,7 @@
 
 #include "compiler/target_description.h"
 #include "compiler/target_pipelines.h"
+#include "hlo/multi_device.h"
 #include "hlo/progress.h"
 #include "simulator/simulator.h"
 #include "targets/systolic/chip_links.h"
@@ -263,19 +264,19 @@ class LoweredRunner {
                           hlo::OpcodeClass(root.opcode()) == hlo::OpClass::kCollective;
     const bool exchanges = per_chip && root.opcode() != hlo::Opcode::kPartitionId &&
                            root.opcode() != hlo::Opcode::kReplicaId;
-    int64_t group = 1;
+    std::vector<int64_t> group;
     if (exchanges) {
-      group = static_cast<int64_t>(hlo::CollectiveGroup(root, device_->grid, device_->device).size());
+      group = hlo::CollectiveGroup(root, device_->grid, device_->device);
       const int64_t now = Now(totals);
-      totals.wait_cycles += LastArrival(root, *device_, now) - now;
+      totals.wait_cycles += LastArrival(root, *device_, group, now) - now;
     }
     hlo::Literal result = per_chip ? executable.RunAsDevice(operands, *device_)
                                    : executable.Run(operands);
     size_t next = 0;
     MapLeaves(memories.dram, result, step.result, next);
     for (const DramBuffer& leaf : step.result) bytes += static_cast<double>(leaf.bytes());
-    if (exchanges && group > 1 && config_.link_bandwidth_gbps > 0) {
-      const LinkCost link = CollectiveLinkCost(root, group, config_);
+    if (group.size() > 1 && config_.link_bandwidth_gbps > 0) {
+      const LinkCost link = CollectiveLinkCost(root, static_cast<int64_t>(group.size()), config_);
       ++totals.collectives;
       totals.link_cycles += link.cycles;
       totals.link_bytes += link.bytes_sent;

@@ -29,13 +29,7 @@
 namespace gpu::codegen::internal {
 namespace {
 
-// Rows of a dimension's slabs in a physical layout: `outer` rows (the product of the dimensions
-// more major than `dimension`), each `row` elements long (`dimension` and everything more minor).
-struct Slabs {
-  uint64_t outer = 1;
-  uint64_t row = 1;
-};
-
+// The slabs of `dimension` in `shape`'s physical layout (Slabs, gpu_compiler_internal.h).
 Slabs SlabsOf(const hlo::Shape& shape, int64_t dimension) {
   Slabs slabs;
   bool inside = false;
@@ -45,6 +39,7 @@ Slabs SlabsOf(const hlo::Shape& shape, int64_t dimension) {
     const auto extent = static_cast<uint64_t>(shape.dims[static_cast<size_t>(*it)]);
     (inside ? slabs.row : slabs.outer) *= extent;
   }
+  slabs.row_bytes = slabs.row * static_cast<uint64_t>(hlo::ByteSize(shape.type));
   return slabs;
 }
 
@@ -110,29 +105,48 @@ void ArtifactBuilder::AddCollective(const Instruction& inst, const std::string& 
 }
 
 void ArtifactBuilder::StridedCopies(const std::string& name, uint64_t source,
-                                    uint64_t destination, uint64_t rows, uint64_t row_bytes,
-                                    int64_t blocks, bool gather) {
+                                    uint64_t destination, const Slabs& slabs, int64_t blocks,
+                                    bool gather) {
   // gather: slab b of every row of `source` (rows of `blocks` slabs) -> block b of
   // `destination`; otherwise the reverse.
-  const uint64_t block_bytes = rows * row_bytes;
+  const uint64_t block_bytes = slabs.outer * slabs.row_bytes;
+  const uint64_t pitch = slabs.row_bytes * static_cast<uint64_t>(blocks);
   for (int64_t b = 0; b < blocks; ++b) {
     const auto index = static_cast<uint64_t>(b);
     gpu::StridedCopy copy;
-    copy.rows = rows;
-    copy.row_bytes = row_bytes;
+    copy.rows = slabs.outer;
+    copy.row_bytes = slabs.row_bytes;
     if (gather) {
-      copy.source = source + index * row_bytes;
-      copy.source_pitch = row_bytes * static_cast<uint64_t>(blocks);
+      copy.source = source + index * slabs.row_bytes;
+      copy.source_pitch = pitch;
       copy.destination = destination + index * block_bytes;
-      copy.destination_pitch = row_bytes;
+      copy.destination_pitch = slabs.row_bytes;
     } else {
       copy.source = source + index * block_bytes;
-      copy.source_pitch = row_bytes;
-      copy.destination = destination + index * row_bytes;
-      copy.destination_pitch = row_bytes * static_cast<uint64_t>(blocks);
+      copy.source_pitch = slabs.row_bytes;
+      copy.destination = destination + index * slabs.row_bytes;
+      copy.destination_pitch = pitch;
     }
     steps_->push_back({name + "." + std::to_string(b), copy});
   }
+}
+
+gpu::Slice ArtifactBuilder::AsBlocks(const std::string& name, gpu::Slice buffer,
+                                     const Slabs& slabs, int64_t blocks) {
+  if (slabs.outer == 1) return buffer;
+  const gpu::Slice scratch = ScratchSlice(buffer.bytes);
+  StridedCopies(name + ".blocks", buffer.offset, scratch.offset, slabs, blocks, /*gather=*/true);
+  return scratch;
+}
+
+gpu::Slice ArtifactBuilder::BlocksFor(gpu::Slice result, const Slabs& slabs) {
+  return slabs.outer == 1 ? result : ScratchSlice(result.bytes);
+}
+
+void ArtifactBuilder::SpreadBlocks(const std::string& name, gpu::Slice blocks, gpu::Slice result,
+                                   const Slabs& slabs, int64_t count) {
+  if (blocks == result) return;
+  StridedCopies(name + ".slabs", blocks.offset, result.offset, slabs, count, /*gather=*/false);
 }
 
 void ArtifactBuilder::LowerCollective(const Instruction& inst) {
@@ -150,13 +164,14 @@ void ArtifactBuilder::LowerCollective(const Instruction& inst) {
       CollectLeafShapes(inst.shape(), leaves);
       if (leaves.size() != static_cast<size_t>(inst.operand_count()))
         Unsupported(inst, "operands and results do not pair up");
+      const std::vector<std::vector<int64_t>> groups = GroupsOf(inst);
       for (size_t i = 0; i < leaves.size(); ++i) {
         gpu::CollectiveCall call;
         call.op = gpu::Collective::kAllReduce;
         call.count = static_cast<uint64_t>(leaves[i].ElementCount());
         call.send = ArraySlice(*inst.operand(static_cast<int64_t>(i)));
         call.receive = out.at(i);
-        call.groups = GroupsOf(inst);
+        call.groups = groups;
         AddCollective(inst, LeafStepName(inst.name(), i, leaves.size()),
                       std::move(call), leaves[i]);
       }
@@ -189,23 +204,15 @@ void ArtifactBuilder::LowerCollective(const Instruction& inst) {
       if (attrs.dimension < 0 || attrs.dimension >= inst.shape().rank())
         Unsupported(inst, "no scatter dimension");
       const Slabs slabs = SlabsOf(inst.shape(), attrs.dimension);
-      const uint64_t element = static_cast<uint64_t>(hlo::ByteSize(inst.shape().type));
-      gpu::Slice send = ArraySlice(operand);
       if (operand.shape().dims[static_cast<size_t>(attrs.dimension)] !=
               inst.shape().dims[static_cast<size_t>(attrs.dimension)] * size ||
           operand.shape().EffectiveMinorToMajor() != inst.shape().EffectiveMinorToMajor()) {
         Unsupported(inst, "the operand is not the group's blocks of the result");
       }
-      if (slabs.outer > 1) {  // the operand's slabs into blocks first
-        const gpu::Slice blocks = ScratchSlice(send.bytes);
-        StridedCopies(inst.name() + ".blocks", send.offset, blocks.offset, slabs.outer,
-                      slabs.row * element, size, /*gather=*/true);
-        send = blocks;
-      }
       gpu::CollectiveCall call;
       call.op = gpu::Collective::kReduceScatter;
-      call.count = slabs.outer * slabs.row;
-      call.send = send;
+      call.count = slabs.elements();
+      call.send = AsBlocks(inst.name(), ArraySlice(operand), slabs, size);
       call.receive = ArraySlice(inst);
       call.groups = groups;
       AddCollective(inst, inst.name(), std::move(call), inst.shape());
@@ -266,27 +273,23 @@ void ArtifactBuilder::LowerAllGather(const Instruction& inst, const Instruction&
   const hlo::Shape& shape = operand.shape();
   if (dimension < 0 || dimension >= shape.rank()) Unsupported(inst, "no gather dimension");
   const Slabs slabs = SlabsOf(shape, dimension);
-  const uint64_t element = static_cast<uint64_t>(hlo::ByteSize(shape.type));
   const hlo::Shape& gathered = inst.opcode() == Opcode::kAllGatherStart
                                   ? inst.shape().tuple_shapes.at(1)
                                   : inst.shape();
-  if (result.bytes != static_cast<uint64_t>(size) * slabs.outer * slabs.row * element ||
+  if (result.bytes != static_cast<uint64_t>(size) * slabs.outer * slabs.row_bytes ||
       (gathered.IsArray() &&
        gathered.EffectiveMinorToMajor() != shape.EffectiveMinorToMajor())) {
     Unsupported(inst, "the result is not the group's operands side by side");
   }
   gpu::CollectiveCall call;
   call.op = gpu::Collective::kAllGather;
-  call.count = slabs.outer * slabs.row;
+  call.count = slabs.elements();
   call.send = ArraySlice(operand);
-  call.receive = slabs.outer > 1 ? ScratchSlice(result.bytes) : result;
+  call.receive = BlocksFor(result, slabs);
   call.groups = groups;
-  const uint64_t blocks = call.receive.offset;
+  const gpu::Slice blocks = call.receive;
   AddCollective(inst, name, std::move(call), shape);
-  if (slabs.outer > 1) {  // blocks out to their slabs
-    StridedCopies(name + ".slabs", blocks, result.offset, slabs.outer, slabs.row * element, size,
-                  /*gather=*/false);
-  }
+  SpreadBlocks(name, blocks, result, slabs, size);
 }
 
 void ArtifactBuilder::LowerAllToAll(const Instruction& inst) {
@@ -333,23 +336,13 @@ void ArtifactBuilder::LowerAllToAll(const Instruction& inst) {
   hlo::Shape block_shape = shape;
   block_shape.dims[static_cast<size_t>(attrs.dimension)] /= size;
   const Slabs slabs = SlabsOf(block_shape, attrs.dimension);
-  gpu::Slice send = ArraySlice(*inst.operand(0));
   const gpu::Slice result = ArraySlice(inst);
-  if (slabs.outer > 1) {
-    const gpu::Slice blocks = ScratchSlice(send.bytes);
-    StridedCopies(inst.name() + ".blocks", send.offset, blocks.offset, slabs.outer,
-                  slabs.row * element, size, /*gather=*/true);
-    send = blocks;
-  }
-  call.count = slabs.outer * slabs.row;
-  call.send = send;
-  call.receive = slabs.outer > 1 ? ScratchSlice(result.bytes) : result;
-  const uint64_t received = call.receive.offset;
+  call.count = slabs.elements();
+  call.send = AsBlocks(inst.name(), ArraySlice(*inst.operand(0)), slabs, size);
+  call.receive = BlocksFor(result, slabs);
+  const gpu::Slice received = call.receive;
   AddCollective(inst, inst.name(), std::move(call), shape);
-  if (slabs.outer > 1) {
-    StridedCopies(inst.name() + ".slabs", received, result.offset, slabs.outer,
-                  slabs.row * element, size, /*gather=*/false);
-  }
+  SpreadBlocks(inst.name(), received, result, slabs, size);
 }
 
 }  // namespace gpu::codegen::internal

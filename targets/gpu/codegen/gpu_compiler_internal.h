@@ -97,6 +97,16 @@ inline size_t LeafCount(const hlo::Shape& shape) {
   return leaves.size();
 }
 
+// Rows of a dimension's slabs in a physical layout: `outer` rows (the product of the dimensions
+// more major than the dimension), each `row` elements long (the dimension and everything more
+// minor). One row (outer == 1) is one contiguous block already: nothing to gather or spread.
+struct Slabs {
+  uint64_t outer = 1;
+  uint64_t row = 1;
+  uint64_t row_bytes = 0;
+  uint64_t elements() const { return outer * row; }
+};
+
 class ArtifactBuilder {
  public:
   ArtifactBuilder(const hlo::Module& module, const GpuCompileOptions& options)
@@ -130,10 +140,19 @@ class ArtifactBuilder {
   // A collective step on elements of `element`'s type; the reduction from `inst`'s to_apply.
   void AddCollective(const Instruction& inst, const std::string& name, gpu::CollectiveCall call,
                      const hlo::Shape& element);
-  // `blocks` strided copies between rows of `blocks` slabs (`row_bytes` each) and contiguous
-  // blocks of `rows` rows: slabs to blocks when `gather`, blocks to slabs otherwise.
+  // `blocks` strided copies between rows of `blocks` slabs and contiguous blocks of
+  // `slabs.outer` rows: slabs to blocks when `gather`, blocks to slabs otherwise.
   void StridedCopies(const std::string& name, uint64_t source, uint64_t destination,
-                     uint64_t rows, uint64_t row_bytes, int64_t blocks, bool gather);
+                     const Slabs& slabs, int64_t blocks, bool gather);
+  // `buffer` (rows of `blocks` slabs) as `blocks` contiguous blocks NCCL can send: itself when
+  // it has one row, else a scratch the slabs are gathered into.
+  gpu::Slice AsBlocks(const std::string& name, gpu::Slice buffer, const Slabs& slabs,
+                      int64_t blocks);
+  // Where a collective's `result` receives its blocks (itself, or a scratch), and the copies
+  // spreading them out to the result's slabs afterwards (none when it was itself).
+  gpu::Slice BlocksFor(gpu::Slice result, const Slabs& slabs);
+  void SpreadBlocks(const std::string& name, gpu::Slice blocks, gpu::Slice result,
+                    const Slabs& slabs, int64_t count);
   // Lowers `computation` into `steps` (its parameter leaves bound to `parameter_slices`, in
   // parameter order) and returns its root's leaf slices.
   std::vector<gpu::Slice> LowerComputationInto(

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "targets/gpu/runtime/cublaslt_matmul.h"
@@ -172,8 +173,19 @@ std::vector<RunResult> ExecuteOnDevices(const Artifact& artifact,
                    std::to_string(artifact.manifest.grid.partitions) + " partition(s)); " +
                    std::to_string(visible) + " visible");
   }
+  // NCCL only when a collective spans devices: an artifact for a grid may exchange nothing.
+  bool exchanges = false;
+  ForEachStep(artifact.manifest, [&](const Step& step) {
+    if (const auto* call = std::get_if<CollectiveCall>(&step.call)) {
+      exchanges = exchanges || CollectiveGroupOf(*call, 0, devices).size() > 1;
+    }
+  });
 #ifdef RTGPU_HAVE_NCCL
-  NcclCommunicators communicators(NcclLibrary::Load(), artifact.manifest);
+  std::optional<NcclCommunicators> communicators;
+  if (exchanges) communicators.emplace(NcclLibrary::Load(), artifact.manifest);
+#else
+  (void)exchanges;  // CheckSupported refused them
+#endif
   std::vector<RunResult> results(static_cast<size_t>(devices));
   std::vector<std::string> failures(static_cast<size_t>(devices));
   std::mutex failure_mutex;
@@ -184,7 +196,9 @@ std::vector<RunResult> ExecuteOnDevices(const Artifact& artifact,
       RunOptions mine = options;
       mine.device = static_cast<int>(d);
       mine.grid_device = d;
-      mine.communicators = &communicators;
+#ifdef RTGPU_HAVE_NCCL
+      if (communicators) mine.communicators = &*communicators;
+#endif
       try {
         results[static_cast<size_t>(d)] = Execute(artifact, inputs[static_cast<size_t>(d)], mine);
       } catch (const std::exception& e) {
@@ -193,7 +207,10 @@ std::vector<RunResult> ExecuteOnDevices(const Artifact& artifact,
           failures[static_cast<size_t>(d)] = e.what();
           if (first_failure < 0) first_failure = d;
         }
-        communicators.Abort();  // the others' collectives would wait for this device forever
+#ifdef RTGPU_HAVE_NCCL
+        // The others' collectives would wait for this device forever.
+        if (communicators) communicators->Abort();
+#endif
       }
     });
   }
@@ -203,9 +220,6 @@ std::vector<RunResult> ExecuteOnDevices(const Artifact& artifact,
                    failures[static_cast<size_t>(first_failure)]);
   }
   return results;
-#else
-  throw RunError("this runtime build has no NCCL (built without nccl.h), so it runs one device");
-#endif
 }
 
 RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inputs, const RunOptions& options) {
