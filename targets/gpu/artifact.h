@@ -299,6 +299,12 @@ struct DeviceGrid {
     return replicas == o.replicas && partitions == o.partitions;
   }
 };
+
+// What a device_id step writes on device `device` of `grid` (XLA's default assignment: replica
+// device / partitions, partition device % partitions).
+inline uint32_t DeviceIdValue(const DeviceIdWrite& id, const DeviceGrid& grid, int64_t device) {
+  return static_cast<uint32_t>(id.partition ? device % grid.partitions : device / grid.partitions);
+}
 inline constexpr int64_t kMaxArtifactDevices = 1024;
 
 struct Manifest {

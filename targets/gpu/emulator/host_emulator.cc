@@ -501,10 +501,8 @@ std::vector<hlo::Literal> EmulateArtifact(const gpu::codegen::GpuCompileResult& 
         if (fill->destination.bytes > 0)
           std::memset(&arena.at(fill->destination.offset), fill->value, fill->destination.bytes);
       } else if (const auto* id = std::get_if<gpu::DeviceIdWrite>(&step.call)) {
-        const int64_t self = device != nullptr ? device->device : 0;
-        const int64_t partitions = manifest.grid.partitions;
-        const auto value = static_cast<uint32_t>(id->partition ? self % partitions
-                                                               : self / partitions);
+        const uint32_t value =
+            gpu::DeviceIdValue(*id, manifest.grid, device != nullptr ? device->device : 0);
         std::memcpy(&arena.at(id->destination.offset), &value, 4);
       } else if (const auto* collective = std::get_if<gpu::CollectiveCall>(&step.call)) {
         EmulateCollective(step.name, *collective, arena.data(), device);

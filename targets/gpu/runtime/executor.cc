@@ -373,10 +373,8 @@ RunResult Execute(const Artifact& artifact, const std::vector<std::string>& inpu
                                   fill->destination.bytes, session.stream()),
                "fill '" + step.name + "'");
     } else if (const auto* id = std::get_if<DeviceIdWrite>(&step.call)) {
-      const int64_t partitions = m.grid.partitions;
-      const int64_t value =
-          id->partition ? options.grid_device % partitions : options.grid_device / partitions;
-      cu.Check(cu.cuMemsetD32Async(arena + id->destination.offset, static_cast<unsigned>(value), 1,
+      cu.Check(cu.cuMemsetD32Async(arena + id->destination.offset,
+                                   DeviceIdValue(*id, m.grid, options.grid_device), 1,
                                    session.stream()),
                "device id '" + step.name + "'");
     } else if (const auto* collective = std::get_if<CollectiveCall>(&step.call)) {
