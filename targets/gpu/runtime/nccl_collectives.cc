@@ -70,7 +70,6 @@ const NcclLibrary& NcclLibrary::Load() {
   }
     RTGPU_NCCL_ENTRY_POINTS(RTGPU_NCCL_RESOLVE)
 #undef RTGPU_NCCL_RESOLVE
-    loaded->ncclGetVersion(&loaded->version);
     library = std::move(loaded);
   });
   if (!library) throw RunError(load_error);

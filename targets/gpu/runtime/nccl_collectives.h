@@ -33,7 +33,6 @@ namespace gpu::runtime {
 class CudaDriver;
 
 #define RTGPU_NCCL_ENTRY_POINTS(X) \
-  X(ncclGetVersion)                \
   X(ncclGetErrorString)            \
   X(ncclCommInitAll)               \
   X(ncclCommDestroy)               \
@@ -52,7 +51,6 @@ class NcclLibrary {
   static const NcclLibrary& Load();
   // Throws RunError("<what>: <ncclGetErrorString>") unless result is ncclSuccess.
   void Check(ncclResult_t result, const std::string& what) const;
-  int version = 0;  // ncclGetVersion's code, e.g. 22809 for 2.28.9
 
 #define RTGPU_NCCL_MEMBER(fn) decltype(&::fn) fn = nullptr;
   RTGPU_NCCL_ENTRY_POINTS(RTGPU_NCCL_MEMBER)
