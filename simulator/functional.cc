@@ -28,6 +28,7 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
   void OnHalt(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnCfgSet(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnCfgLoad(const Instruction& inst) override { NotComputeUnit(inst); }
+  void OnCtrlTest(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnSemSignal(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnSemWait(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnDmaLoad(const Instruction& inst) override { NotComputeUnit(inst); }

@@ -46,6 +46,9 @@ Shared::Shared() : ticks_per_cycle_(sc_core::sc_time(1, sc_core::SC_NS).value())
   for (size_t sem = 0; sem < kSemaphoreCount; ++sem) {
     MakeAbortable(semaphore_events_[sem], semaphore_or_abort_[sem]);
   }
+  {
+    MakeAbortable(unit_finished_, unit_finished_or_abort_);
+  }
 }
 
 void Shared::BeginRun(Run& run, uint64_t start_ticks) {

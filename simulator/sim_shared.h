@@ -148,6 +148,11 @@ class Shared {
     return semaphore_or_abort_[sem];
   }
   sc_core::sc_event& run_started() { return run_started_; }
+  // Notified by a unit each time it finishes an instruction (ctrl.test waits for the drain).
+  sc_core::sc_event& unit_finished() { return unit_finished_; }
+  const sc_core::sc_event_or_list& unit_finished_or_abort() const {
+    return unit_finished_or_abort_;
+  }
 
   // Cycles since the start of the run.
   int64_t Now() const;
@@ -197,6 +202,8 @@ class Shared {
   bool aborting_ = false;
   sc_core::sc_event abort_;
   sc_core::sc_event run_started_;
+  sc_core::sc_event unit_finished_;
+  sc_core::sc_event_or_list unit_finished_or_abort_;
   std::array<InstructionQueue, kQueuedUnitCount> queues_;
   std::array<sc_core::sc_event, kSemaphoreCount> semaphore_events_;
   std::array<sc_core::sc_event_or_list, kSemaphoreCount> semaphore_or_abort_;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <new>
+#include <span>
 #include <string>
 
 namespace simulator::sim {
@@ -67,6 +68,7 @@ void UnitProcess::Thread() {
           shared_.Fail(index, e.what());
         }
         run.current[u] = -1;
+        shared_.unit_finished().notify();
       }
     } catch (const AbortRun&) {
       // The run failed; the queues were cleared. Resume with the next run.
@@ -215,6 +217,10 @@ void FrontEnd::FetchAll() {
     run.fetch_index = i;
     const int64_t now = shared_.Now();
     const Unit unit = run.unit_of[i];
+    if (instructions[i].opcode == Opcode::kCtrlTest) {
+      TestPredicate(i, instructions[i]);
+      continue;
+    }
     if (unit == Unit::kControl) {  // nop or halt: one cycle here
       shared_.Busy(Unit::kControl, now, now + 1, i);
       shared_.WaitUntil(now + 1);
@@ -233,6 +239,31 @@ void FrontEnd::FetchAll() {
   run.fetch_index = instructions.size();
   run.fetch_done = true;
   run.end_cycle = std::max(run.end_cycle, shared_.Now());
+}
+
+// Every queue empty and every unit idle, then one DRAM access (its latency) for the byte.
+void FrontEnd::TestPredicate(size_t index, const systolic::Instruction& inst) {
+  Run& run = shared_.run();
+  auto drained = [&run, this] {
+    for (size_t u = 0; u < kQueuedUnitCount; ++u) {
+      if (run.current[u] >= 0 || !shared_.queue(static_cast<Unit>(u)).empty()) return false;
+    }
+    return true;
+  };
+  while (!drained()) shared_.WaitFor(shared_.unit_finished_or_abort());
+  const int64_t start = std::max(shared_.Now(), run.end_cycle);
+  const int64_t end = start + run.dram_latency_cycles + 1;
+  uint8_t flag = 0;
+  try {
+    run.memories.dram.Read(inst.get(systolic::CtrlTestField::src), std::span<uint8_t>(&flag, 1));
+  } catch (const hlo::Error& e) {
+    shared_.Fail(index, e.message());
+  }
+  shared_.WaitUntil(end);
+  shared_.Busy(Unit::kControl, start, end, index);
+  run.stats.test_flag = flag != 0;
+  run.stats.dram_bytes_read += 1;
+  run.end_cycle = std::max(run.end_cycle, end);
 }
 
 }  // namespace simulator::sim

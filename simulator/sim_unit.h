@@ -88,6 +88,7 @@ class FrontEnd : public sc_core::sc_module {
  private:
   void Thread();
   void FetchAll();
+  void TestPredicate(size_t index, const systolic::Instruction& inst);  // ctrl.test
   Shared& shared_;
 };
 

@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -80,6 +81,9 @@ struct SimStats {
   // Peak bytes holding live data (sim_liveness.h: written by the program and still to be read);
   // -1 when the program has too many disjoint live ranges to track.
   int64_t ub_peak_bytes_live = 0, acc_peak_bytes_live = 0;
+  // The branch flag the program's last ctrl.test read (the loop sequencer's decision); empty
+  // when the program has none.
+  std::optional<bool> test_flag;
   // Energy by component in picojoules: "mac", "vector", "ub", "acc", "dram".
   std::map<std::string, double> energy_pj;
   double total_energy_pj() const;

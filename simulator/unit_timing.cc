@@ -271,6 +271,7 @@ class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
   UnitCost OnHalt(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnCfgSet(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnCfgLoad(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnCtrlTest(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnSemSignal(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnSemWait(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnDmaLoad(const Instruction& inst) override { return NotComputeUnit(inst); }

@@ -520,6 +520,40 @@ TEST(SimulatorTest, ManyRunsInOneProcessWithDifferentConfigs) {
   }
 }
 
+// ctrl.test (a loop condition's last instruction): the flag is the byte a store just wrote,
+// read only after every unit drained, for one DRAM access (TestConfig: 100 cycles) + 1.
+TEST(SimulatorTest, CtrlTestReadsThePredicateOnceEveryUnitHasDrained) {
+  const systolic::ArchConfig config = TestConfig();
+  for (uint8_t value : {0, 1, 7}) {
+    Memories memories(config);
+    memories.ub.Write(0, 1)[0] = value;
+    RecordingSink trace;
+    SimOptions options;
+    options.trace = &trace;
+    const SimStats stats = RunSasm(
+        "dma.store local=ub:0x0, dram=0x80, row_bytes=1, rows=1, planes=1\n"
+        "ctrl.test src=0x80\nhalt\n",
+        config, memories, options);
+    ASSERT_TRUE(stats.test_flag.has_value());
+    EXPECT_EQ(*stats.test_flag, value != 0) << int{value};
+    const RecordingSink::Event* store = nullptr;
+    const RecordingSink::Event* test = nullptr;
+    for (const auto& e : trace.events) {
+      if (e.kind == "busy" && e.name == "dma.store") store = &e;
+      if (e.kind == "busy" && e.name == "ctrl.test") test = &e;
+    }
+    ASSERT_NE(store, nullptr);
+    ASSERT_NE(test, nullptr);
+    EXPECT_GE(test->start, store->end);
+    EXPECT_EQ(test->end - test->start, 100 + 1);
+    EXPECT_EQ(stats.cycles, test->end + 1);  // then halt
+  }
+  Memories memories(config);
+  EXPECT_FALSE(RunSasm("nop\nhalt\n", config, memories).test_flag.has_value());
+  EXPECT_THAT(RunError("ctrl.test src=0xffffffffff\nhalt\n", config),
+              HasSubstr("ctrl.test"));
+}
+
 TEST(SimulatorTest, EmptyAndHaltOnlyPrograms) {
   const systolic::ArchConfig config = TestConfig();
   Memories memories(config);
