@@ -26,6 +26,7 @@
 #include <optional>
 #include <vector>
 
+#include "simulator/dma_transfer.h"
 #include "simulator/sim_unit.h"
 
 namespace simulator::sim {
@@ -42,21 +43,7 @@ class DmaUnit final : public UnitProcess {
   void WaitUntilDrained() override;
 
  private:
-  // A decoded transfer: planes x rows x row_bytes with effective (non-zero) strides.
-  struct Transfer {
-    uint64_t dram = 0;
-    uint64_t local = 0;  // local address (bit 25 selects the accumulators)
-    uint64_t row_bytes = 0, rows = 0, planes = 0;
-    uint64_t dram_row_stride = 0, dram_plane_stride = 0;
-    uint64_t local_row_stride = 0, local_plane_stride = 0;
-    int64_t bytes = 0;      // payload
-    int64_t bus_bytes = 0;  // payload with each row rounded up to whole bursts
-    // dma.gather: each row's DRAM address, resolved from the index array at issue (the array
-    // may be overwritten once the instruction issued); empty for the strided transfers.
-    std::vector<uint64_t> row_dram;  // kSkippedRow: a scatter row outside store.index_bound
-    int64_t index_bytes = 0;  // the index array's bytes read from local memory
-    std::optional<systolic::Dtype> add_dtype;  // dma.scatter with store.scatter_add
-  };
+  using Transfer = DmaTransfer;
   // A load whose data is on its way.
   struct InFlightLoad {
     size_t index = 0;
@@ -65,15 +52,12 @@ class DmaUnit final : public UnitProcess {
     int64_t data_end = 0;
   };
 
-  static constexpr uint64_t kSkippedRow = ~uint64_t{0};
-  Transfer Decode(const systolic::Instruction& inst) const;
-  Transfer DecodeIndexed(const systolic::Instruction& inst) const;
-  uint64_t OffsetAddress(uint64_t dram, bool is_load) const;
+  Transfer Decode(const systolic::Instruction& inst) const;  // DecodeDma on this run
   void IssueLoad(size_t index, const Transfer& transfer);
   void IssueStore(size_t index, const Transfer& transfer);
   // Reserves the DRAM channel at the current cycle; returns the start of the slot.
   int64_t AcquireChannel(const Transfer& transfer, int64_t channel_cycles);
-  void Copy(const Transfer& transfer, bool dram_to_local);
+  void Copy(const Transfer& transfer, bool dram_to_local);  // CopyDma on this run
   // The load engine's second process: completes in-flight loads in order.
   void WritebackThread();
   void CompleteLoad(const InFlightLoad& load);

@@ -262,6 +262,7 @@ void FrontEnd::TestPredicate(size_t index, const systolic::Instruction& inst) {
   shared_.WaitUntil(end);
   shared_.Busy(Unit::kControl, start, end, index);
   run.stats.test_flag = flag != 0;
+  run.stats.test_cycles = end - start;
   run.stats.dram_bytes_read += 1;
   run.end_cycle = std::max(run.end_cycle, end);
 }

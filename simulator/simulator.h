@@ -84,6 +84,7 @@ struct SimStats {
   // The branch flag the program's last ctrl.test read (the loop sequencer's decision); empty
   // when the program has none.
   std::optional<bool> test_flag;
+  int64_t test_cycles = 0;  // the control unit's cycles in that ctrl.test
   // Energy by component in picojoules: "mac", "vector", "ub", "acc", "dram".
   std::map<std::string, double> energy_pj;
   double total_energy_pj() const;

@@ -13,6 +13,7 @@
 #include "compiler/target_pipelines.h"
 #include "hlo/multi_device.h"
 #include "hlo/progress.h"
+#include "simulator/replay.h"
 #include "simulator/simulator.h"
 #include "targets/systolic/chip_links.h"
 #include "targets/systolic/lowering/lowering.h"
@@ -89,9 +90,12 @@ struct Totals {
   // what the array ran, padding included (a convolution's dropped columns, partial tiles).
   int64_t accelerator_cycles = 0, macs = 0, executed_macs = 0, vector_ops = 0, segments = 0,
           iterations = 0;
-  // What host-driven loops pay per trip besides their bodies' work: the host's batch to read
-  // the predicate and the state's DMA (RunLoop), in clock cycles.
-  int64_t loop_control_cycles = 0;
+  // What loops pay per trip besides their bodies' work (RunLoop), in clock cycles: the state's
+  // DMA, and reading the predicate: the host's batch under host control, the condition's
+  // ctrl.test on the device. device_iterations: the trips of loops on the device.
+  int64_t loop_control_cycles = 0, device_iterations = 0;
+  // Segment runs whose counts were taken from their first simulated run (simulator/replay.h).
+  int64_t replayed_segments = 0;
   int64_t dram_read = 0, dram_written = 0, ub_read = 0, ub_written = 0, acc_read = 0,
           acc_written = 0;
   double energy_pj = 0, host_seconds = 0, host_bytes = 0;
@@ -129,10 +133,10 @@ systolic::lowering::LoweredModule LowerChecked(const hlo::Module& module,
 // written).
 class LoweredRunner {
  public:
-  LoweredRunner(const systolic::ArchConfig& config, systolic::lowering::LoweredModule lowered,
-                Backend* host)
+  LoweredRunner(const systolic::ArchConfig& config,
+                std::shared_ptr<const systolic::lowering::LoweredModule> lowered, Backend* host)
       : config_(config), lowered_(std::move(lowered)) {
-    for (const auto& step : lowered_.steps) {
+    for (const auto& step : lowered_->steps) {
       if (const auto* host_step = std::get_if<HostStep>(&step)) {
         if (!host) {
           throw hlo::Error("instruction " + host_step->instruction +
@@ -140,7 +144,8 @@ class LoweredRunner {
         }
         host_executables_.push_back(host->Compile(*host_step->module));
       } else if (const auto* loop = std::get_if<LoopStep>(&step)) {
-        loops_.push_back({MakeRunner(*loop->condition, host), MakeRunner(*loop->body, host)});
+        loops_.push_back({LoopRunner(*loop->condition, loop->lowered_condition, host),
+                          LoopRunner(*loop->body, loop->lowered_body, host)});
       } else if (const auto* branch_step = std::get_if<BranchStep>(&step)) {
         std::vector<std::unique_ptr<LoweredRunner>> branches;
         for (const auto& branch : branch_step->branches) {
@@ -151,22 +156,33 @@ class LoweredRunner {
     }
   }
 
-  const systolic::lowering::LoweredModule& lowered() const { return lowered_; }
+  const systolic::lowering::LoweredModule& lowered() const { return *lowered_; }
 
   hlo::Literal Run(std::span<const hlo::Literal> inputs, Totals& totals,
                    simulator::TraceSink* trace) {
-    if (inputs.size() != lowered_.parameters.size()) {
-      throw hlo::Error("expected " + std::to_string(lowered_.parameters.size()) + " inputs, got " +
+    if (inputs.size() != lowered_->parameters.size()) {
+      throw hlo::Error("expected " + std::to_string(lowered_->parameters.size()) + " inputs, got " +
                        std::to_string(inputs.size()));
     }
     simulator::Memories& memories = Memories();
     for (size_t i = 0; i < inputs.size(); ++i) {
       size_t next = 0;
-      MapLeaves(memories.dram, inputs[i], lowered_.parameters[i], next);
+      MapLeaves(memories.dram, inputs[i], lowered_->parameters[i], next);
     }
     RunSteps(totals, trace);
     size_t next = 0;
-    return Assemble(lowered_.result_shape, memories.dram, lowered_.result, next);
+    return Assemble(lowered_->result_shape, memories.dram, lowered_->result, next);
+  }
+
+  // A segment's run: its counts, and the flag of a loop condition's ctrl.test.
+  void Account(const simulator::SimStats& stats, const AcceleratorStep& step, Totals& totals) {
+    totals.Add(stats);
+    if (stats.test_flag) {
+      test_flag_ = stats.test_flag;
+      test_cycles_ = stats.test_cycles;
+    }
+    totals.macs += step.useful_macs;
+    ++totals.segments;
   }
 
   // Runs with the parameters already in this runner's DRAM (a loop keeps its state there):
@@ -182,20 +198,31 @@ class LoweredRunner {
   // Writes the constants and runs every step.
   void RunSteps(Totals& totals, simulator::TraceSink* trace) {
     simulator::Memories& memories = Memories();
-    for (const auto& [buffer, literal] : lowered_.constants) {
+    for (const auto& [buffer, literal] : lowered_->constants) {
       memories.dram.Write(buffer.address, literal.bytes());
     }
-    size_t host_index = 0, loop_index = 0, branch_index = 0;
-    for (const auto& step : lowered_.steps) {
+    size_t host_index = 0, loop_index = 0, branch_index = 0, segment_index = 0;
+    test_flag_.reset();
+    if (recorded_.size() != lowered_->steps.size()) recorded_.resize(lowered_->steps.size());
+    for (const auto& step : lowered_->steps) {
       const int64_t now = Now(totals);
       if (const auto* accel = std::get_if<AcceleratorStep>(&step)) {
+        std::optional<simulator::SimStats>& recorded = recorded_[segment_index++];
+        if (recorded && trace == nullptr) {  // simulated before, and its time cannot differ
+          simulator::SimStats stats = *recorded;
+          stats.test_flag = simulator::Replay(accel->program, config_, memories);
+          Account(stats, *accel, totals);
+          ++totals.replayed_segments;
+          continue;
+        }
         std::optional<ShiftedTrace> shifted;
         simulator::SimOptions options;
         if (trace) options.trace = &shifted.emplace(*trace, now);
         std::lock_guard<std::mutex> turn(simulation_turn);
-        totals.Add(simulator::Simulate(accel->program, config_, memories, options));
-        totals.macs += accel->useful_macs;
-        ++totals.segments;
+        const simulator::SimStats stats =
+            simulator::Simulate(accel->program, config_, memories, options);
+        if (simulator::TimingIsDataIndependent(accel->program)) recorded = stats;
+        Account(stats, *accel, totals);
         continue;
       }
       std::string name;
@@ -223,6 +250,9 @@ class LoweredRunner {
     return totals.accelerator_cycles + HostCycles(totals.host_seconds) + totals.link_cycles +
            totals.wait_cycles;
   }
+  // What the last ctrl.test of the latest run read, and its cycles (a loop condition's).
+  std::optional<bool> test_flag() const { return test_flag_; }
+  int64_t test_cycles() const { return test_cycles_; }
   // The chip this runner runs as in a multi-chip run (nullptr: one chip); loop bodies and
   // branches run as the same chip.
   void SetDevice(const hlo::DeviceView* device) {
@@ -242,7 +272,17 @@ class LoweredRunner {
   };
 
   std::unique_ptr<LoweredRunner> MakeRunner(const hlo::Module& module, Backend* host) {
-    return std::make_unique<LoweredRunner>(config_, LowerChecked(module, config_), host);
+    return std::make_unique<LoweredRunner>(
+        config_,
+        std::make_shared<const systolic::lowering::LoweredModule>(LowerChecked(module, config_)),
+        host);
+  }
+  // A loop's condition or body, lowered with the loop (lowering.h, LoopStep).
+  std::unique_ptr<LoweredRunner> LoopRunner(
+      const hlo::Module& module, std::shared_ptr<const systolic::lowering::LoweredModule> lowered,
+      Backend* host) {
+    systolic::lowering::CheckHostStepsAgainst(module, *lowered, targets::SystolicDescription());
+    return std::make_unique<LoweredRunner>(config_, std::move(lowered), host);
   }
 
   // Operands travel to the host and the result back over the host link; each step also pays
@@ -288,13 +328,12 @@ class LoweredRunner {
     totals.host_seconds += bytes / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
   }
 
-  // The host reads the condition's pred each iteration (one host-issued batch); the loop state
-  // moves between the loop's buffers and the condition's / body's by DMA (charged at the DRAM
-  // bandwidth, in and out).
-  // The loop state lives in the body's DRAM from the first trip to the last: each trip moves
-  // only the leaves the body computes (result to parameter, within that DRAM) and the leaves
-  // the condition reads (into the condition's DRAM); what the host pays for it is charged as
-  // before, the state's bytes over DRAM and one host-issued batch per trip.
+  // The predicate is read each iteration: on the device by the condition's ctrl.test (the
+  // control unit's loop sequencer goes on while its flag is set), under host control by the
+  // host (one host-issued batch). The loop state lives in the body's DRAM from the first trip
+  // to the last: each trip moves only the leaves the body computes (result to parameter,
+  // within that DRAM) and the leaves the condition reads (into the condition's DRAM), charged
+  // at the DRAM bandwidth.
   void RunLoop(const LoopStep& step, Loop& loop, simulator::Memories& memories, Totals& totals) {
     const int64_t max_iterations = hlo::GlobalLimits().max_while_iterations;
     LoweredRunner& condition = *loop.condition;
@@ -343,11 +382,23 @@ class LoweredRunner {
                          std::to_string(max_iterations) + " iterations");
       }
       condition.RunInPlace(totals);
-      condition_dram.Read(condition.lowered().result.at(0).address, std::span<uint8_t>(&go, 1));
-      totals.host_seconds += batch_seconds;
-      totals.host_bytes += 1;
+      if (step.on_device) {
+        const std::optional<bool> flag = condition.test_flag();
+        if (!flag) {
+          throw hlo::Error("while " + step.instruction +
+                           " runs on the device, but its condition ran no ctrl.test");
+        }
+        go = *flag ? 1 : 0;
+        totals.loop_control_cycles += condition.test_cycles() + condition_dma_cycles;
+        if (go != 0) ++totals.device_iterations;
+      } else {
+        condition_dram.Read(condition.lowered().result.at(0).address,
+                            std::span<uint8_t>(&go, 1));
+        totals.host_seconds += batch_seconds;
+        totals.host_bytes += 1;
+        totals.loop_control_cycles += batch_cycles + condition_dma_cycles;
+      }
       totals.accelerator_cycles += condition_dma_cycles;
-      totals.loop_control_cycles += batch_cycles + condition_dma_cycles;
       if (go == 0) break;
       body.RunInPlace(totals);
       // The carry: every computed leaf read before any is written (a body may swap leaves).
@@ -430,20 +481,27 @@ class LoweredRunner {
   }
 
   const systolic::ArchConfig& config_;
-  systolic::lowering::LoweredModule lowered_;
+  std::shared_ptr<const systolic::lowering::LoweredModule> lowered_;
   std::vector<std::unique_ptr<Executable>> host_executables_;  // one per host step, in order
   std::vector<Loop> loops_;                                     // one per loop step, in order
   std::vector<std::vector<std::unique_ptr<LoweredRunner>>> branches_;  // per branch step
   std::optional<simulator::Memories> memories_;
   std::vector<uint8_t> scratch_;  // CopyBytes
   const hlo::DeviceView* device_ = nullptr;  // SetDevice
+  std::optional<bool> test_flag_;            // test_flag()
+  // Per step, a segment's first simulated run when its time cannot depend on its data
+  // (simulator/replay.h): later runs replay its data effects and take these counts.
+  std::vector<std::optional<simulator::SimStats>> recorded_;
+  int64_t test_cycles_ = 0;
 };
 
 class SystolicExecutable final : public Executable {
  public:
   SystolicExecutable(systolic::ArchConfig config, systolic::lowering::LoweredModule lowered,
                      Backend* host, simulator::TraceSink* trace)
-      : config_(std::move(config)), runner_(config_, std::move(lowered), host), trace_(trace) {}
+      : config_(std::move(config)), runner_(config_,
+                std::make_shared<const systolic::lowering::LoweredModule>(std::move(lowered)),
+                host), trace_(trace) {}
 
   hlo::Literal Run(std::span<const hlo::Literal> inputs) override {
     return RunOn(inputs, nullptr);
@@ -514,6 +572,7 @@ class SystolicExecutable final : public Executable {
     c["acc_bytes_written"] = static_cast<double>(t.acc_written);
     c["energy_pj"] = t.energy_pj;
     c["segments"] = static_cast<double>(t.segments);
+    c["replayed_segments"] = static_cast<double>(t.replayed_segments);
     c["loop_iterations"] = static_cast<double>(t.iterations);
     c["loop_control_cycles"] = static_cast<double>(t.loop_control_cycles);
     c["loop_control_cycles_per_trip"] =
@@ -521,6 +580,8 @@ class SystolicExecutable final : public Executable {
     c["native_instructions"] = static_cast<double>(lowered.native_instructions);
     c["host_instructions"] = static_cast<double>(lowered.host_instructions);
     c["loops"] = static_cast<double>(lowered.loops);
+    c["device_loops"] = static_cast<double>(lowered.device_loops);
+    c["loop_iterations_on_device"] = static_cast<double>(t.device_iterations);
     c["dram_bytes_allocated"] = static_cast<double>(lowered.dram_bytes);
   }
 

@@ -518,40 +518,92 @@ ENTRY main {
   EXPECT_EQ(int8.counters["host_instructions"], 0);
 }
 
-// A while loop under host control: condition and body lowered on their own, the host reading the
-// predicate each iteration. With K = 16 on a 16x16 array every sum is in the interpreter's order:
+// The cycles a loop's trips pay besides the condition's and the body's programs: reading the
+// predicate (`predicate_cycles` per condition run) and the DMA of what moves: the leaves the
+// body computes, read and written (`computed_bytes`), and of those the ones the condition reads
+// (`condition_bytes`). The last condition runs without a body.
+double LoopControlCycles(const systolic::ArchConfig& config, double trips, int64_t predicate_cycles,
+                         double computed_bytes, double condition_bytes) {
+  const double bytes_per_cycle = config.dram_bandwidth_gbps * 1e3 / config.clock_mhz;
+  return (trips + 1) * static_cast<double>(
+                           predicate_cycles + static_cast<int64_t>(condition_bytes / bytes_per_cycle)) +
+         trips * static_cast<double>(static_cast<int64_t>(2 * computed_bytes / bytes_per_cycle));
+}
+
+// A while loop on the device: condition and body lowered on their own, both accelerator programs
+// only, so the condition ends with ctrl.test and the control unit's loop sequencer reads the flag
+// (no host batch per trip). With K = 16 on a 16x16 array every sum is in the interpreter's order:
 // bit-exact.
-TEST(SystolicRun, WhileLoopRunsItsBodyOnTheAcceleratorBitExactly) {
+TEST(SystolicRun, WhileLoopRunsOnTheDeviceBitExactly) {
   auto module = testing_support::ParseAndVerify(
       testing_support::ReadFile(testing_support::TestDataPath("models/while_loop.hlo")));
   const io::Tolerance exact{0, 0};
-  Outcome outcome = RunOnSystolic(*module, ArrayConfig(16, 16), &exact);
+  const systolic::ArchConfig config = ArrayConfig(16, 16);
+  Outcome outcome = RunOnSystolic(*module, config, &exact);
   EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
   EXPECT_EQ(outcome.counters["loops"], 1);
+  EXPECT_EQ(outcome.counters["device_loops"], 1);
   EXPECT_EQ(outcome.counters["host_instructions"], 0);
-  // Each iteration runs the condition and the body as segments, plus the final condition.
-  EXPECT_EQ(outcome.counters["segments"], 2 * outcome.counters["loop_iterations"] + 1);
+  EXPECT_EQ(outcome.counters["host_fallback_cycles"], 0);
+  const double trips = outcome.counters["loop_iterations"];
+  ASSERT_GT(trips, 0);
+  EXPECT_EQ(outcome.counters["loop_iterations_on_device"], trips);
+  // Each iteration runs the condition and the body as segments, plus the final condition. Their
+  // time cannot depend on their data (simulator/replay.h): after the first condition and the
+  // first body, every segment is replayed with the counts of its first run.
+  EXPECT_EQ(outcome.counters["segments"], 2 * trips + 1);
+  EXPECT_EQ(outcome.counters["replayed_segments"], 2 * trips - 1);
   EXPECT_GT(outcome.counters["macs"], 0);
-  // The control overhead per trip: the host's batch reading the predicate (kernel launch plus
-  // one byte over the link), and the DMA of what moves: the leaves the body computes (the
-  // counter and the hidden state, read and written) and of those the one the condition reads
-  // (the counter; its bound and the weights stay put). The last condition runs without a body.
+  // The predicate costs the condition's ctrl.test: one DRAM access (docs/isa.md). What moves:
+  // the counter and the hidden state (computed), the counter (read by the condition); its
+  // bound and the weights stay put.
+  const auto test_cycles =
+      static_cast<int64_t>(std::ceil(config.dram_latency_ns * config.clock_mhz / 1000)) + 1;
+  EXPECT_EQ(outcome.counters["loop_control_cycles"],
+            LoopControlCycles(config, trips, test_cycles, 4 + 16 * 4, 4));
+  EXPECT_NEAR(outcome.counters["loop_control_cycles_per_trip"],
+              outcome.counters["loop_control_cycles"] / trips, 1e-9);
+}
+
+// A loop whose body needs the host (f64 arithmetic: no accelerator type) stays under host
+// control: the host reads the predicate each iteration, one host-issued batch per condition run.
+TEST(SystolicRun, WhileLoopWithAHostStepRunsUnderHostControl) {
+  auto module = testing_support::ParseAndVerify(R"(HloModule w
+body {
+  s = (s32[], f64[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  x = f64[4] get-tuple-element(s), index=1
+  y = f64[4] add(x, x)
+  ROOT t = (s32[], f64[4]) tuple(next, y)
+}
+cond {
+  s = (s32[], f64[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  zero = s32[] constant(0)
+  x = f64[4] parameter(0)
+  init = (s32[], f64[4]) tuple(zero, x)
+  ROOT w = (s32[], f64[4]) while(init), condition=cond, body=body
+})");
+  const io::Tolerance exact{0, 0};
   const systolic::ArchConfig config = ArrayConfig(16, 16);
+  Outcome outcome = RunOnSystolic(*module, config, &exact);
+  EXPECT_TRUE(outcome.compare.matched) << outcome.compare.summary;
+  EXPECT_EQ(outcome.counters["loops"], 1);
+  EXPECT_EQ(outcome.counters["device_loops"], 0);
+  EXPECT_EQ(outcome.counters["loop_iterations"], 5);
+  EXPECT_EQ(outcome.counters["loop_iterations_on_device"], 0);
   const compiler::PeakRates& peak = targets::SystolicDescription().peak;
   const auto batch_cycles = static_cast<int64_t>(
       (1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds) * config.clock_mhz * 1e6 +
       0.5);
-  const double computed_bytes = 4 + 16 * 4, condition_bytes = 4;
-  const double bytes_per_cycle = config.dram_bandwidth_gbps * 1e3 / config.clock_mhz;
-  const double trips = outcome.counters["loop_iterations"];
-  ASSERT_GT(trips, 0);
-  EXPECT_EQ(
-      outcome.counters["loop_control_cycles"],
-      (trips + 1) * static_cast<double>(batch_cycles +
-                                        static_cast<int64_t>(condition_bytes / bytes_per_cycle)) +
-          trips * static_cast<double>(static_cast<int64_t>(2 * computed_bytes / bytes_per_cycle)));
-  EXPECT_NEAR(outcome.counters["loop_control_cycles_per_trip"],
-              outcome.counters["loop_control_cycles"] / trips, 1e-9);
+  EXPECT_EQ(outcome.counters["loop_control_cycles"],
+            LoopControlCycles(config, 5, batch_cycles, 4 + 4 * 8, 4));
 }
 
 // A conditional under host control: each branch lowered on its own; the host picks one from the

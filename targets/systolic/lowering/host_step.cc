@@ -4,6 +4,7 @@
 // CheckHostStepsAgainst: a host step of an op without accelerator program that the target's
 // description calls native is an error.
 #include <map>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 
@@ -90,13 +91,13 @@ std::unique_ptr<hlo::Module> ComputationModule(const hlo::Module& module,
 std::map<std::string, std::string> HostStepReasons(const hlo::Module& optimized,
                                                    const ArchConfig& config) {
   std::map<std::string, std::string> reasons;
-  std::vector<const hlo::Module*> pending = {&optimized};
-  std::vector<LoweredModule> lowered_modules;  // own the loop and branch modules still pending
+  // Loops carry their condition and body lowered; branches are lowered here.
+  std::vector<std::shared_ptr<const LoweredModule>> pending = {
+      std::make_shared<const LoweredModule>(Lower(optimized, config))};
   while (!pending.empty()) {
-    const hlo::Module* module = pending.back();
+    const std::shared_ptr<const LoweredModule> lowered = pending.back();
     pending.pop_back();
-    lowered_modules.push_back(Lower(*module, config));
-    for (const Step& step : lowered_modules.back().steps) {
+    for (const Step& step : lowered->steps) {
       if (const auto* host = std::get_if<HostStep>(&step)) {
         // A collective (and replica-id / partition-id) is the chips' exchange over their links
         // (chip_links.h), the report's owner class of its own, not work the host does for the
@@ -107,10 +108,12 @@ std::map<std::string, std::string> HostStepReasons(const hlo::Module& optimized,
         }
         reasons.emplace(host->instruction, host->reason);
       } else if (const auto* loop = std::get_if<LoopStep>(&step)) {
-        pending.push_back(loop->condition.get());
-        pending.push_back(loop->body.get());
+        pending.push_back(loop->lowered_condition);
+        pending.push_back(loop->lowered_body);
       } else if (const auto* branch = std::get_if<BranchStep>(&step)) {
-        for (const auto& module : branch->branches) pending.push_back(module.get());
+        for (const auto& module : branch->branches) {
+          pending.push_back(std::make_shared<const LoweredModule>(Lower(*module, config)));
+        }
       }
     }
   }

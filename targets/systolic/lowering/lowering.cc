@@ -14,6 +14,7 @@
 #include "targets/systolic/lowering/emit_reduce_window.h"
 #include "targets/systolic/lowering/emit_scatter.h"
 #include "targets/systolic/lowering/emit_sort.h"
+#include "targets/systolic/lowering/loop_on_device.h"
 #include "targets/systolic/lowering/native_ops.h"
 #include "targets/systolic/lowering/emit_conv.h"
 #include "targets/systolic/lowering/emit_conv_chain.h"
@@ -607,6 +608,16 @@ class Lowerer {
     LoopStep step;
     step.condition = ComputationModule(module_, *inst.called_computations().at(0));
     step.body = ComputationModule(module_, *inst.called_computations().at(1));
+    LoweredModule condition = lowering::Lower(*step.condition, config_);
+    LoweredModule body = lowering::Lower(*step.body, config_);
+    step.host_reason = HostDrivenReason(condition, body);
+    step.on_device = step.host_reason.empty();
+    if (step.on_device) {
+      EndWithPredicateTest(condition);
+      ++out_.device_loops;
+    }
+    step.lowered_condition = std::make_shared<const LoweredModule>(std::move(condition));
+    step.lowered_body = std::make_shared<const LoweredModule>(std::move(body));
     step.state = values_.at(inst.operand(0));
     values_[&inst] = dram_.Allocate(inst);
     step.result = values_[&inst];
@@ -661,7 +672,14 @@ std::string LoweredModule::Assembly() const {
       text += "# host: " + host->instruction + " (" + host->reason + ")\n";
     } else if (const auto* loop = std::get_if<LoopStep>(&step)) {
       text += "# loop: " + loop->instruction +
-              " (condition and body lowered separately, run under host control)\n";
+              (loop->on_device
+                   ? " (on the device: the condition ends with ctrl.test, the control unit's "
+                     "loop sequencer starts the body while its flag is set)\n"
+                   : " (under host control: " + loop->host_reason + ")\n");
+      text += "# loop " + loop->instruction + ", condition:\n" +
+              loop->lowered_condition->Assembly();
+      text += "# loop " + loop->instruction + ", body:\n" + loop->lowered_body->Assembly();
+      text += "# end of loop " + loop->instruction + "\n";
     } else {
       text += "# branch: " + std::get<BranchStep>(step).instruction +
               " (branches lowered separately, chosen by the host)\n";

@@ -2,7 +2,8 @@
 // line accelerator programs and host-fallback instructions, over one DRAM layout.
 //
 //   entry instruction            becomes
-//   while / conditional          a loop / branch step under host control (see below)
+//   while                        a loop step: on the device, or under host control (below)
+//   conditional                  a branch step under host control
 //   parameter / constant         a DRAM buffer (written before the first step)
 //   tuple / get-tuple-element /  no code: the same DRAM buffers (bitcast and reshape need
 //   reshape / bitcast / copy     default layouts, which is what the systolic pipeline assigns)
@@ -22,9 +23,12 @@
 // (the next layer's weights) overlap the earlier op. A dot or convolution with a lone
 // elementwise user is one op with it (the user is its epilogue); a dot's result whose only user
 // is the next dot's lhs stays in the unified buffer (docs/systolic-lowering.md).
-// A while is a loop step (LoopStep): the host evaluates the condition each iteration;
-// condition and body are lowered like modules of their own. A conditional is a branch step
-// (BranchStep), likewise.
+// A while is a loop step (LoopStep): condition and body are lowered like modules of their own.
+// When both are accelerator programs only (their loops on the device too), the loop runs on
+// the device: the condition's last program ends with ctrl.test on its predicate and the control
+// unit's loop sequencer starts the body or leaves the loop on the flag, with no host round trip.
+// Otherwise the host reads the predicate each iteration. A conditional is a branch step
+// (BranchStep), chosen by the host.
 //
 // DRAM: dram_plan.h (values reuse the bytes of dead ones; padding reads from a zero region).
 //
@@ -70,14 +74,21 @@ struct HostStep {
   bool no_instruction = false;
 };
 
-// A while loop under host control: the host runs the condition and the body, each lowered as
-// a module of its own (accelerator segments, host steps where needed), on the loop state read
-// from DRAM, and writes the final state back.
+struct LoweredModule;
+
+// A while loop: its condition and body, each lowered as a module of its own (accelerator
+// segments; host steps where needed) on the loop state, which stays in the body's DRAM.
+// On the device (`on_device`), the condition's last program ends with `ctrl.test` on its
+// predicate and the control unit's loop sequencer reads the flag; otherwise the host reads the
+// predicate each trip (one host-issued batch), and `host_reason` says why.
 struct LoopStep {
   std::unique_ptr<hlo::Module> condition, body;  // each takes the loop state as parameter 0
+  std::shared_ptr<const LoweredModule> lowered_condition, lowered_body;
   std::vector<DramBuffer> state;                 // the while's operand leaves
   std::vector<DramBuffer> result;                // the while's result leaves
   std::string instruction;
+  bool on_device = false;
+  std::string host_reason;  // why the host drives it ("" on the device)
 };
 
 // A conditional under host control: the host reads the selector (pred: true runs branch 0,
@@ -101,7 +112,8 @@ struct LoweredModule {
   std::vector<DramBuffer> result;  // leaves of the root, depth-first
   hlo::Shape result_shape;
   int64_t native_instructions = 0, host_instructions = 0;
-  int64_t loops = 0;  // while and conditional steps under host control
+  int64_t loops = 0;  // while and conditional steps
+  int64_t device_loops = 0;  // of those, while loops run by the control unit's loop sequencer
   int64_t dram_bytes = 0;  // peak DRAM footprint
   std::string Assembly() const;  // every segment's .sasm, with a header comment per segment
 };

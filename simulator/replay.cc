@@ -1,0 +1,86 @@
+// A program's data effects in program order (replay.h).
+#include "simulator/replay.h"
+
+#include <cstdint>
+#include <span>
+
+#include "hlo/diagnostic.h"
+#include "simulator/dma_transfer.h"
+#include "simulator/functional.h"
+#include "simulator/sim_shared.h"
+
+namespace simulator {
+
+using systolic::ConfigRegister;
+using systolic::Opcode;
+
+bool TimingIsDataIndependent(const systolic::Program& program) {
+  for (const systolic::Instruction& inst : program.instructions) {
+    if (inst.opcode == Opcode::kDmaScatter) return false;
+    if (inst.opcode == Opcode::kCfgLoad) {
+      const auto reg = static_cast<ConfigRegister>(inst.get(systolic::CfgLoadField::reg));
+      if (reg != ConfigRegister::kLoadDramOffset && reg != ConfigRegister::kStoreDramOffset) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::optional<bool> Replay(const systolic::Program& program, const systolic::ArchConfig& config,
+                           Memories& memories) {
+  RegisterFile registers{};
+  WeightBuffers weights;
+  std::optional<bool> flag;
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    const systolic::Instruction& inst = program.instructions[i];
+    try {
+      switch (inst.opcode) {
+        case Opcode::kHalt:
+          return flag;
+        case Opcode::kNop:
+        case Opcode::kSemSignal:  // program order already satisfies every semaphore
+        case Opcode::kSemWait:
+          break;
+        case Opcode::kCfgSet:
+          registers.at(inst.get(systolic::CfgSetField::reg)) =
+              static_cast<uint32_t>(inst.get(systolic::CfgSetField::value));
+          break;
+        case Opcode::kCfgLoad: {
+          const uint64_t src = inst.get(systolic::CfgLoadField::src);
+          std::span<const uint8_t> bytes =
+              memories.Local(src).Read(Memories::LocalOffset(src), 4);
+          uint32_t value = 0;
+          for (size_t b = 0; b < 4; ++b) value |= uint32_t{bytes[b]} << (8 * b);
+          registers.at(inst.get(systolic::CfgLoadField::reg)) = value;
+          break;
+        }
+        case Opcode::kCtrlTest: {
+          uint8_t byte = 0;
+          memories.dram.Read(inst.get(systolic::CtrlTestField::src), std::span<uint8_t>(&byte, 1));
+          flag = byte != 0;
+          break;
+        }
+        case Opcode::kDmaLoad:
+        case Opcode::kDmaGather:
+          CopyDma(DecodeDma(inst, registers, config, memories), /*dram_to_local=*/true, memories);
+          break;
+        case Opcode::kDmaStore:
+        case Opcode::kDmaScatter:
+          CopyDma(DecodeDma(inst, registers, config, memories), /*dram_to_local=*/false, memories);
+          break;
+        default:
+          if (systolic::ExecutingUnit(inst) == systolic::Unit::kMxu) {
+            ExecuteMxu(inst, config, registers, weights, memories);
+          } else {
+            ExecuteVector(inst, registers, memories);
+          }
+      }
+    } catch (const hlo::Error& e) {
+      throw sim::InstructionError(program, i, e.message());
+    }
+  }
+  return flag;
+}
+
+}  // namespace simulator
