@@ -39,14 +39,77 @@ TEST(GpuCodegenControl, NestedLoopsArePrograms) {
     }
   }
   EXPECT_TRUE(inner_loop_in_outer_body);
-  // The body ends by copying its root into the loop state: the counter and the row.
+  // The outer body ends by copying its root into the loop state: the counter (its old value
+  // goes into the inner loop's init tuple, read there) and the row (the inner loop's result).
   const gpu::Step& tail = m.programs[3].steps.back();
   EXPECT_STREQ(gpu::StepKindName(tail), "copy");
   EXPECT_THAT(tail.name, HasSubstr("loop.next."));
+  // The inner body computes its counter and its row straight into the loop state: no copy.
+  for (const gpu::Step& step : m.programs[2].steps) {
+    EXPECT_STRNE(gpu::StepKindName(step), "copy") << step.name;
+  }
   gpu::ValidateArtifact(compiled.artifact);
   // Serialized and read back, the programs survive.
   const gpu::Artifact back = gpu::ParseArtifact(gpu::SerializeArtifact(compiled.artifact));
   EXPECT_EQ(back.manifest.programs.size(), 4u);
+}
+
+// A scan's carry is computed in place: the counter and the state row go straight into the
+// loop state's slices, so a trip copies nothing; a body that swaps two leaves, or reads a leaf
+// after the op that computes its next value, keeps the copies that make it right.
+TEST(GpuCodegenControl, TheCarryIsComputedInPlaceWhenNothingReadsItsOldValueLater) {
+  auto copies_in_body = [](const gpu::codegen::GpuCompileResult& compiled) {
+    int copies = 0;
+    for (const gpu::Program& program : compiled.artifact.manifest.programs) {
+      if (program.name.find(".body") == std::string::npos) continue;
+      for (const gpu::Step& step : program.steps) {
+        copies += std::string(gpu::StepKindName(step)) == "copy" ? 1 : 0;
+      }
+    }
+    return copies;
+  };
+  const std::string loop_head = R"(HloModule scan
+cond {
+  s = (s32[], f32[64], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[64], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[64] get-tuple-element(s), index=1
+  w = f32[64] get-tuple-element(s), index=2
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+)";
+  const std::string loop_tail = R"(}
+ENTRY e {
+  x = f32[64] parameter(0)
+  w = f32[64] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[64], f32[64]) tuple(zero, x, w)
+  ROOT loop = (s32[], f32[64], f32[64]) while(init), condition=cond, body=body
+}
+)";
+  // h = tanh(x * w + x): the counter and the carry in place, the weights passed through.
+  EXPECT_EQ(copies_in_body(ExpectMatchesInterpreter(loop_head + R"(  m = f32[64] multiply(x, w)
+  a = f32[64] add(m, x)
+  h = f32[64] tanh(a)
+  ROOT t = (s32[], f32[64], f32[64]) tuple(next, h, w)
+)" + loop_tail)),
+            0);
+  // Swapping the row and the weights: each is the other's old value, so both are copied.
+  EXPECT_EQ(copies_in_body(ExpectMatchesInterpreter(loop_head + R"(
+  ROOT t = (s32[], f32[64], f32[64]) tuple(next, w, x)
+)" + loop_tail)),
+            4);  // each staged through scratch, then copied in
+  // The row's old value is also the weights' next value: the new row goes to a slice of its
+  // own and is copied in after the old one was staged (three copies).
+  EXPECT_EQ(copies_in_body(ExpectMatchesInterpreter(loop_head + R"(  h = f32[64] negate(x)
+  ROOT t = (s32[], f32[64], f32[64]) tuple(next, h, x)
+)" + loop_tail)),
+            3);
 }
 
 TEST(GpuCodegenControl, ConditionalBranchesWriteTheResultSlices) {

@@ -154,10 +154,15 @@ class ArtifactBuilder {
   void SpreadBlocks(const std::string& name, gpu::Slice blocks, gpu::Slice result,
                     const Slabs& slabs, int64_t count);
   // Lowers `computation` into `steps` (its parameter leaves bound to `parameter_slices`, in
-  // parameter order) and returns its root's leaf slices.
+  // parameter order; the instructions of `in_place` to those slices) and returns its root's
+  // leaf slices.
   std::vector<gpu::Slice> LowerComputationInto(
       const hlo::Computation& computation,
-      const std::vector<std::vector<gpu::Slice>>& parameter_slices, std::vector<gpu::Step>& steps);
+      const std::vector<std::vector<gpu::Slice>>& parameter_slices, std::vector<gpu::Step>& steps,
+      const std::map<const Instruction*, std::vector<gpu::Slice>>& in_place = {});
+  // The loop body's root producers that may compute straight into the loop state's slices.
+  std::map<const Instruction*, std::vector<gpu::Slice>> CarriedInPlace(
+      const hlo::Computation& body, const std::vector<gpu::Slice>& state);
   // Copies `from[i]` into `to[i]` for every leaf where they differ, safe when a source is
   // another leaf's destination (a loop body that swaps its state's leaves).
   void CopyLeaves(const std::string& name, const std::vector<gpu::Slice>& from,
