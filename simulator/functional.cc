@@ -29,6 +29,7 @@ class DataEffect final : public systolic::InstructionVisitor<void> {
   void OnCfgSet(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnCfgLoad(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnCtrlTest(const Instruction& inst) override { NotComputeUnit(inst); }
+  void OnCtrlIndex(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnSemSignal(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnSemWait(const Instruction& inst) override { NotComputeUnit(inst); }
   void OnDmaLoad(const Instruction& inst) override { NotComputeUnit(inst); }

@@ -27,17 +27,18 @@ bool TimingIsDataIndependent(const systolic::Program& program) {
   return true;
 }
 
-std::optional<bool> Replay(const systolic::Program& program, const systolic::ArchConfig& config,
-                           Memories& memories) {
+void Replay(const systolic::Program& program, const systolic::ArchConfig& config,
+            Memories& memories, SimStats& stats) {
   RegisterFile registers{};
   WeightBuffers weights;
-  std::optional<bool> flag;
+  stats.test_flag.reset();
+  stats.branch_index.reset();
   for (size_t i = 0; i < program.instructions.size(); ++i) {
     const systolic::Instruction& inst = program.instructions[i];
     try {
       switch (inst.opcode) {
         case Opcode::kHalt:
-          return flag;
+          return;
         case Opcode::kNop:
         case Opcode::kSemSignal:  // program order already satisfies every semaphore
         case Opcode::kSemWait:
@@ -55,12 +56,10 @@ std::optional<bool> Replay(const systolic::Program& program, const systolic::Arc
           registers.at(inst.get(systolic::CfgLoadField::reg)) = value;
           break;
         }
-        case Opcode::kCtrlTest: {
-          uint8_t byte = 0;
-          memories.dram.Read(inst.get(systolic::CtrlTestField::src), std::span<uint8_t>(&byte, 1));
-          flag = byte != 0;
+        case Opcode::kCtrlTest:
+        case Opcode::kCtrlIndex:
+          ReadBranchCondition(inst, memories, stats);
           break;
-        }
         case Opcode::kDmaLoad:
         case Opcode::kDmaGather:
           CopyDma(DecodeDma(inst, registers, config, memories), /*dram_to_local=*/true, memories);
@@ -80,7 +79,6 @@ std::optional<bool> Replay(const systolic::Program& program, const systolic::Arc
       throw sim::InstructionError(program, i, e.message());
     }
   }
-  return flag;
 }
 
 }  // namespace simulator

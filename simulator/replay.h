@@ -17,15 +17,15 @@
 //     every program the lowering emits does: Simulate runs each unit's instructions in order
 //     and each dependency between units in order, so program order is one of its executions.
 //     Registers start at 0 and the weight buffers empty, as in a simulated run.
-//   - It returns the flag of the program's last ctrl.test (empty without one), as
-//     SimStats::test_flag.
+//   - It sets `stats.test_flag` / `stats.branch_index` to what the program's last ctrl.test /
+//     ctrl.index reads on this run (empty without one), as Simulate does; nothing else of
+//     `stats` changes (the caller's counts from the run it replays).
 //   - Errors (a bad field, an address outside a memory, a gather index out of bounds) are
 //     hlo::Errors naming the instruction as Simulate's do; nothing aborts.
 #pragma once
 
-#include <optional>
-
 #include "simulator/memory.h"
+#include "simulator/simulator.h"
 #include "simulator/isa/arch_config.h"
 #include "simulator/isa/isa.h"
 
@@ -33,7 +33,7 @@ namespace simulator {
 
 bool TimingIsDataIndependent(const systolic::Program& program);
 
-std::optional<bool> Replay(const systolic::Program& program, const systolic::ArchConfig& config,
-                           Memories& memories);
+void Replay(const systolic::Program& program, const systolic::ArchConfig& config,
+            Memories& memories, SimStats& stats);
 
 }  // namespace simulator

@@ -223,8 +223,9 @@ class Planner final : public systolic::InstructionVisitor<void> {
     const uint64_t reg = inst.get(systolic::CfgLoadField::reg);
     if (reg < registers_.size()) registers_[reg] = 0;
   }
-  // Reads one DRAM byte: nothing local.
+  // Read DRAM bytes: nothing local.
   void OnCtrlTest(const Instruction&) override {}
+  void OnCtrlIndex(const Instruction&) override {}
   void OnDmaLoad(const Instruction& inst) override { VisitDma(index_, inst); }
   void OnDmaStore(const Instruction& inst) override { VisitDma(index_, inst); }
   void OnDmaGather(const Instruction& inst) override {

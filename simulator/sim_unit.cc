@@ -217,7 +217,7 @@ void FrontEnd::FetchAll() {
     run.fetch_index = i;
     const int64_t now = shared_.Now();
     const Unit unit = run.unit_of[i];
-    if (instructions[i].opcode == Opcode::kCtrlTest) {
+    if (instructions[i].opcode == Opcode::kCtrlTest || instructions[i].opcode == Opcode::kCtrlIndex) {
       TestPredicate(i, instructions[i]);
       continue;
     }
@@ -241,7 +241,8 @@ void FrontEnd::FetchAll() {
   run.end_cycle = std::max(run.end_cycle, shared_.Now());
 }
 
-// Every queue empty and every unit idle, then one DRAM access (its latency) for the byte.
+// ctrl.test / ctrl.index: every queue empty and every unit idle, then one DRAM access (its
+// latency) for the predicate or the branch index.
 void FrontEnd::TestPredicate(size_t index, const systolic::Instruction& inst) {
   Run& run = shared_.run();
   auto drained = [&run, this] {
@@ -253,17 +254,15 @@ void FrontEnd::TestPredicate(size_t index, const systolic::Instruction& inst) {
   while (!drained()) shared_.WaitFor(shared_.unit_finished_or_abort());
   const int64_t start = std::max(shared_.Now(), run.end_cycle);
   const int64_t end = start + run.dram_latency_cycles + 1;
-  uint8_t flag = 0;
   try {
-    run.memories.dram.Read(inst.get(systolic::CtrlTestField::src), std::span<uint8_t>(&flag, 1));
+    ReadBranchCondition(inst, run.memories, run.stats);
   } catch (const hlo::Error& e) {
     shared_.Fail(index, e.message());
   }
   shared_.WaitUntil(end);
   shared_.Busy(Unit::kControl, start, end, index);
-  run.stats.test_flag = flag != 0;
   run.stats.test_cycles = end - start;
-  run.stats.dram_bytes_read += 1;
+  run.stats.dram_bytes_read += inst.opcode == Opcode::kCtrlTest ? 1 : 4;
   run.end_cycle = std::max(run.end_cycle, end);
 }
 

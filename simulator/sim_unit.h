@@ -88,7 +88,7 @@ class FrontEnd : public sc_core::sc_module {
  private:
   void Thread();
   void FetchAll();
-  void TestPredicate(size_t index, const systolic::Instruction& inst);  // ctrl.test
+  void TestPredicate(size_t index, const systolic::Instruction& inst);  // ctrl.test, ctrl.index
   Shared& shared_;
 };
 

@@ -30,12 +30,14 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <cstdlib>
 #include <functional>
 #include <future>
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 
 #include "simulator/sim_dma.h"
@@ -258,6 +260,23 @@ class KernelThread {
 std::atomic<bool> simulating{false};
 
 }  // namespace
+
+void ReadBranchCondition(const systolic::Instruction& inst, const Memories& memories,
+                         SimStats& stats) {
+  if (inst.opcode == Opcode::kCtrlTest) {
+    uint8_t flag = 0;
+    memories.dram.Read(inst.get(systolic::CtrlTestField::src), std::span<uint8_t>(&flag, 1));
+    stats.test_flag = flag != 0;
+    return;
+  }
+  const auto count = static_cast<int64_t>(inst.get(systolic::CtrlIndexField::count));
+  if (count < 1) throw hlo::Error("ctrl.index with count 0 (no branch to choose)");
+  uint8_t bytes[4] = {};
+  memories.dram.Read(inst.get(systolic::CtrlIndexField::src), std::span<uint8_t>(bytes, 4));
+  int32_t value = 0;
+  std::memcpy(&value, bytes, 4);
+  stats.branch_index = value >= 0 && value < count ? value : count - 1;
+}
 
 SimStats Simulate(const systolic::Program& program, const systolic::ArchConfig& config,
                   Memories& memories, const SimOptions& options) {

@@ -81,14 +81,20 @@ struct SimStats {
   // Peak bytes holding live data (sim_liveness.h: written by the program and still to be read);
   // -1 when the program has too many disjoint live ranges to track.
   int64_t ub_peak_bytes_live = 0, acc_peak_bytes_live = 0;
-  // The branch flag the program's last ctrl.test read (the loop sequencer's decision); empty
-  // when the program has none.
+  // The branch flag the program's last ctrl.test read (the loop sequencer's decision), the
+  // branch index its last ctrl.index read (the branch sequencer's); empty when it has none.
   std::optional<bool> test_flag;
-  int64_t test_cycles = 0;  // the control unit's cycles in that ctrl.test
+  std::optional<int64_t> branch_index;
+  int64_t test_cycles = 0;  // the control unit's cycles in the last of them
   // Energy by component in picojoules: "mac", "vector", "ub", "acc", "dram".
   std::map<std::string, double> energy_pj;
   double total_energy_pj() const;
 };
+
+// The data effect of ctrl.test / ctrl.index: reads the predicate or the index from DRAM into
+// `stats` (test_flag / branch_index, XLA's out-of-range rule).
+void ReadBranchCondition(const systolic::Instruction& inst, const Memories& memories,
+                         SimStats& stats);
 
 // Runs `program` to completion on `memories` (which hold the inputs before and the results
 // after). Throws hlo::Error as described above.

@@ -272,6 +272,7 @@ class CostOfInstruction final : public systolic::InstructionVisitor<UnitCost> {
   UnitCost OnCfgSet(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnCfgLoad(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnCtrlTest(const Instruction& inst) override { return NotComputeUnit(inst); }
+  UnitCost OnCtrlIndex(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnSemSignal(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnSemWait(const Instruction& inst) override { return NotComputeUnit(inst); }
   UnitCost OnDmaLoad(const Instruction& inst) override { return NotComputeUnit(inst); }

@@ -92,8 +92,9 @@ struct Totals {
           iterations = 0;
   // What loops pay per trip besides their bodies' work (RunLoop), in clock cycles: the state's
   // DMA, and reading the predicate: the host's batch under host control, the condition's
-  // ctrl.test on the device. device_iterations: the trips of loops on the device.
-  int64_t loop_control_cycles = 0, device_iterations = 0;
+  // ctrl.test on the device. device_iterations: the trips of loops on the device;
+  // device_branches: the conditionals the control unit chose.
+  int64_t loop_control_cycles = 0, device_iterations = 0, device_branches = 0;
   // Segment runs whose counts were taken from their first simulated run (simulator/replay.h).
   int64_t replayed_segments = 0;
   int64_t dram_read = 0, dram_written = 0, ub_read = 0, ub_written = 0, acc_read = 0,
@@ -148,8 +149,9 @@ class LoweredRunner {
                           LoopRunner(*loop->body, loop->lowered_body, host)});
       } else if (const auto* branch_step = std::get_if<BranchStep>(&step)) {
         std::vector<std::unique_ptr<LoweredRunner>> branches;
-        for (const auto& branch : branch_step->branches) {
-          branches.push_back(MakeRunner(*branch, host));
+        for (size_t b = 0; b < branch_step->branches.size(); ++b) {
+          branches.push_back(LoopRunner(*branch_step->branches[b],
+                                        branch_step->lowered_branches.at(b), host));
         }
         branches_.push_back(std::move(branches));
       }
@@ -181,6 +183,10 @@ class LoweredRunner {
       test_flag_ = stats.test_flag;
       test_cycles_ = stats.test_cycles;
     }
+    if (stats.branch_index) {
+      branch_index_ = stats.branch_index;
+      test_cycles_ = stats.test_cycles;
+    }
     totals.macs += step.useful_macs;
     ++totals.segments;
   }
@@ -203,6 +209,7 @@ class LoweredRunner {
     }
     size_t host_index = 0, loop_index = 0, branch_index = 0, segment_index = 0;
     test_flag_.reset();
+    branch_index_.reset();
     if (recorded_.size() != lowered_->steps.size()) recorded_.resize(lowered_->steps.size());
     for (const auto& step : lowered_->steps) {
       const int64_t now = Now(totals);
@@ -210,7 +217,7 @@ class LoweredRunner {
         std::optional<simulator::SimStats>& recorded = recorded_[segment_index++];
         if (recorded && trace == nullptr) {  // simulated before, and its time cannot differ
           simulator::SimStats stats = *recorded;
-          stats.test_flag = simulator::Replay(accel->program, config_, memories);
+          simulator::Replay(accel->program, config_, memories, stats);
           Account(stats, *accel, totals);
           ++totals.replayed_segments;
           continue;
@@ -453,14 +460,33 @@ class LoweredRunner {
     return std::vector<size_t>(read.begin(), read.end());
   }
 
-  // The host reads the selector (one host-issued batch) and runs the chosen branch; its operand
-  // and result move by DMA (charged at the DRAM bandwidth).
+  // The selector is read by the control unit (the ctrl.test / ctrl.index that ended the program
+  // before, on the device) or by the host (one host-issued batch), and the chosen branch runs;
+  // its operand and result move by DMA (charged at the DRAM bandwidth).
   void RunBranch(const BranchStep& step, std::vector<std::unique_ptr<LoweredRunner>>& branches,
                  simulator::Memories& memories, Totals& totals) {
-    const hlo::Literal selector = ReadBuffer(memories.dram, step.selector.at(0));
     const int64_t count = static_cast<int64_t>(branches.size());
-    int64_t index = selector.GetAsInt64(0);
-    if (selector.shape().type == hlo::PrimitiveType::kPred) index = index != 0 ? 0 : 1;
+    int64_t index = 0;
+    if (step.on_device) {
+      if (branch_index_) {
+        index = *branch_index_;
+      } else if (test_flag_) {
+        index = *test_flag_ ? 0 : 1;
+      } else {
+        throw hlo::Error("conditional " + step.instruction +
+                         " runs on the device, but no ctrl.test or ctrl.index read its selector");
+      }
+      test_flag_.reset();
+      branch_index_.reset();
+      ++totals.device_branches;  // the ctrl.* cycles are its program's
+    } else {
+      const hlo::Literal selector = ReadBuffer(memories.dram, step.selector.at(0));
+      index = selector.GetAsInt64(0);
+      if (selector.shape().type == hlo::PrimitiveType::kPred) index = index != 0 ? 0 : 1;
+      const compiler::PeakRates& peak = targets::SystolicDescription().peak;
+      totals.host_seconds += 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
+      totals.host_bytes += 1;
+    }
     if (index < 0 || index >= count) index = count - 1;
     LoweredRunner& branch = *branches[static_cast<size_t>(index)];
     const std::vector<DramBuffer>& operand = step.operands.at(static_cast<size_t>(index));
@@ -470,9 +496,6 @@ class LoweredRunner {
     hlo::Literal result = branch.Run(std::span<const hlo::Literal>(&input, 1), totals, nullptr);
     next = 0;
     MapLeaves(memories.dram, result, step.result, next);
-    const compiler::PeakRates& peak = targets::SystolicDescription().peak;
-    totals.host_seconds += 1 / peak.host_link_bytes_per_second + peak.kernel_launch_seconds;
-    totals.host_bytes += 1;
     double bytes = 0;
     for (const DramBuffer& leaf : operand) bytes += static_cast<double>(leaf.bytes());
     for (const DramBuffer& leaf : step.result) bytes += static_cast<double>(leaf.bytes());
@@ -489,6 +512,7 @@ class LoweredRunner {
   std::vector<uint8_t> scratch_;  // CopyBytes
   const hlo::DeviceView* device_ = nullptr;  // SetDevice
   std::optional<bool> test_flag_;            // test_flag()
+  std::optional<int64_t> branch_index_;      // a ctrl.index's, for the branch step after it
   // Per step, a segment's first simulated run when its time cannot depend on its data
   // (simulator/replay.h): later runs replay its data effects and take these counts.
   std::vector<std::optional<simulator::SimStats>> recorded_;
@@ -582,6 +606,7 @@ class SystolicExecutable final : public Executable {
     c["loops"] = static_cast<double>(lowered.loops);
     c["device_loops"] = static_cast<double>(lowered.device_loops);
     c["loop_iterations_on_device"] = static_cast<double>(t.device_iterations);
+    c["branches_on_device"] = static_cast<double>(t.device_branches);
     c["dram_bytes_allocated"] = static_cast<double>(lowered.dram_bytes);
   }
 

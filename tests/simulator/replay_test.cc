@@ -73,7 +73,9 @@ TEST(Replay, LeavesTheMemoriesSimulateLeavesAndTheTimeDoesNotMoveWithTheData) {
     Fill(simulated, offset);
     Fill(replayed, offset);
     const SimStats stats = Simulate(program, config, simulated);
-    const std::optional<bool> flag = Replay(program, config, replayed);
+    SimStats replay_stats;
+    Replay(program, config, replayed, replay_stats);
+    const std::optional<bool> flag = replay_stats.test_flag;
     // By hand: x[offset + i] plus the gathered rows 3 and 1 (x[offset + 6, 7], x[offset + 2, 3]).
     const auto x = [offset](int j) { return static_cast<float>(offset + j + 1); };
     const std::vector<float> expected = {x(0) + x(6), x(1) + x(7), x(2) + x(2), x(3) + x(3)};
@@ -115,7 +117,8 @@ TEST(Replay, ErrorsNameTheInstruction) {
       "dma.gather dram=0x1000, local=ub:0x200, index=ub:0x400, row_bytes=8, rows=2\nhalt\n",
       "bad.sasm");
   try {
-    Replay(program, config, memories);
+    SimStats stats;
+    Replay(program, config, memories, stats);
     ADD_FAILURE() << "no error";
   } catch (const hlo::Error& e) {
     EXPECT_THAT(e.message(), HasSubstr("instruction #2 (dma.gather)"));

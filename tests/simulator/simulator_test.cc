@@ -522,7 +522,7 @@ TEST(SimulatorTest, ManyRunsInOneProcessWithDifferentConfigs) {
 
 // ctrl.test (a loop condition's last instruction): the flag is the byte a store just wrote,
 // read only after every unit drained, for one DRAM access (TestConfig: 100 cycles) + 1.
-TEST(SimulatorTest, CtrlTestReadsThePredicateOnceEveryUnitHasDrained) {
+TEST(SimulatorTest, CtrlTestAndIndexReadTheConditionOnceEveryUnitHasDrained) {
   const systolic::ArchConfig config = TestConfig();
   for (uint8_t value : {0, 1, 7}) {
     Memories memories(config);
@@ -548,6 +548,20 @@ TEST(SimulatorTest, CtrlTestReadsThePredicateOnceEveryUnitHasDrained) {
     EXPECT_EQ(test->end - test->start, 100 + 1);
     EXPECT_EQ(stats.cycles, test->end + 1);  // then halt
   }
+  // ctrl.index: the s32 index, and XLA's rule outside [0, count): the last branch.
+  for (const auto& [value, chosen] : std::vector<std::pair<int32_t, int64_t>>{
+           {0, 0}, {1, 1}, {2, 2}, {7, 2}, {-1, 2}}) {
+    Memories memories(config);
+    std::vector<uint8_t> bytes(4);
+    std::memcpy(bytes.data(), &value, 4);
+    memories.dram.Write(0x80, bytes);
+    const SimStats stats = RunSasm("ctrl.index src=0x80, count=3\nhalt\n", config, memories);
+    EXPECT_EQ(stats.branch_index, chosen) << value;
+    EXPECT_FALSE(stats.test_flag.has_value());
+    EXPECT_EQ(stats.dram_bytes_read, 4);
+    EXPECT_EQ(stats.test_cycles, 100 + 1);
+  }
+  EXPECT_THAT(RunError("ctrl.index src=0x80, count=0\nhalt\n", config), HasSubstr("count 0"));
   Memories memories(config);
   EXPECT_FALSE(RunSasm("nop\nhalt\n", config, memories).test_flag.has_value());
   EXPECT_THAT(RunError("ctrl.test src=0xffffffffff\nhalt\n", config),

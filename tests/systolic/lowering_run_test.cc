@@ -1,6 +1,7 @@
 // The systolic backend end to end: modules lowered, run on the simulator (host fallback on the
 // interpreter) and MATCHED against the reference interpreter; cycle counts against hand
 // estimates.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -606,9 +607,10 @@ ENTRY main {
             LoopControlCycles(config, 5, batch_cycles, 4 + 4 * 8, 4));
 }
 
-// A conditional under host control: each branch lowered on its own; the host picks one from the
-// selector — a pred, or an s32 index whose out-of-range values pick the last branch.
-TEST(SystolicRun, ConditionalRunsTheChosenBranchOnTheAccelerator) {
+// A conditional on the device: each branch lowered on its own, all of them accelerator programs,
+// so the control unit reads the selector (ctrl.index for an s32, whose out-of-range values pick
+// the last branch) and starts the chosen branch; no host batch.
+TEST(SystolicRun, ConditionalRunsTheChosenBranchOnTheDevice) {
   auto module = testing_support::ParseAndVerify(R"(HloModule c
 neg {
   a = f32[4,8] parameter(0)
@@ -636,8 +638,52 @@ ENTRY main {
     hlo::Literal result = executable->Run(inputs);
     hlo::Literal expected = hlo::Evaluate(*module, inputs);
     EXPECT_TRUE(result.BitwiseEqual(expected)) << "index " << index;
-    EXPECT_EQ(executable->profile().counters.at("loops"), 1);
-    EXPECT_EQ(executable->profile().counters.at("host_instructions"), 0);
+    const auto& counters = executable->profile().counters;
+    EXPECT_EQ(counters.at("loops"), 1);
+    EXPECT_EQ(counters.at("device_loops"), 1);
+    EXPECT_EQ(counters.at("branches_on_device"), 1);
+    EXPECT_EQ(counters.at("host_instructions"), 0);
+    EXPECT_EQ(counters.at("host_fallback_cycles"), 0);
+  }
+  const std::map<std::string, std::string> artifacts = executable->artifacts();
+  ASSERT_TRUE(artifacts.count("program.sasm"));
+  EXPECT_THAT(artifacts.at("program.sasm"), ::testing::HasSubstr("ctrl.index src="));
+  EXPECT_THAT(artifacts.at("program.sasm"), ::testing::HasSubstr(", count=3"));
+}
+
+// A pred selector is read by ctrl.test (set: branch 0); a branch that needs the host (f64: no
+// accelerator type) makes the host choose, one host-issued batch.
+TEST(SystolicRun, PredConditionalOnTheDeviceAndOneWithAHostBranch) {
+  for (const bool host_branch : {false, true}) {
+    const std::string dtype = host_branch ? "f64" : "f32";
+    auto module = testing_support::ParseAndVerify(R"(HloModule c
+neg {
+  a = )" + dtype + R"([4,8] parameter(0)
+  ROOT n = )" + dtype + R"([4,8] negate(a)
+}
+twice {
+  b = )" + dtype + R"([4,8] parameter(0)
+  ROOT t = )" + dtype + R"([4,8] add(b, b)
+}
+ENTRY main {
+  p = pred[] parameter(0)
+  x = )" + dtype + R"([4,8] parameter(1)
+  ROOT r = )" + dtype + R"([4,8] conditional(p, x, x), true_computation=neg, false_computation=twice
+})");
+    auto backend = targets::MakeSystolicBackend(ArrayConfig(8, 8),
+                                                testing_support::Backends().Find("interp"));
+    auto executable = backend->Compile(*module);
+    std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*module, 3);
+    for (const bool selector : {true, false}) {
+      inputs[0].mutable_data<bool>()[0] = selector;
+      hlo::Literal result = executable->Run(inputs);
+      EXPECT_TRUE(result.BitwiseEqual(hlo::Evaluate(*module, inputs)))
+          << dtype << " selector " << selector;
+      const auto& counters = executable->profile().counters;
+      EXPECT_EQ(counters.at("device_loops"), host_branch ? 0 : 1);
+      EXPECT_EQ(counters.at("branches_on_device"), host_branch ? 0 : 1);
+      EXPECT_EQ(counters.at("host_fallback_cycles") > 0, host_branch);
+    }
   }
 }
 

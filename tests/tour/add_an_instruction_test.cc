@@ -87,6 +87,8 @@ const std::vector<Case>& Cases() {
       // The flag itself (SimStats::test_flag) is checked by SimulatorCtrlTest; here the time:
       // one DRAM access, 10 cycles of latency + 1.
       {"ctrl.test", {{"dram:0x40", "pred", {1}}}, "", "ctrl.test src=0x40", "", {}, 10 + 1, 0, 0},
+      {"ctrl.index", {{"dram:0x40", "s32", {7}}}, "", "ctrl.index src=0x40, count=3", "", {},
+       10 + 1, 0, 0},
       {"dma.load", {{"dram:0x40", "f32", {1, 2, 3, 4}}}, "",
        "dma.load dram=0x40, local=ub:0x100, row_bytes=16, rows=1, planes=1", "",
        {"ub:0x100", "f32", {1, 2, 3, 4}}, 1 + 10, 16, 0},

@@ -91,7 +91,7 @@ std::unique_ptr<hlo::Module> ComputationModule(const hlo::Module& module,
 std::map<std::string, std::string> HostStepReasons(const hlo::Module& optimized,
                                                    const ArchConfig& config) {
   std::map<std::string, std::string> reasons;
-  // Loops carry their condition and body lowered; branches are lowered here.
+  // Loops and conditionals carry what they call, lowered.
   std::vector<std::shared_ptr<const LoweredModule>> pending = {
       std::make_shared<const LoweredModule>(Lower(optimized, config))};
   while (!pending.empty()) {
@@ -111,8 +111,8 @@ std::map<std::string, std::string> HostStepReasons(const hlo::Module& optimized,
         pending.push_back(loop->lowered_condition);
         pending.push_back(loop->lowered_body);
       } else if (const auto* branch = std::get_if<BranchStep>(&step)) {
-        for (const auto& module : branch->branches) {
-          pending.push_back(std::make_shared<const LoweredModule>(Lower(*module, config)));
+        for (const auto& lowered_branch : branch->lowered_branches) {
+          pending.push_back(lowered_branch);
         }
       }
     }

@@ -14,7 +14,7 @@
 #include "targets/systolic/lowering/emit_reduce_window.h"
 #include "targets/systolic/lowering/emit_scatter.h"
 #include "targets/systolic/lowering/emit_sort.h"
-#include "targets/systolic/lowering/loop_on_device.h"
+#include "targets/systolic/lowering/control_on_device.h"
 #include "targets/systolic/lowering/native_ops.h"
 #include "targets/systolic/lowering/emit_conv.h"
 #include "targets/systolic/lowering/emit_conv_chain.h"
@@ -610,10 +610,14 @@ class Lowerer {
     step.body = ComputationModule(module_, *inst.called_computations().at(1));
     LoweredModule condition = lowering::Lower(*step.condition, config_);
     LoweredModule body = lowering::Lower(*step.body, config_);
-    step.host_reason = HostDrivenReason(condition, body);
+    if (std::string need = HostNeed(condition); !need.empty()) {
+      step.host_reason = "condition: " + need;
+    } else if (need = HostNeed(body); !need.empty()) {
+      step.host_reason = "body: " + need;
+    }
     step.on_device = step.host_reason.empty();
     if (step.on_device) {
-      EndWithPredicateTest(condition);
+      EndWithTest(condition.steps, PredicateTest(condition.result.at(0).address));
       ++out_.device_loops;
     }
     step.lowered_condition = std::make_shared<const LoweredModule>(std::move(condition));
@@ -631,8 +635,22 @@ class Lowerer {
     BranchStep step;
     for (const hlo::Computation* branch : inst.called_computations()) {
       step.branches.push_back(ComputationModule(module_, *branch));
+      LoweredModule lowered = lowering::Lower(*step.branches.back(), config_);
+      const std::string need = HostNeed(lowered);
+      if (step.host_reason.empty() && !need.empty()) {
+        step.host_reason = "branch " + std::to_string(step.lowered_branches.size()) + ": " + need;
+      }
+      step.lowered_branches.push_back(std::make_shared<const LoweredModule>(std::move(lowered)));
     }
     step.selector = values_.at(inst.operand(0));
+    step.on_device = step.host_reason.empty();
+    if (step.on_device) {  // the selector read at the end of the program before the branch
+      const uint64_t selector = step.selector.at(0).address;
+      const bool pred = inst.operand(0)->shape().type == hlo::PrimitiveType::kPred;
+      EndWithTest(out_.steps, pred ? PredicateTest(selector)
+                                   : BranchIndexTest(selector, inst.operand_count() - 1));
+      ++out_.device_loops;
+    }
     for (int64_t i = 1; i < inst.operand_count(); ++i) {
       step.operands.push_back(values_.at(inst.operand(i)));
     }
@@ -681,8 +699,16 @@ std::string LoweredModule::Assembly() const {
       text += "# loop " + loop->instruction + ", body:\n" + loop->lowered_body->Assembly();
       text += "# end of loop " + loop->instruction + "\n";
     } else {
-      text += "# branch: " + std::get<BranchStep>(step).instruction +
-              " (branches lowered separately, chosen by the host)\n";
+      const BranchStep& branch = std::get<BranchStep>(step);
+      text += "# branch: " + branch.instruction +
+              (branch.on_device ? " (on the device: the control unit's sequencer starts the "
+                                  "branch the ctrl.test / ctrl.index before it chose)\n"
+                                : " (chosen by the host: " + branch.host_reason + ")\n");
+      for (size_t b = 0; b < branch.lowered_branches.size(); ++b) {
+        text += "# branch " + branch.instruction + ", branch " + std::to_string(b) + ":\n" +
+                branch.lowered_branches[b]->Assembly();
+      }
+      text += "# end of branch " + branch.instruction + "\n";
     }
   }
   return text;

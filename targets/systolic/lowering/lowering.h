@@ -3,7 +3,7 @@
 //
 //   entry instruction            becomes
 //   while                        a loop step: on the device, or under host control (below)
-//   conditional                  a branch step under host control
+//   conditional                  a branch step: on the device, or chosen by the host (below)
 //   parameter / constant         a DRAM buffer (written before the first step)
 //   tuple / get-tuple-element /  no code: the same DRAM buffers (bitcast and reshape need
 //   reshape / bitcast / copy     default layouts, which is what the systolic pipeline assigns)
@@ -28,7 +28,8 @@
 // the device: the condition's last program ends with ctrl.test on its predicate and the control
 // unit's loop sequencer starts the body or leaves the loop on the flag, with no host round trip.
 // Otherwise the host reads the predicate each iteration. A conditional is a branch step
-// (BranchStep), chosen by the host.
+// (BranchStep): on the device when every branch is accelerator programs only (ctrl.test or
+// ctrl.index reads the selector at the end of the program before it), else chosen by the host.
 //
 // DRAM: dram_plan.h (values reuse the bytes of dead ones; padding reads from a zero region).
 //
@@ -91,15 +92,20 @@ struct LoopStep {
   std::string host_reason;  // why the host drives it ("" on the device)
 };
 
-// A conditional under host control: the host reads the selector (pred: true runs branch 0,
-// false branch 1; s32: that branch, the last one when out of range, as hlo/ evaluates it) and
-// runs the chosen branch, lowered as a module of its own, on its operand.
+// A conditional: the selector (pred: true runs branch 0, false branch 1; s32: that branch, the
+// last one when out of range, as hlo/ evaluates it) picks a branch, lowered as a module of its
+// own, which runs on its operand. On the device (`on_device`) the program before the step ends
+// with ctrl.test (pred) or ctrl.index (s32) on the selector and the control unit's sequencer
+// reads it; otherwise the host reads the selector, and `host_reason` says why.
 struct BranchStep {
   std::vector<std::unique_ptr<hlo::Module>> branches;  // each takes its operand as parameter 0
+  std::vector<std::shared_ptr<const LoweredModule>> lowered_branches;
   std::vector<DramBuffer> selector;
   std::vector<std::vector<DramBuffer>> operands;  // per branch
   std::vector<DramBuffer> result;
   std::string instruction;
+  bool on_device = false;
+  std::string host_reason;  // why the host chooses ("" on the device)
 };
 
 using Step = std::variant<AcceleratorStep, HostStep, LoopStep, BranchStep>;
@@ -113,7 +119,7 @@ struct LoweredModule {
   hlo::Shape result_shape;
   int64_t native_instructions = 0, host_instructions = 0;
   int64_t loops = 0;  // while and conditional steps
-  int64_t device_loops = 0;  // of those, while loops run by the control unit's loop sequencer
+  int64_t device_loops = 0;  // of those, the ones the control unit's sequencer runs
   int64_t dram_bytes = 0;  // peak DRAM footprint
   std::string Assembly() const;  // every segment's .sasm, with a header comment per segment
 };

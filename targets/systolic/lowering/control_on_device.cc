@@ -1,13 +1,11 @@
-// Loops the control unit runs (loop_on_device.h).
-#include "targets/systolic/lowering/loop_on_device.h"
+// Loops and conditionals the control unit runs (control_on_device.h).
+#include "targets/systolic/lowering/control_on_device.h"
 
 #include <variant>
 
 namespace systolic::lowering {
-namespace {
 
-// "" when every step of `module` is an accelerator program or a loop on the device.
-std::string FirstHostNeed(const LoweredModule& module) {
+std::string HostNeed(const LoweredModule& module) {
   for (const Step& step : module.steps) {
     if (std::holds_alternative<AcceleratorStep>(step)) continue;
     if (const auto* host = std::get_if<HostStep>(&step)) {
@@ -17,28 +15,32 @@ std::string FirstHostNeed(const LoweredModule& module) {
       if (loop->on_device) continue;
       return "inner loop " + loop->instruction + " under host control";
     }
-    return "conditional " + std::get<BranchStep>(step).instruction + " (chosen by the host)";
+    const BranchStep& branch = std::get<BranchStep>(step);
+    if (branch.on_device) continue;
+    return "inner conditional " + branch.instruction + " under host control";
   }
   return "";
 }
 
-}  // namespace
-
-std::string HostDrivenReason(const LoweredModule& condition, const LoweredModule& body) {
-  if (std::string need = FirstHostNeed(condition); !need.empty()) return "condition: " + need;
-  if (std::string need = FirstHostNeed(body); !need.empty()) return "body: " + need;
-  return "";
+Instruction PredicateTest(uint64_t address) {
+  Instruction test = MakeInstruction(Opcode::kCtrlTest);
+  test.set(CtrlTestField::src, address);
+  return test;
 }
 
-void EndWithPredicateTest(LoweredModule& condition) {
-  Instruction test = MakeInstruction(Opcode::kCtrlTest);
-  test.set(CtrlTestField::src, condition.result.at(0).address);
-  AcceleratorStep* last =
-      condition.steps.empty() ? nullptr : std::get_if<AcceleratorStep>(&condition.steps.back());
+Instruction BranchIndexTest(uint64_t address, int64_t count) {
+  Instruction test = MakeInstruction(Opcode::kCtrlIndex);
+  test.set(CtrlIndexField::src, address);
+  test.set(CtrlIndexField::count, static_cast<uint64_t>(count));
+  return test;
+}
+
+void EndWithTest(std::vector<Step>& steps, const Instruction& test) {
+  AcceleratorStep* last = steps.empty() ? nullptr : std::get_if<AcceleratorStep>(&steps.back());
   if (last == nullptr) {
     AcceleratorStep step;
     step.program.instructions = {test, MakeInstruction(Opcode::kHalt)};
-    condition.steps.emplace_back(std::move(step));
+    steps.emplace_back(std::move(step));
     return;
   }
   // Before the halt every program ends with: the test reads what the program's stores wrote.
