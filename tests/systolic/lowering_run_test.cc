@@ -10,6 +10,8 @@
 
 #include "hlo/evaluator.h"
 #include "targets/descriptions.h"
+#include "hlo/verifier.h"
+#include "targets/systolic/lowering/fused_constants.h"
 #include "targets/systolic/systolic_backend.h"
 #include "tests/small_modules.h"
 #include "tests/test_support.h"
@@ -58,6 +60,45 @@ hlo::Literal ExpectBitwiseOnTheAccelerator(const hlo::Module& module,
   EXPECT_EQ(executable->profile().counters.at("host_instructions"), 0)
       << executable->artifacts().at("program.sasm");
   return result;
+}
+
+// An array constant inside a fusion (constant folding turns a small iota into one, as in
+// gemma3's attention masks) becomes an operand of the fusion in DRAM (fused_constants.h): the
+// fusion runs on the accelerator, bit for bit.
+TEST(SystolicRun, ArrayConstantsInFusionsBecomeOperands) {
+  auto fused = testing_support::ParseAndVerify(R"(HloModule m
+fused {
+  p = s32[11] parameter(0)
+  c = s32[11] constant({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+  ROOT a = s32[11] add(p, c)
+}
+ENTRY main {
+  x = s32[11] parameter(0)
+  ROOT f = s32[11] fusion(x), kind=kLoop, calls=fused
+})");
+  std::unique_ptr<hlo::Module> outlined = systolic::lowering::OutlineFusedArrayConstants(*fused);
+  ASSERT_NE(outlined, nullptr);
+  hlo::Verify(*outlined);
+  const hlo::Instruction* fusion = outlined->entry()->root();
+  ASSERT_EQ(fusion->operand_count(), 2);
+  EXPECT_EQ(fusion->operand(1)->opcode(), hlo::Opcode::kConstant);
+  EXPECT_EQ(fusion->operand(1)->name(), "c.1");  // "c" is the fused one it replaces
+  EXPECT_EQ(fusion->called_computations().at(0)->parameter_count(), 2);
+  const std::vector<hlo::Literal> inputs = io::MakeRandomInputs(*fused, 5);
+  EXPECT_TRUE(hlo::Evaluate(*outlined, inputs).BitwiseEqual(hlo::Evaluate(*fused, inputs)));
+  // Nothing to outline: no copy.
+  EXPECT_EQ(systolic::lowering::OutlineFusedArrayConstants(*outlined), nullptr);
+  // Through the pipeline: the iota folds into a constant that loop fusion takes in.
+  auto module = testing_support::ParseAndVerify(R"(HloModule m
+ENTRY main {
+  x = s32[11] parameter(0)
+  i = s32[11] iota(), iota_dimension=0
+  eleven = s32[] constant(11)
+  b = s32[11] broadcast(eleven), dimensions={}
+  s = s32[11] subtract(i, b)
+  ROOT a = s32[11] add(x, s)
+})");
+  ExpectBitwiseOnTheAccelerator(*module, io::MakeRandomInputs(*module, 5));
 }
 
 constexpr char kOddDot[] = R"(HloModule m

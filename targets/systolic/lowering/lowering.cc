@@ -15,6 +15,7 @@
 #include "targets/systolic/lowering/emit_scatter.h"
 #include "targets/systolic/lowering/emit_sort.h"
 #include "targets/systolic/lowering/control_on_device.h"
+#include "targets/systolic/lowering/fused_constants.h"
 #include "targets/systolic/lowering/native_ops.h"
 #include "targets/systolic/lowering/emit_conv.h"
 #include "targets/systolic/lowering/emit_conv_chain.h"
@@ -715,6 +716,9 @@ std::string LoweredModule::Assembly() const {
 }
 
 LoweredModule Lower(const hlo::Module& optimized, const ArchConfig& config) {
+  if (std::unique_ptr<hlo::Module> outlined = OutlineFusedArrayConstants(optimized)) {
+    return Lowerer(*outlined, config).Run();
+  }
   return Lowerer(optimized, config).Run();
 }
 
