@@ -337,6 +337,11 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
       if (lhs_transposed || rhs_transposed)  // FoldsIntoDots promised the GEMM would take it
         throw hlo::Error(inst.location(), "cpu backend: internal: " + Describe(inst) +
                                               " reads a transposed operand but has no GEMM thunk");
+      // Types the GEMM does not take (f64, integers): a generated loop nest per element.
+      if (llvm_codegen::CanGenerateDot(inst) && TryKernel(inst, scope, output)) {
+        result_.counters["thunks.dot-loop"] += 1;
+        return;
+      }
       Fallback(inst, scope, output, "contraction form not covered by gemm.h");
       return;
     }

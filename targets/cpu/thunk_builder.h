@@ -12,6 +12,8 @@
 //                                                their own kernel into a scratch buffer first
 //   dot, convolution (f32/bf16/f16, the forms contraction_thunks.h covers)
 //                                             -> GEMM / Conv2D call
+//   any other dot (f64, integers)             -> generated loop nest per element
+//                                                (elemental_dot.cc)
 //   fusion kOutput around such a contraction  -> GEMM / Conv2D into a scratch buffer with a
 //                                                generated epilogue: per block while it is in
 //                                                cache when the tail is elementwise over the

@@ -207,6 +207,8 @@ bool ThunkBuilder::TryKernel(const Instruction& inst, Scope& scope, const ValueL
           all = root_generators(generators);
         } else if (inst.opcode() == Opcode::kGather) {
           all.push_back(MakeGatherGenerator(emitter, inst, loads.at(0), loads.at(1)));
+        } else if (inst.opcode() == Opcode::kDot) {
+          all.push_back(emitter.MakeDotGenerator(inst, loads.at(0), loads.at(1)));
         } else if (inst.opcode() == Opcode::kReduceWindow) {
           all.push_back(MakeReduceWindowGenerator(emitter, inst, loads.at(0), loads.at(1)));
         } else {
@@ -216,7 +218,13 @@ bool ThunkBuilder::TryKernel(const Instruction& inst, Scope& scope, const ValueL
         for (size_t i : group) chosen.push_back(all.at(i));
         return chosen;
       });
-      Planned p{inst.name(), spec.name, operand_buffers, outputs[group[0]], 1};
+      // A generated dot does its contraction's multiply-adds per element.
+      int64_t work = 1;
+      if (inst.opcode() == Opcode::kDot) {
+        for (int64_t dim : inst.attr<hlo::DotAttrs>().dnums.lhs_contracting)
+          work *= inst.operand(0)->shape().dims.at(static_cast<size_t>(dim));
+      }
+      Planned p{inst.name(), spec.name, operand_buffers, outputs[group[0]], work};
       p.buffers.insert(p.buffers.end(), scratch.begin(), scratch.end());
       for (size_t i : group) p.buffers.push_back(output_leaves[i]->buffer);
       planned.push_back(std::move(p));

@@ -37,6 +37,10 @@ namespace llvm_codegen {
 // (logical, not physical; layouts only matter to IrArray).
 using IrIndex = std::vector<llvm::Value*>;
 
+// Whether MakeDotGenerator covers `dot`: float results from bf16/f16/f32/f64 operands, integer
+// results from integer operands, any dimension numbers.
+bool CanGenerateDot(const hlo::Instruction& dot);
+
 // Produces the value (an LLVM scalar of IrType(element type)) of one element at an index.
 // Called while the builder's insertion point is where the value is needed; a generator may emit
 // control flow (e.g. the loop of a reduce) and leaves the builder after it.
@@ -106,6 +110,11 @@ class ElementalEmitter {
                                        ElementGenerator indices);
   ElementGenerator MakeReduceWindowGenerator(const hlo::Instruction& reduce_window,
                                              ElementGenerator input, ElementGenerator init);
+  // dot from generators of its operands: a loop nest over the contracting dims per output
+  // element (elemental_dot.cc), for the types CanGenerateDot covers — what a backend's library
+  // does not take (f64, integers) or a dot too small for one.
+  ElementGenerator MakeDotGenerator(const hlo::Instruction& dot, ElementGenerator lhs,
+                                    ElementGenerator rhs);
   // dynamic-update-slice over the operand, the update and the start indices (one scalar
   // generator per dimension, or one rank-1 generator).
   ElementGenerator MakeDynamicUpdateSliceGenerator(const hlo::Instruction& dus,

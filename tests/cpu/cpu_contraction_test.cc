@@ -72,6 +72,31 @@ ENTRY e {
   EXPECT_EQ(Counter(run, "thunks.gemm"), 0);
 }
 
+// f64 dots, which the GEMM does not take (and dot-expander leaves alone), are generated loop
+// nests per element (elemental_dot.cc), not evaluator fallbacks: the interpreter's products,
+// summed in an order the backend may reassociate as in every generated reduction.
+TEST(CpuContraction, F64DotsAreGeneratedLoops) {
+  const io::Tolerance f64{1e-12, 1e-13};
+  for (const char* text : {R"(
+HloModule f64
+ENTRY e {
+  a = f64[26,133] parameter(0)
+  b = f64[133] parameter(1)
+  ROOT d = f64[26] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})", R"(
+HloModule f64_two_contracting
+ENTRY e {
+  a = f64[3,4,5,6] parameter(0)
+  b = f64[6,7,4,3] parameter(1)
+  ROOT d = f64[3,5,7] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={1,3}, rhs_batch_dims={3}, rhs_contracting_dims={2,0}
+})"}) {
+    cpu_tests::CpuRun run = ExpectMatchesInterp(text, 5, &f64);
+    EXPECT_EQ(Counter(run, "thunks.gemm"), 0) << text;
+    EXPECT_EQ(Counter(run, "thunks.dot-loop"), 1) << text;
+    EXPECT_EQ(Counter(run, "thunks.fallback"), 0) << text;
+  }
+}
+
 // Random sizes (1, odd, and beyond one GEMM block), batched or not, f32 and bf16.
 TEST(CpuContraction, RandomDotShapesMatchInterpreter) {
   std::mt19937 rng(99);
