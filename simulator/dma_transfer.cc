@@ -133,7 +133,8 @@ DmaTransfer DecodeDma(const systolic::Instruction& inst, const RegisterFile& reg
     t.row_bytes = inst.get(systolic::DmaLoadField::row_bytes);
     t.rows = inst.get(systolic::DmaLoadField::rows);
     t.planes = inst.get(systolic::DmaLoadField::planes);
-    dram_row = ConfigRegister::kLoadDramRowStride, dram_plane = ConfigRegister::kLoadDramPlaneStride;
+    dram_row = ConfigRegister::kLoadDramRowStride;
+    dram_plane = ConfigRegister::kLoadDramPlaneStride;
     local_row = ConfigRegister::kLoadLocalRowStride;
     local_plane = ConfigRegister::kLoadLocalPlaneStride;
   } else {

@@ -99,6 +99,7 @@ void DmaUnit::IssueLoad(size_t index, const Transfer& transfer) {
   const int64_t data_end = channel_start + channel_cycles + run.dram_latency_cycles;
   shared_.CheckCycleLimit(data_end);
   in_flight_.push_back({index, transfer, channel_start, data_end});
+  ++run.loads_in_flight;
   load_issued_.notify();
   // The engine is busy issuing its bursts until its slot ends; the latency overlaps what follows.
   shared_.WaitUntil(channel_start + channel_cycles);
@@ -118,6 +119,8 @@ void DmaUnit::WritebackThread() {
           shared_.Fail(load.index, e.what());
         }
         in_flight_.pop_front();
+        --shared_.run().loads_in_flight;
+        shared_.unit_finished().notify();
         load_completed_.notify();
       }
     } catch (const AbortRun&) {

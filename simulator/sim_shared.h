@@ -119,6 +119,7 @@ struct Run {
   size_t fetch_index = 0;                             // instruction the front end is on
   std::array<int64_t, kUnitCount> current{};          // index in progress per unit, -1 idle
   std::array<bool, kUnitCount> semaphore_blocked{};   // blocked in sem.wait
+  int64_t loads_in_flight = 0;  // issued loads whose data has not landed (ctrl.test waits)
   std::optional<hlo::Error> error;                    // the first error of the run
 
   // Statistics.

@@ -217,7 +217,8 @@ void FrontEnd::FetchAll() {
     run.fetch_index = i;
     const int64_t now = shared_.Now();
     const Unit unit = run.unit_of[i];
-    if (instructions[i].opcode == Opcode::kCtrlTest || instructions[i].opcode == Opcode::kCtrlIndex) {
+    const Opcode opcode = instructions[i].opcode;
+    if (opcode == Opcode::kCtrlTest || opcode == Opcode::kCtrlIndex) {
       TestPredicate(i, instructions[i]);
       continue;
     }
@@ -246,6 +247,7 @@ void FrontEnd::FetchAll() {
 void FrontEnd::TestPredicate(size_t index, const systolic::Instruction& inst) {
   Run& run = shared_.run();
   auto drained = [&run, this] {
+    if (run.loads_in_flight > 0) return false;
     for (size_t u = 0; u < kQueuedUnitCount; ++u) {
       if (run.current[u] >= 0 || !shared_.queue(static_cast<Unit>(u)).empty()) return false;
     }

@@ -189,7 +189,9 @@ std::string DescribeDeadlock(sim::Shared& shared) {
   if (!run.fetch_done) {
     const size_t index = run.fetch_index;
     std::string part = "front end stalled at instruction " + shared.DescribeInstruction(index);
-    if (index < run.unit_of.size()) {
+    if (index < run.unit_of.size() && run.unit_of[index] == Unit::kControl) {
+      part += " (waiting for every unit to drain)";  // ctrl.test / ctrl.index
+    } else if (index < run.unit_of.size()) {
       part += " (the " + std::string(systolic::UnitName(run.unit_of[index])) + " queue is full)";
     }
     add(part);

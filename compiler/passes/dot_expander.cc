@@ -99,6 +99,25 @@ bool DotExpander::Run(hlo::Module& module) {
         dot->ReplaceAllUsesWith(expanded);
         RemoveDeadChain(*computation, {dot});
         changed = true;
+      } else if (mixed && library_types_.count(type) &&
+                 (lhs->shape().type == PrimitiveType::kF64 ||
+                  rhs->shape().type == PrimitiveType::kF64)) {
+        // f64 operands into a narrower result: converting them to the result's type would
+        // round them first, where the dot sums in f64 and rounds once. An f64 dot, then the
+        // conversion, computes exactly that.
+        Instruction* wide_lhs = lhs->shape().type == PrimitiveType::kF64
+                                    ? lhs : b.Convert(lhs, PrimitiveType::kF64);
+        Instruction* wide_rhs = rhs->shape().type == PrimitiveType::kF64
+                                    ? rhs : b.Convert(rhs, PrimitiveType::kF64);
+        hlo::Shape wide_shape = dot->shape();
+        wide_shape.type = PrimitiveType::kF64;
+        Instruction* wide =
+            b.Add(Opcode::kDot, wide_shape, {wide_lhs, wide_rhs}, dot->attrs(), dot->name());
+        Instruction* narrowed = b.Convert(wide, type);
+        narrowed->mutable_shape() = dot->shape();  // same logical shape; keeps the layout
+        dot->ReplaceAllUsesWith(narrowed);
+        RemoveDeadChain(*computation, {dot});
+        changed = true;
       } else if (mixed && library_types_.count(type)) {
         dot->SetOperand(0, b.Convert(lhs, type));
         dot->SetOperand(1, b.Convert(rhs, type));

@@ -5,7 +5,9 @@
 //   mixed types:  a dot whose operands are of another type than its result, where the result's
 //                 type is a library type (bf16 x bf16 -> f32), gets its operands converted to
 //                 the result's type first (exact for every widening; the library then sees one
-//                 type throughout, which is all cuBLASLt and the CPU's GEMM take);
+//                 type throughout, which is all cuBLASLt and the CPU's GEMM take); with an f64
+//                 operand (f64 x f64 -> f32), which that would round before the f64 sum, it
+//                 becomes an f64 dot converted to the result's type instead;
 //   integer dots: a dot of integers (s8 x s8 -> s32 included) that the target's library does
 //                 not take, while the rule says such dots are generated code, becomes
 //

@@ -338,9 +338,13 @@ void ThunkBuilder::Lower(const Instruction& inst, Scope& scope) {
         throw hlo::Error(inst.location(), "cpu backend: internal: " + Describe(inst) +
                                               " reads a transposed operand but has no GEMM thunk");
       // Types the GEMM does not take (f64, integers): a generated loop nest per element.
-      if (llvm_codegen::CanGenerateDot(inst) && TryKernel(inst, scope, output)) {
-        result_.counters["thunks.dot-loop"] += 1;
-        return;
+      if (llvm_codegen::CanGenerateDot(inst)) {
+        const double fallbacks = result_.counters["thunks.fallback"];
+        if (TryKernel(inst, scope, output)) {  // true also when it fell back after all
+          if (result_.counters["thunks.fallback"] == fallbacks)
+            result_.counters["thunks.dot-loop"] += 1;
+          return;
+        }
       }
       Fallback(inst, scope, output, "contraction form not covered by gemm.h");
       return;

@@ -5,9 +5,10 @@
 // (batch dims in lhs_batch order, then the lhs free dims, then the rhs free dims, each in
 // operand order); products are summed one at a time in row-major order of the contracting
 // dims (lhs_contracting order) — a backend that lets its vectorizer reassociate reductions
-// (the CPU's jit.cc) may reorder that sum; bf16/f16/f32 accumulate in f32, f64 in f64, integers in
-// wrapping 64-bit arithmetic (equal, modulo 2^bits, to wrapping in the result type); the sum
-// is converted to the result type once. CanGenerateDot says which element types it covers.
+// (the CPU's jit.cc) may reorder that sum; the accumulator is f64 when the result or an
+// operand is f64, else f32 for floats, and wrapping 64-bit arithmetic for integers (equal,
+// modulo 2^bits, to wrapping in the result type); the sum is converted to the result type
+// once. CanGenerateDot says which element types it covers.
 #include <algorithm>
 
 #include "targets/llvm/elemental_emitter.h"
@@ -29,11 +30,14 @@ bool IsDotFloat(PrimitiveType type) {
          type == PrimitiveType::kBF16 || type == PrimitiveType::kF16;
 }
 
-// The accumulator's type for a dot producing `result`.
-PrimitiveType AccumulatorType(PrimitiveType result) {
-  if (result == PrimitiveType::kF64) return PrimitiveType::kF64;
-  if (IsDotFloat(result)) return PrimitiveType::kF32;
-  return PrimitiveType::kS64;
+// The interpreter's accumulator (hlo/evaluator_family_util.h, ChooseAccumulator): f64 when
+// either side is f64, f32 for the other floats, wrapping 64-bit integers for integer results.
+PrimitiveType AccumulatorType(const Instruction& dot) {
+  const PrimitiveType result = dot.shape().type;
+  if (!IsDotFloat(result)) return PrimitiveType::kS64;
+  for (PrimitiveType type : {result, dot.operand(0)->shape().type, dot.operand(1)->shape().type})
+    if (type == PrimitiveType::kF64) return PrimitiveType::kF64;
+  return PrimitiveType::kF32;
 }
 
 }  // namespace
@@ -64,7 +68,7 @@ ElementGenerator ElementalEmitter::MakeDotGenerator(const Instruction& dot, Elem
     const hlo::DotDimensionNumbers& d = dot.attr<hlo::DotAttrs>().dnums;
     const hlo::Shape& lhs_shape = dot.operand(0)->shape();
     const hlo::Shape& rhs_shape = dot.operand(1)->shape();
-    const PrimitiveType accumulator = AccumulatorType(dot.shape().type);
+    const PrimitiveType accumulator = AccumulatorType(dot);
     llvm::Type* acc_type = IrType(accumulator, b_.getContext());
     llvm::AllocaInst* sum = detail::EntryAlloca(b_, acc_type, dot.name() + ".acc");
     b_.CreateStore(hlo::IsInteger(accumulator) ? llvm::Constant::getNullValue(acc_type)

@@ -62,6 +62,25 @@ TEST(DotExpander, MixedPrecisionDotGetsWideningConverts) {
   EXPECT_EQ(dot->operand(1)->shape().type, hlo::PrimitiveType::kF32);
 }
 
+// f64 operands into an f32 result: converting them to f32 would round them before the sum; an
+// f64 dot (its sum in f64, as the original's) converted once keeps the values bit for bit.
+TEST(DotExpander, F64OperandsIntoANarrowerResultSumInF64ThenConvert) {
+  auto module = testing_support::ParseAndVerify(Entry(R"(p0 = f64[9,40] parameter(0)
+  p1 = f32[40,5] parameter(1)
+  ROOT r = f32[9,5] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0})"));
+  compiler::DotExpander pass(LibraryForFloats(OpHandling::kGenerated));
+  auto result = RunPass(pass, *module, true, Compare::kBitExact);
+  const hlo::Instruction* root = result->entry()->root();
+  ASSERT_EQ(root->opcode(), hlo::Opcode::kConvert);
+  EXPECT_EQ(root->shape().type, hlo::PrimitiveType::kF32);
+  const hlo::Instruction* dot = root->operand(0);
+  ASSERT_EQ(dot->opcode(), hlo::Opcode::kDot);
+  EXPECT_EQ(dot->shape().type, hlo::PrimitiveType::kF64);
+  EXPECT_EQ(dot->operand(0)->shape().type, hlo::PrimitiveType::kF64);
+  EXPECT_EQ(dot->operand(1)->opcode(), hlo::Opcode::kConvert);  // f32 -> f64: exact
+  EXPECT_EQ(dot->operand(1)->shape().type, hlo::PrimitiveType::kF64);
+}
+
 TEST(DotExpander, LeavesWhatTheTargetRunsItself) {
   // f64 is outside the library's types but not an integer: the target's own path (the cpu's
   // f64 contraction) keeps it. A library dot stays a dot.

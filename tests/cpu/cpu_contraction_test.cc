@@ -89,6 +89,12 @@ ENTRY e {
   a = f64[3,4,5,6] parameter(0)
   b = f64[6,7,4,3] parameter(1)
   ROOT d = f64[3,5,7] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={1,3}, rhs_batch_dims={3}, rhs_contracting_dims={2,0}
+})", R"(
+HloModule f64_to_f32
+ENTRY e {
+  a = f64[9,40] parameter(0)
+  b = f64[40,5] parameter(1)
+  ROOT d = f32[9,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })"}) {
     cpu_tests::CpuRun run = ExpectMatchesInterp(text, 5, &f64);
     EXPECT_EQ(Counter(run, "thunks.gemm"), 0) << text;

@@ -548,6 +548,22 @@ TEST(SimulatorTest, CtrlTestAndIndexReadTheConditionOnceEveryUnitHasDrained) {
     EXPECT_EQ(test->end - test->start, 100 + 1);
     EXPECT_EQ(stats.cycles, test->end + 1);  // then halt
   }
+  {  // A load still in flight (issued, data not landed) holds the test back too.
+    Memories memories(config);
+    RecordingSink trace;
+    SimOptions options;
+    options.trace = &trace;
+    RunSasm("dma.load dram=0x1000, local=ub:0x0, row_bytes=1024, rows=1, planes=1\n"
+            "ctrl.test src=0x80\nhalt\n",
+            config, memories, options);
+    int64_t load_end = -1, test_start = -1;
+    for (const auto& e : trace.events) {
+      if (e.kind == "busy" && e.name == "dma.load") load_end = e.end;
+      if (e.kind == "busy" && e.name == "ctrl.test") test_start = e.start;
+    }
+    EXPECT_EQ(load_end, 64 + 100);  // 1024 B at 16 B/cycle, then the latency
+    EXPECT_GE(test_start, load_end);
+  }
   // ctrl.index: the s32 index, and XLA's rule outside [0, count): the last branch.
   for (const auto& [value, chosen] : std::vector<std::pair<int32_t, int64_t>>{
            {0, 0}, {1, 1}, {2, 2}, {7, 2}, {-1, 2}}) {

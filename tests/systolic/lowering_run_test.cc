@@ -567,9 +567,10 @@ ENTRY main {
 double LoopControlCycles(const systolic::ArchConfig& config, double trips, int64_t predicate_cycles,
                          double computed_bytes, double condition_bytes) {
   const double bytes_per_cycle = config.dram_bandwidth_gbps * 1e3 / config.clock_mhz;
-  return (trips + 1) * static_cast<double>(
-                           predicate_cycles + static_cast<int64_t>(condition_bytes / bytes_per_cycle)) +
-         trips * static_cast<double>(static_cast<int64_t>(2 * computed_bytes / bytes_per_cycle));
+  const auto condition_cycles = static_cast<int64_t>(condition_bytes / bytes_per_cycle);
+  const auto body_cycles = static_cast<int64_t>(2 * computed_bytes / bytes_per_cycle);
+  return (trips + 1) * static_cast<double>(predicate_cycles + condition_cycles) +
+         trips * static_cast<double>(body_cycles);
 }
 
 // A while loop on the device: condition and body lowered on their own, both accelerator programs

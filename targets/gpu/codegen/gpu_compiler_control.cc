@@ -17,8 +17,9 @@
 //   call         the callee's steps inline in the caller's list, then the root copied into
 //                the call's result slices.
 // Guarantees: a program refers only to programs built before it (nested loops first), so the
-// manifest's programs never recurse; the body never writes the state slices it reads before
-// its final copies (buffer assignment never places a temporary in a parameter's storage).
+// manifest's programs never recurse; no state slice is written while a later step of the body
+// still reads its old value (CarriedInPlace's conditions; buffer assignment never places a
+// temporary in a parameter's storage).
 #include <algorithm>
 #include <set>
 
@@ -57,6 +58,8 @@ bool ReadsOperandElementwise(const Instruction& user, int64_t operand_index) {
     return false;
   }
   const hlo::Computation& fused = Called(user, 0);
+  if (operand_index >= fused.parameter_count() || fused.parameter(operand_index) == nullptr)
+    return false;
   std::vector<const Instruction*> pending = {fused.parameter(operand_index)};
   while (!pending.empty()) {
     const Instruction* value = pending.back();

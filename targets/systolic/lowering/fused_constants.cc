@@ -30,12 +30,24 @@ std::map<Computation*, std::vector<std::pair<Computation*, Instruction*>>> Fusio
       }
     }
   }
+  // A fused computation also called from inside a fusion keeps its constants: that caller is
+  // not rewritten, so it would miss the new operand.
+  std::set<const Computation*> called_from_fusions;
+  for (const auto& computation : module.computations()) {
+    if (!fused.count(computation.get())) continue;
+    for (const auto& inst : computation->instructions()) {
+      for (const Computation* called : inst->called_computations()) {
+        called_from_fusions.insert(called);
+      }
+    }
+  }
   std::map<Computation*, std::vector<std::pair<Computation*, Instruction*>>> callers;
   for (const auto& computation : module.computations()) {
     if (fused.count(computation.get())) continue;
     for (const auto& inst : computation->instructions()) {
       if (inst->opcode() != Opcode::kFusion || inst->called_computations().empty()) continue;
       Computation* called = inst->called_computations().front();
+      if (called_from_fusions.count(called)) continue;
       bool has_array_constant = false;
       for (const auto& f : called->instructions()) has_array_constant |= IsArrayConstant(*f);
       if (has_array_constant) callers[called].emplace_back(computation.get(), inst.get());
