@@ -1,7 +1,9 @@
 // The data effect of each instruction (functional.h): one handler per row of isa.def
 // (InstructionVisitor). The compute units' rows run their semantics (functional_mxu.cc,
 // functional_vector*.cc); the DMA engines and the front end move bytes and set registers in
-// their own units (sim_dma.cc, sim_unit.cc), so their rows are refused here.
+// their own units (sim_dma.cc, sim_unit.cc), so their rows are refused here; the register write
+// of cfg.set / cfg.load is shared by the front end's units and the replay (ExecuteConfigWrite).
+#include <span>
 #include <string>
 
 #include "hlo/diagnostic.h"
@@ -125,6 +127,24 @@ void ExecuteMxu(const Instruction& inst, const systolic::ArchConfig& config,
                 const RegisterFile& registers, WeightBuffers& weights, Memories& memories) {
   RequireUnit(inst, systolic::Unit::kMxu, "matrix-unit");
   DataEffect(&config, registers, &weights, memories).Visit(inst);
+}
+
+int64_t ExecuteConfigWrite(const Instruction& inst, RegisterFile& registers, Memories& memories) {
+  if (inst.opcode == systolic::Opcode::kCfgSet) {
+    registers.at(inst.get(systolic::CfgSetField::reg)) =
+        static_cast<uint32_t>(inst.get(systolic::CfgSetField::value));
+    return 0;
+  }
+  if (inst.opcode != systolic::Opcode::kCfgLoad) {
+    throw hlo::Error(std::string(systolic::GetInstrInfo(inst.opcode).mnemonic) +
+                     " writes no configuration register");
+  }
+  const uint64_t src = inst.get(systolic::CfgLoadField::src);
+  std::span<const uint8_t> bytes = memories.Local(src).Read(Memories::LocalOffset(src), 4);
+  uint32_t value = 0;
+  for (size_t i = 0; i < 4; ++i) value |= uint32_t{bytes[i]} << (8 * i);
+  registers.at(inst.get(systolic::CfgLoadField::reg)) = value;
+  return 4;
 }
 
 void ExecuteVector(const Instruction& inst, const RegisterFile& registers, Memories& memories) {

@@ -41,6 +41,10 @@ struct WeightBuffers {
 // Executes an mxu.* instruction's data effect.
 void ExecuteMxu(const systolic::Instruction& inst, const systolic::ArchConfig& config,
                 const RegisterFile& registers, WeightBuffers& weights, Memories& memories);
+// cfg.set / cfg.load: writes the register (cfg.load: the 4-byte little-endian value at its local
+// `src`, read now). Returns the local bytes read (0 for cfg.set).
+int64_t ExecuteConfigWrite(const systolic::Instruction& inst, RegisterFile& registers,
+                           Memories& memories);
 // Executes a v* instruction's data effect.
 void ExecuteVector(const systolic::Instruction& inst, const RegisterFile& registers,
                    Memories& memories);

@@ -44,18 +44,9 @@ void Replay(const systolic::Program& program, const systolic::ArchConfig& config
         case Opcode::kSemWait:
           break;
         case Opcode::kCfgSet:
-          registers.at(inst.get(systolic::CfgSetField::reg)) =
-              static_cast<uint32_t>(inst.get(systolic::CfgSetField::value));
+        case Opcode::kCfgLoad:
+          ExecuteConfigWrite(inst, registers, memories);
           break;
-        case Opcode::kCfgLoad: {
-          const uint64_t src = inst.get(systolic::CfgLoadField::src);
-          std::span<const uint8_t> bytes =
-              memories.Local(src).Read(Memories::LocalOffset(src), 4);
-          uint32_t value = 0;
-          for (size_t b = 0; b < 4; ++b) value |= uint32_t{bytes[b]} << (8 * b);
-          registers.at(inst.get(systolic::CfgLoadField::reg)) = value;
-          break;
-        }
         case Opcode::kCtrlTest:
         case Opcode::kCtrlIndex:
           ReadBranchCondition(inst, memories, stats);

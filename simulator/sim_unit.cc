@@ -101,8 +101,8 @@ void UnitProcess::Dispatch(size_t index, const systolic::Instruction& inst) {
 // it take effect between that unit's earlier and later instructions. 1 cycle.
 void UnitProcess::ExecuteCfgSet(size_t index, const systolic::Instruction& inst) {
   const int64_t start = shared_.Now();
-  const uint64_t reg = inst.get(systolic::CfgSetField::reg);
-  shared_.run().registers[reg] = static_cast<uint32_t>(inst.get(systolic::CfgSetField::value));
+  Run& run = shared_.run();
+  ExecuteConfigWrite(inst, run.registers, run.memories);
   shared_.Busy(unit_, start, start + 1, index);
   shared_.WaitUntil(start + 1);
 }
@@ -111,15 +111,10 @@ void UnitProcess::ExecuteCfgSet(size_t index, const systolic::Instruction& inst)
 // earlier instructions are done; a value another unit writes is ordered by a semaphore).
 void UnitProcess::ExecuteCfgLoad(size_t index, const systolic::Instruction& inst) {
   const int64_t start = shared_.Now();
-  const uint64_t reg = inst.get(systolic::CfgLoadField::reg);
-  const uint64_t src = inst.get(systolic::CfgLoadField::src);
   Run& run = shared_.run();
-  std::span<const uint8_t> bytes = run.memories.Local(src).Read(Memories::LocalOffset(src), 4);
-  uint32_t value = 0;
-  for (size_t i = 0; i < 4; ++i) value |= uint32_t{bytes[i]} << (8 * i);
-  run.registers[reg] = value;
-  const bool from_acc = (src & systolic::kAccumulatorBit) != 0;
-  (from_acc ? run.stats.acc_bytes_read : run.stats.ub_bytes_read) += 4;
+  const int64_t bytes = ExecuteConfigWrite(inst, run.registers, run.memories);
+  const bool from_acc = (inst.get(systolic::CfgLoadField::src) & systolic::kAccumulatorBit) != 0;
+  (from_acc ? run.stats.acc_bytes_read : run.stats.ub_bytes_read) += bytes;
   shared_.Busy(unit_, start, start + 1, index);
   shared_.WaitUntil(start + 1);
 }

@@ -136,7 +136,7 @@ class LoweredRunner {
  public:
   LoweredRunner(const systolic::ArchConfig& config,
                 std::shared_ptr<const systolic::lowering::LoweredModule> lowered, Backend* host)
-      : config_(config), lowered_(std::move(lowered)) {
+      : config_(config), lowered_(std::move(lowered)), recorded_(lowered_->steps.size()) {
     for (const auto& step : lowered_->steps) {
       if (const auto* host_step = std::get_if<HostStep>(&step)) {
         if (!host) {
@@ -145,12 +145,12 @@ class LoweredRunner {
         }
         host_executables_.push_back(host->Compile(*host_step->module));
       } else if (const auto* loop = std::get_if<LoopStep>(&step)) {
-        loops_.push_back({LoopRunner(*loop->condition, loop->lowered_condition, host),
-                          LoopRunner(*loop->body, loop->lowered_body, host)});
+        loops_.push_back({CalledRunner(*loop->condition, loop->lowered_condition, host),
+                          CalledRunner(*loop->body, loop->lowered_body, host)});
       } else if (const auto* branch_step = std::get_if<BranchStep>(&step)) {
         std::vector<std::unique_ptr<LoweredRunner>> branches;
         for (size_t b = 0; b < branch_step->branches.size(); ++b) {
-          branches.push_back(LoopRunner(*branch_step->branches[b],
+          branches.push_back(CalledRunner(*branch_step->branches[b],
                                         branch_step->lowered_branches.at(b), host));
         }
         branches_.push_back(std::move(branches));
@@ -210,7 +210,6 @@ class LoweredRunner {
     size_t host_index = 0, loop_index = 0, branch_index = 0, segment_index = 0;
     test_flag_.reset();
     branch_index_.reset();
-    if (recorded_.size() != lowered_->steps.size()) recorded_.resize(lowered_->steps.size());
     for (const auto& step : lowered_->steps) {
       const int64_t now = Now(totals);
       if (const auto* accel = std::get_if<AcceleratorStep>(&step)) {
@@ -278,14 +277,8 @@ class LoweredRunner {
     std::unique_ptr<LoweredRunner> condition, body;
   };
 
-  std::unique_ptr<LoweredRunner> MakeRunner(const hlo::Module& module, Backend* host) {
-    return std::make_unique<LoweredRunner>(
-        config_,
-        std::make_shared<const systolic::lowering::LoweredModule>(LowerChecked(module, config_)),
-        host);
-  }
-  // A loop's condition or body, lowered with the loop (lowering.h, LoopStep).
-  std::unique_ptr<LoweredRunner> LoopRunner(
+  // A loop's condition or body, or a branch, lowered with its step (lowering.h).
+  std::unique_ptr<LoweredRunner> CalledRunner(
       const hlo::Module& module, std::shared_ptr<const systolic::lowering::LoweredModule> lowered,
       Backend* host) {
     systolic::lowering::CheckHostStepsAgainst(module, *lowered, targets::SystolicDescription());

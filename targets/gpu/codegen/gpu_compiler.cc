@@ -24,9 +24,13 @@ namespace internal {
 
 std::vector<const Instruction*> ArtifactBuilder::LayOut(
     const hlo::Computation& computation,
-    const std::map<const Instruction*, std::vector<gpu::Slice>>& bound) {
-  const compiler::BufferAssignment assignment =
-      compiler::AssignBuffers(computation, targets::GpuDescription());
+    const std::map<const Instruction*, std::vector<gpu::Slice>>& bound,
+    const compiler::BufferAssignment* given) {
+  std::optional<compiler::BufferAssignment> own;
+  if (given == nullptr) {
+    own.emplace(compiler::AssignBuffers(computation, targets::GpuDescription()));
+  }
+  const compiler::BufferAssignment& assignment = given != nullptr ? *given : *own;
   // A computation called twice (two conditionals sharing a branch) is laid out anew each time:
   // nothing of the previous layout, aliases included, may stay.
   for (const auto& inst : computation.instructions()) slices_.erase(inst.get());

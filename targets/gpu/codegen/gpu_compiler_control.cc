@@ -23,8 +23,8 @@
 #include <algorithm>
 #include <set>
 
-#include "compiler/memory/schedule.h"
 #include "compiler/memory/value_sizes.h"
+#include "targets/gpu/description.h"
 #include "targets/gpu/codegen/gpu_compiler_internal.h"
 
 namespace gpu::codegen::internal {
@@ -81,7 +81,8 @@ bool ReadsOperandElementwise(const Instruction& user, int64_t operand_index) {
 // (the final copies would read P's value), the leaf is not gathered into another tuple (read
 // where that tuple is), and P computes one array and only that root leaf.
 std::map<const Instruction*, std::vector<gpu::Slice>> ArtifactBuilder::CarriedInPlace(
-    const hlo::Computation& body, const std::vector<gpu::Slice>& state) {
+    const hlo::Computation& body, const std::vector<gpu::Slice>& state,
+    const std::vector<const Instruction*>& schedule) {
   std::map<const Instruction*, std::vector<gpu::Slice>> in_place;
   const Instruction* parameter = body.parameter(0);
   const Instruction* root = body.root();
@@ -99,7 +100,6 @@ std::map<const Instruction*, std::vector<gpu::Slice>> ArtifactBuilder::CarriedIn
     if (user->opcode() != Opcode::kGetTupleElement) return in_place;  // the whole state read
     leaf_of[user] = static_cast<size_t>(user->attr<hlo::TupleIndexAttrs>().index);
   }
-  const std::vector<const Instruction*> schedule = compiler::ScheduleComputation(body);
   for (const Instruction* inst : schedule) {
     if (compiler::memory::IsAliasing(*inst) && inst->operand_count() > 0) {
       if (auto it = leaf_of.find(inst->operand(0)); it != leaf_of.end()) leaf_of[inst] = it->second;
@@ -158,7 +158,8 @@ std::map<const Instruction*, std::vector<gpu::Slice>> ArtifactBuilder::CarriedIn
 std::vector<gpu::Slice> ArtifactBuilder::LowerComputationInto(
     const hlo::Computation& computation,
     const std::vector<std::vector<gpu::Slice>>& parameter_slices, std::vector<gpu::Step>& steps,
-    const std::map<const Instruction*, std::vector<gpu::Slice>>& in_place) {
+    const std::map<const Instruction*, std::vector<gpu::Slice>>& in_place,
+    const compiler::BufferAssignment* assignment) {
   std::map<const Instruction*, std::vector<gpu::Slice>> bound = in_place;
   for (int64_t p = 0; p < computation.parameter_count(); ++p) {
     const Instruction* parameter = computation.parameter(p);
@@ -169,7 +170,7 @@ std::vector<gpu::Slice> ArtifactBuilder::LowerComputationInto(
     }
     bound[parameter] = parameter_slices[static_cast<size_t>(p)];
   }
-  const std::vector<const Instruction*> schedule = LayOut(computation, bound);
+  const std::vector<const Instruction*> schedule = LayOut(computation, bound, assignment);
   std::vector<gpu::Step>* caller = steps_;
   steps_ = &steps;
   for (const Instruction* inst : schedule) Lower(*inst);
@@ -213,8 +214,11 @@ void ArtifactBuilder::LowerWhile(const Instruction& loop) {
   const auto condition_index = static_cast<uint32_t>(manifest.programs.size() - 1);
 
   gpu::Program body{loop.name() + ".body", {}};
+  const compiler::BufferAssignment body_buffers =
+      compiler::AssignBuffers(Called(loop, 1), targets::GpuDescription());
   const std::vector<gpu::Slice> next = LowerComputationInto(
-      Called(loop, 1), {state}, body.steps, CarriedInPlace(Called(loop, 1), state));
+      Called(loop, 1), {state}, body.steps,
+      CarriedInPlace(Called(loop, 1), state, body_buffers.schedule()), &body_buffers);
   CopyLeaves(loop.name() + ".next", next, state, body.steps);
   manifest.programs.push_back(std::move(body));
   const auto body_index = static_cast<uint32_t>(manifest.programs.size() - 1);

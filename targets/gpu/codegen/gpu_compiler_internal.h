@@ -120,10 +120,11 @@ class ArtifactBuilder {
  private:
   // Lays out the buffers of `computation` past arena_top_ and returns its schedule. Parameters
   // in `bound` use the caller's slices (a loop body's state, a branch's operand) instead of
-  // arena space of their own.
+  // arena space of their own. `assignment`: the computation's, when the caller has it already.
   std::vector<const Instruction*> LayOut(
       const hlo::Computation& computation,
-      const std::map<const Instruction*, std::vector<gpu::Slice>>& bound = {});
+      const std::map<const Instruction*, std::vector<gpu::Slice>>& bound = {},
+      const compiler::BufferAssignment* assignment = nullptr);
   // Control flow (gpu_compiler_control.cc): each called computation becomes a program of the
   // manifest, its parameters bound to the caller's slices.
   void LowerWhile(const Instruction& loop);
@@ -159,10 +160,13 @@ class ArtifactBuilder {
   std::vector<gpu::Slice> LowerComputationInto(
       const hlo::Computation& computation,
       const std::vector<std::vector<gpu::Slice>>& parameter_slices, std::vector<gpu::Step>& steps,
-      const std::map<const Instruction*, std::vector<gpu::Slice>>& in_place = {});
+      const std::map<const Instruction*, std::vector<gpu::Slice>>& in_place = {},
+      const compiler::BufferAssignment* assignment = nullptr);
   // The loop body's root producers that may compute straight into the loop state's slices.
+  // `schedule` is the body's, the order LayOut lays it out in.
   std::map<const Instruction*, std::vector<gpu::Slice>> CarriedInPlace(
-      const hlo::Computation& body, const std::vector<gpu::Slice>& state);
+      const hlo::Computation& body, const std::vector<gpu::Slice>& state,
+      const std::vector<const Instruction*>& schedule);
   // Copies `from[i]` into `to[i]` for every leaf where they differ, safe when a source is
   // another leaf's destination (a loop body that swaps its state's leaves).
   void CopyLeaves(const std::string& name, const std::vector<gpu::Slice>& from,
